@@ -1,0 +1,40 @@
+// GpuProvider: how the agent learns which GPUs a node has and whether each is healthy.
+//
+// Implementations: NvmlGpuProvider (NVIDIA, libnvidia-ml loaded with dlopen so the agent runs
+// where no driver is installed) and FakeGpuProvider (demos, tests, scale runs; faults injected
+// through a file). The agent calls Discover() at start-up and again every heartbeat to notice
+// health changes. Implementations must be safe to call from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace canopy::agent::gpu {
+
+struct GpuDevice {
+  int index = 0;
+  std::string uuid;
+  std::string model;
+  std::string vendor;  // "nvidia", "amd", "fake"
+  int64_t memory_mib = 0;
+  bool healthy = true;
+  std::string health_reason;  // empty when healthy
+
+  friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
+};
+
+class GpuProvider {
+ public:
+  virtual ~GpuProvider() = default;
+  // "nvml", "fake", ...
+  virtual std::string name() const = 0;
+  // Every GPU of the node, in index order, with its current health. Unavailable when the vendor
+  // library cannot be queried right now.
+  virtual absl::StatusOr<std::vector<GpuDevice>> Discover() = 0;
+};
+
+}  // namespace canopy::agent::gpu

@@ -1,0 +1,149 @@
+#include "agent/gpu/nvml_gpu_provider.h"
+
+#include <dlfcn.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace canopy::agent::gpu {
+
+// The few NVML declarations we need, from NVML's public ABI (nvml.h). Declared here rather
+// than included so the agent builds without the CUDA toolkit.
+namespace {
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlErrorNotSupported = 3;
+constexpr nvmlReturn_t kNvmlErrorGpuIsLost = 15;
+constexpr unsigned kNvmlUuidBufferSize = 96;
+constexpr unsigned kNvmlNameBufferSize = 96;
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+// nvmlMemoryErrorType_t / nvmlEccCounterType_t values.
+constexpr int kNvmlMemoryErrorUncorrected = 1;
+constexpr int kNvmlVolatileEcc = 0;
+
+struct DlCloser {
+  void operator()(void* handle) const { dlclose(handle); }
+};
+}  // namespace
+
+struct NvmlApi {
+  std::unique_ptr<void, DlCloser> lib;
+  nvmlReturn_t (*init)();
+  nvmlReturn_t (*shutdown)();
+  const char* (*error_string)(nvmlReturn_t);
+  nvmlReturn_t (*device_count)(unsigned*);
+  nvmlReturn_t (*handle_by_index)(unsigned, nvmlDevice_t*);
+  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned);
+  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned);
+  nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*);
+  // Optional (older drivers/GPUs lack them): null when missing.
+  nvmlReturn_t (*ecc_errors)(nvmlDevice_t, int, int, unsigned long long*);
+  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*);
+
+  std::string Error(nvmlReturn_t rc) const {
+    return error_string != nullptr ? error_string(rc) : absl::StrCat("NVML error ", rc);
+  }
+};
+
+namespace {
+
+template <typename Fn>
+bool Load(void* lib, const char* symbol, Fn* out) {
+  *out = reinterpret_cast<Fn>(dlsym(lib, symbol));
+  return *out != nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<NvmlGpuProvider>> NvmlGpuProvider::Open() {
+  auto api = std::make_unique<NvmlApi>();
+  api->lib.reset(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL));
+  if (api->lib == nullptr) {
+    return absl::UnavailableError(absl::StrCat("NVML not available: ", dlerror()));
+  }
+  void* lib = api->lib.get();
+  const bool ok = Load(lib, "nvmlInit_v2", &api->init) &&
+                  Load(lib, "nvmlShutdown", &api->shutdown) &&
+                  Load(lib, "nvmlErrorString", &api->error_string) &&
+                  Load(lib, "nvmlDeviceGetCount_v2", &api->device_count) &&
+                  Load(lib, "nvmlDeviceGetHandleByIndex_v2", &api->handle_by_index) &&
+                  Load(lib, "nvmlDeviceGetName", &api->name) &&
+                  Load(lib, "nvmlDeviceGetUUID", &api->uuid) &&
+                  Load(lib, "nvmlDeviceGetMemoryInfo", &api->memory);
+  if (!ok) {
+    return absl::UnavailableError(
+        absl::StrCat("libnvidia-ml.so.1 lacks an expected symbol: ", dlerror()));
+  }
+  Load(lib, "nvmlDeviceGetTotalEccErrors", &api->ecc_errors);
+  Load(lib, "nvmlDeviceGetRemappedRows", &api->remapped_rows);
+  if (nvmlReturn_t rc = api->init(); rc != kNvmlSuccess) {
+    return absl::UnavailableError(absl::StrCat("nvmlInit failed: ", api->Error(rc)));
+  }
+  return std::unique_ptr<NvmlGpuProvider>(new NvmlGpuProvider(std::move(api)));
+}
+
+NvmlGpuProvider::NvmlGpuProvider(std::unique_ptr<NvmlApi> api) : api_(std::move(api)) {}
+
+NvmlGpuProvider::~NvmlGpuProvider() { api_->shutdown(); }
+
+absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
+  unsigned count = 0;
+  if (nvmlReturn_t rc = api_->device_count(&count); rc != kNvmlSuccess) {
+    return absl::UnavailableError(absl::StrCat("nvmlDeviceGetCount: ", api_->Error(rc)));
+  }
+  std::vector<GpuDevice> gpus;
+  for (unsigned i = 0; i < count; ++i) {
+    GpuDevice d;
+    d.index = static_cast<int>(i);
+    d.vendor = "nvidia";
+    nvmlDevice_t dev = nullptr;
+    if (nvmlReturn_t rc = api_->handle_by_index(i, &dev); rc != kNvmlSuccess) {
+      d.healthy = false;
+      d.health_reason = rc == kNvmlErrorGpuIsLost ? "XID 79: GPU has fallen off the bus"
+                                                  : absl::StrCat("NVML: ", api_->Error(rc));
+      gpus.push_back(std::move(d));
+      continue;
+    }
+    char name[kNvmlNameBufferSize] = {};
+    char uuid[kNvmlUuidBufferSize] = {};
+    nvmlMemory_t mem{};
+    nvmlReturn_t rc = api_->name(dev, name, sizeof(name));
+    if (rc == kNvmlSuccess) rc = api_->uuid(dev, uuid, sizeof(uuid));
+    if (rc == kNvmlSuccess) rc = api_->memory(dev, &mem);
+    d.model = name;
+    d.uuid = uuid;
+    d.memory_mib = static_cast<int64_t>(mem.total / (1024 * 1024));
+    if (rc != kNvmlSuccess) {
+      d.healthy = false;
+      d.health_reason = rc == kNvmlErrorGpuIsLost ? "XID 79: GPU has fallen off the bus"
+                                                  : absl::StrCat("NVML: ", api_->Error(rc));
+    }
+    unsigned long long uncorrected = 0;
+    if (d.healthy && api_->ecc_errors != nullptr &&
+        api_->ecc_errors(dev, kNvmlMemoryErrorUncorrected, kNvmlVolatileEcc, &uncorrected) ==
+            kNvmlSuccess &&
+        uncorrected > 0) {
+      d.healthy = false;
+      d.health_reason = absl::StrCat(uncorrected, " uncorrected ECC errors since reset");
+    }
+    unsigned corr = 0, unc = 0, pending = 0, failed = 0;
+    if (d.healthy && api_->remapped_rows != nullptr) {
+      rc = api_->remapped_rows(dev, &corr, &unc, &pending, &failed);
+      if (rc == kNvmlSuccess && failed != 0) {
+        d.healthy = false;
+        d.health_reason = "row remapping failed (XID 64)";
+      } else if (rc != kNvmlSuccess && rc != kNvmlErrorNotSupported && rc == kNvmlErrorGpuIsLost) {
+        d.healthy = false;
+        d.health_reason = "XID 79: GPU has fallen off the bus";
+      }
+    }
+    gpus.push_back(std::move(d));
+  }
+  return gpus;
+}
+
+}  // namespace canopy::agent::gpu

@@ -1,0 +1,104 @@
+// canopy-agent: registers this host (or many virtual nodes) with canopyd and keeps one stream
+// per node open.
+//
+//   canopy-agent --controller 127.0.0.1:6817
+//   canopy-agent --virtual-nodes 'gpu[001-016]' --gpu_provider fake    (demos, tests, scale runs)
+//
+// The controller address comes from --controller, else $CANOPY_CONTROLLER, else the cluster
+// config ($CANOPY_CONFIG or $SLURM_CONF). With a config, virtual nodes report the CPUs, memory
+// and GPU count configured for them (like slurmd's config_overrides), so a laptop can host a
+// 16-node H100 cluster.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "agent/server/agent_setup.h"
+#include "agent/server/node_session.h"
+#include "common/rpc/controller_target.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, controller, "", "controller address HOST:PORT or unix:/path");
+ABSL_FLAG(std::string, virtual_nodes, "",
+          "host these nodes in this process (hostlist, e.g. 'gpu[001-016]'), one stream each");
+ABSL_FLAG(std::string, node_name, "", "this node's name (default: the short host name)");
+ABSL_FLAG(std::string, gpu_provider, "auto",
+          "auto (NVML if present, else none; fake for virtual nodes), nvml, fake, none");
+ABSL_FLAG(int, fake_gpus, -1, "GPUs per node for the fake provider (default: as configured, else 8)");
+ABSL_FLAG(std::string, fake_gpu_model, "NVIDIA H100 80GB HBM3", "model name of fake GPUs");
+ABSL_FLAG(std::string, fake_gpu_faults, "",
+          "file of injected GPU faults for the fake provider: lines 'NODE INDEX REASON'");
+ABSL_FLAG(int, cpus, 0, "CPUs to report (default: as configured for virtual nodes, else real)");
+ABSL_FLAG(int64_t, memory_mib, 0, "memory to report in MiB (default: as configured / real)");
+ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "the Canopy node agent.\n  canopy-agent [--controller HOST:PORT] [--virtual-nodes EXPR]");
+  absl::ParseCommandLine(argc, argv);
+  canopy::agent::SetUpAgentLogging(absl::GetFlag(FLAGS_log_level));
+
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  absl::StatusOr<std::string> target =
+      canopy::rpc::ResolveControllerTarget(absl::GetFlag(FLAGS_controller), false);
+  if (!target.ok()) {
+    std::fprintf(stderr, "canopy-agent: %s\n", std::string(target.status().message()).c_str());
+    return 1;
+  }
+
+  canopy::agent::AgentOptions options;
+  options.virtual_nodes = absl::GetFlag(FLAGS_virtual_nodes);
+  options.node_name = absl::GetFlag(FLAGS_node_name);
+  options.gpu_provider = absl::GetFlag(FLAGS_gpu_provider);
+  options.fake_gpus = absl::GetFlag(FLAGS_fake_gpus);
+  options.fake_gpu_model = absl::GetFlag(FLAGS_fake_gpu_model);
+  options.fake_gpu_faults = absl::GetFlag(FLAGS_fake_gpu_faults);
+  options.cpus = absl::GetFlag(FLAGS_cpus);
+  options.memory_mib = absl::GetFlag(FLAGS_memory_mib);
+  absl::StatusOr<std::vector<std::unique_ptr<canopy::agent::NodeSession>>> sessions =
+      canopy::agent::CreateSessions(*target, options);
+  if (!sessions.ok()) {
+    std::fprintf(stderr, "canopy-agent: %s\n", std::string(sessions.status().message()).c_str());
+    return 1;
+  }
+  if (geteuid() != 0) {
+    spdlog::warn("not running as root: jobs will run as this agent's own user (uid {})",
+                 geteuid());
+  }
+  spdlog::info("canopy-agent {}: {} node(s), controller {}", CANOPY_VERSION, sessions->size(),
+               *target);
+  for (auto& s : *sessions) {
+    s->Start();
+  }
+
+  // The main thread is the ticker: heartbeats and GPU health checks for every session, and the
+  // place where a stop signal is received.
+  const timespec tick = {0, 200 * 1000 * 1000};
+  while (true) {
+    const int sig = sigtimedwait(&stop_signals, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::info("received {}, disconnecting", strsignal(sig));
+      break;
+    }
+    const absl::Time now = absl::Now();
+    for (auto& s : *sessions) {
+      s->Tick(now);
+    }
+  }
+  for (auto& s : *sessions) {
+    s->Stop();
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+// Turns the agent's command line (and the cluster config, when one is found) into one
+// NodeSession per hosted node.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/server/node_session.h"
+
+namespace canopy::agent {
+
+struct AgentOptions {
+  std::string virtual_nodes;  // hostlist; empty = this host only
+  std::string node_name;      // empty = short host name
+  std::string gpu_provider = "auto";
+  int fake_gpus = -1;
+  std::string fake_gpu_model;
+  std::string fake_gpu_faults;
+  int cpus = 0;
+  int64_t memory_mib = 0;
+};
+
+void SetUpAgentLogging(const std::string& level);
+
+// InvalidArgument for a bad hostlist or provider name; Unavailable when --gpu_provider=nvml and
+// NVML cannot be loaded.
+absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
+    const std::string& target, const AgentOptions& options);
+
+}  // namespace canopy::agent

@@ -1,0 +1,196 @@
+#include "agent/server/node_session.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/status_convert.h"
+#include "common/log/absl_format.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::agent {
+namespace {
+
+void FillGpus(const std::vector<gpu::GpuDevice>& gpus,
+              google::protobuf::RepeatedPtrField<canopy::v1::Gpu>* out) {
+  for (const gpu::GpuDevice& d : gpus) {
+    canopy::v1::Gpu* g = out->Add();
+    g->set_index(d.index);
+    g->set_uuid(d.uuid);
+    g->set_model(d.model);
+    g->set_vendor(d.vendor);
+    g->set_memory_mib(d.memory_mib);
+    g->set_health(d.healthy ? canopy::v1::GPU_HEALTH_HEALTHY : canopy::v1::GPU_HEALTH_UNHEALTHY);
+    g->set_health_reason(d.health_reason);
+  }
+}
+
+}  // namespace
+
+NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
+                         std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff,
+                         uint32_t seed)
+    : facts_(std::move(facts)),
+      stub_(canopy::v1::AgentService::NewStub(channel)),
+      gpus_(std::move(gpus)),
+      backoff_(backoff),
+      rng_(seed),
+      boot_time_(absl::Now()) {}
+
+NodeSession::~NodeSession() { Stop(); }
+
+void NodeSession::Start() { reader_ = std::thread([this] { Run(); }); }
+
+void NodeSession::Stop() {
+  stopping_.store(true);
+  {
+    absl::MutexLock lock(&mu_);
+    if (context_ != nullptr) {
+      context_->TryCancel();
+    }
+  }
+  if (reader_.joinable()) {
+    reader_.join();
+  }
+}
+
+void NodeSession::Run() {
+  absl::Duration delay = backoff_.initial;
+  while (!stopping_.load()) {
+    const absl::Time started = absl::Now();
+    grpc::Status status = ConnectOnce();
+    if (stopping_.load()) {
+      break;
+    }
+    // A stream that lived a while was a good connection: start the backoff over.
+    if (absl::Now() - started > backoff_.max) {
+      delay = backoff_.initial;
+    }
+    std::uniform_real_distribution<double> jitter(0.5, 1.5);
+    const absl::Duration wait = delay * jitter(rng_);
+    spdlog::warn("{}: controller stream ended ({}: {}); reconnecting in {}", facts_.node_name,
+                 static_cast<int>(status.error_code()), status.error_message(),
+                 absl::FormatDuration(absl::Trunc(wait, absl::Milliseconds(1))));
+    // Sleep in small steps so Stop() is prompt.
+    const absl::Time until = absl::Now() + wait;
+    while (!stopping_.load() && absl::Now() < until) {
+      absl::SleepFor(std::min(absl::Milliseconds(50), until - absl::Now()));
+    }
+    delay = std::min(delay * 2, backoff_.max);
+  }
+}
+
+grpc::Status NodeSession::ConnectOnce() {
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
+      stream = stub_->Connect(&context);
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_.load()) {
+      return grpc::Status::CANCELLED;
+    }
+    context_ = &context;
+    stream_ = stream.get();
+  }
+
+  canopy::v1::AgentMessage hello;
+  canopy::v1::Register* reg = hello.mutable_register_();
+  reg->set_node_name(facts_.node_name);
+  reg->set_hostname(facts_.hostname);
+  reg->set_cpus(facts_.cpus);
+  reg->set_real_memory_mib(facts_.real_memory_mib);
+  reg->set_agent_version(CANOPY_VERSION);
+  *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
+  reg->set_runs_as_root(geteuid() == 0);
+  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = gpus_->Discover();
+  if (!gpus.ok()) {
+    spdlog::error("{}: GPU discovery with {} failed: {}", facts_.node_name, gpus_->name(),
+                  gpus.status().message());
+  } else {
+    FillGpus(*gpus, reg->mutable_gpus());
+    absl::MutexLock lock(&mu_);
+    reported_gpus_ = *gpus;
+  }
+  Write(hello);
+
+  canopy::v1::ControllerMessage in;
+  while (stream->Read(&in)) {
+    switch (in.payload_case()) {
+      case canopy::v1::ControllerMessage::kRegisterAck: {
+        absl::MutexLock lock(&mu_);
+        const absl::Duration interval = rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
+        if (interval > absl::ZeroDuration()) {
+          heartbeat_interval_ = interval;
+        }
+        last_heartbeat_ = absl::Now();
+        registered_.store(true);
+        spdlog::info("{}: registered with cluster {} (heartbeat every {})", facts_.node_name,
+                     in.register_ack().cluster_name(), absl::FormatDuration(heartbeat_interval_));
+        break;
+      }
+      case canopy::v1::ControllerMessage::kDrainNode:
+        spdlog::warn("{}: controller drained this node: {}", facts_.node_name,
+                     in.drain_node().reason());
+        break;
+      default:
+        // Launch/signal/kill are handled by the job runtime, which this agent build lacks; the
+        // controller does not send them to it.
+        spdlog::warn("{}: ignoring controller message of kind {}", facts_.node_name,
+                     static_cast<int>(in.payload_case()));
+        break;
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    context_ = nullptr;
+    stream_ = nullptr;
+    registered_.store(false);
+  }
+  // Wait out a Write that picked up the stream before it was cleared (the call has ended, so it
+  // returns promptly); after this nobody but us touches `stream`.
+  { absl::MutexLock write_lock(&write_mu_); }
+  return stream->Finish();
+}
+
+bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
+  // write_mu_ (not mu_) is held across the possibly blocking Write, so Stop() can always take
+  // mu_ to cancel the call, which unblocks the Write.
+  absl::MutexLock write_lock(&write_mu_);
+  grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>* stream;
+  {
+    absl::MutexLock lock(&mu_);
+    stream = stream_;
+  }
+  return stream != nullptr && stream->Write(message);
+}
+
+void NodeSession::Tick(absl::Time now) {
+  if (!registered_.load()) {
+    return;
+  }
+  canopy::v1::AgentMessage health;
+  {
+    absl::MutexLock lock(&mu_);
+    if (now - last_heartbeat_ < heartbeat_interval_) {
+      return;
+    }
+    last_heartbeat_ = now;
+  }
+  // GPU health is checked at the heartbeat cadence; only changes are sent.
+  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = gpus_->Discover();
+  if (gpus.ok()) {
+    absl::MutexLock lock(&mu_);
+    if (*gpus != reported_gpus_) {
+      reported_gpus_ = *gpus;
+      FillGpus(*gpus, health.mutable_gpu_health()->mutable_gpus());
+    }
+  }
+  if (health.has_gpu_health()) {
+    Write(health);
+  }
+  canopy::v1::AgentMessage beat;
+  {
+    absl::MutexLock lock(&mu_);
+    beat.mutable_heartbeat()->set_sequence(++heartbeat_sequence_);
+  }
+  Write(beat);
+}
+
+}  // namespace canopy::agent

@@ -1,0 +1,79 @@
+// NodeSession: one node's connection to the controller. Keeps a single AgentService.Connect
+// stream open: registers, sends heartbeats and GPU health changes, reads the controller's
+// messages, and reconnects with exponential backoff (with jitter) whenever the stream ends.
+//
+// One reader thread per session; Tick() (heartbeats) is called from the agent's ticker thread.
+// Writes are serialised by the session's mutex. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/gpu/gpu_provider.h"
+#include "canopy/v1/agent.grpc.pb.h"
+#include "grpcpp/channel.h"
+
+namespace canopy::agent {
+
+// What the node reports about itself at registration.
+struct NodeFacts {
+  std::string node_name;
+  std::string hostname;
+  int cpus = 0;
+  int64_t real_memory_mib = 0;
+};
+
+struct BackoffOptions {
+  absl::Duration initial = absl::Milliseconds(200);
+  absl::Duration max = absl::Seconds(5);
+};
+
+class NodeSession {
+ public:
+  NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
+              std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff, uint32_t seed);
+  ~NodeSession();
+
+  void Start();
+  // Ends the stream and joins the reader thread.
+  void Stop();
+  // Sends a heartbeat if registered and its interval has passed; reports GPU health changes.
+  void Tick(absl::Time now);
+
+  bool registered() const { return registered_.load(); }
+  const std::string& node_name() const { return facts_.node_name; }
+
+ private:
+  void Run();
+  // One connection: returns when the stream ends, with the status it ended with.
+  grpc::Status ConnectOnce();
+  bool Write(const canopy::v1::AgentMessage& message);
+
+  const NodeFacts facts_;
+  const std::shared_ptr<canopy::v1::AgentService::Stub> stub_;
+  const std::unique_ptr<gpu::GpuProvider> gpus_;
+  const BackoffOptions backoff_;
+  std::mt19937 rng_;  // backoff jitter, used by the reader thread only
+  const absl::Time boot_time_;
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> registered_{false};
+  std::thread reader_;
+
+  absl::Mutex write_mu_;  // held across a stream Write; never taken while holding mu_
+  absl::Mutex mu_;
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>* stream_
+      ABSL_GUARDED_BY(mu_) = nullptr;
+  absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(10);
+  absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  uint64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<gpu::GpuDevice> reported_gpus_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace canopy::agent

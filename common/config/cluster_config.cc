@@ -1,0 +1,40 @@
+// LoadClusterConfig and ControllerAddress; the parsers live in slurm_conf_parser.cc and
+// canopy_yaml_parser.cc.
+#include "common/config/cluster_config.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/config/parse_util.h"
+
+namespace canopy::config {
+
+absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path) {
+  absl::StatusOr<std::string> text = internal::ReadConfigFile(path);
+  if (!text.ok()) {
+    return text.status();
+  }
+  const std::string lower = absl::AsciiStrToLower(path);
+  if (absl::EndsWith(lower, ".yaml") || absl::EndsWith(lower, ".yml")) {
+    return ParseCanopyYaml(*text, path);
+  }
+  return ParseSlurmConf(*text, path);
+}
+
+absl::StatusOr<std::string> ControllerAddress(const ClusterConfig& config) {
+  if (config.controller_host.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        config.path.empty() ? std::string("the cluster config") : config.path,
+        " names no controller host (set SlurmctldHost in slurm.conf or controller.host in "
+        "Canopy YAML)"));
+  }
+  // An IPv6 literal needs brackets before ":PORT" (gRPC target syntax, RFC 3986).
+  if (absl::StrContains(config.controller_host, ':') && config.controller_host.front() != '[') {
+    return absl::StrCat("[", config.controller_host, "]:", config.controller_port);
+  }
+  return absl::StrCat(config.controller_host, ":", config.controller_port);
+}
+
+}  // namespace canopy::config

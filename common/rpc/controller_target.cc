@@ -1,0 +1,73 @@
+#include "common/rpc/controller_target.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/config/cluster_config.h"
+
+namespace canopy::rpc {
+
+absl::StatusOr<std::string> NormalizeTarget(const std::string& address) {
+  if (absl::StartsWith(address, "unix:")) {
+    if (address.size() <= 5) {
+      return absl::InvalidArgumentError("controller address 'unix:' names no socket path");
+    }
+    return address;
+  }
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "controller address '", address, "': expected HOST:PORT (e.g. 127.0.0.1:6817)"));
+  }
+  std::string host = address.substr(0, colon);
+  int port = 0;
+  if (!absl::SimpleAtoi(address.substr(colon + 1), &port) || port <= 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("controller address '", address,
+                                                   "': port must be a number from 1 to 65535"));
+  }
+  if (host == "localhost") {
+    host = "127.0.0.1";
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_value,
+                                                    bool prefer_unix_socket) {
+  if (!flag_value.empty()) {
+    return NormalizeTarget(flag_value);
+  }
+  if (const char* env = std::getenv("CANOPY_CONTROLLER"); env != nullptr && *env != '\0') {
+    return NormalizeTarget(env);
+  }
+  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
+    const char* path = std::getenv(var);
+    if (path == nullptr || *path == '\0') {
+      continue;
+    }
+    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
+    if (!cfg.ok()) {
+      return absl::Status(cfg.status().code(),
+                          absl::StrCat("$", var, ": ", cfg.status().message()));
+    }
+    if (prefer_unix_socket && !cfg->unix_socket.empty() &&
+        ::access(cfg->unix_socket.c_str(), W_OK) == 0) {
+      return absl::StrCat("unix:", cfg->unix_socket);
+    }
+    absl::StatusOr<std::string> addr = config::ControllerAddress(*cfg);
+    if (!addr.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("$", var, " (", path, ") names no controller host: ", addr.status().message()));
+    }
+    return NormalizeTarget(*addr);
+  }
+  return absl::FailedPreconditionError(
+      "no controller address: pass --controller HOST:PORT, set CANOPY_CONTROLLER, or set "
+      "CANOPY_CONFIG or SLURM_CONF to the cluster's config file (Canopy never looks a "
+      "controller up in DNS)");
+}
+
+}  // namespace canopy::rpc

@@ -1,0 +1,25 @@
+// canopyctl: Canopy's CLI. Installed under Slurm's command names too (sbatch, squeue, scontrol,
+// ...) as links to this binary: the name it is called by picks the front end.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ctl/canopyctl_commands.h"
+#include "ctl/scontrol.h"
+
+int main(int argc, char** argv) {
+  std::string name = argv[0];
+  if (const size_t slash = name.rfind('/'); slash != std::string::npos) {
+    name = name.substr(slash + 1);
+  }
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (name == "scontrol") {
+    return canopy::ctl::RunScontrol(args, std::cout, std::cerr);
+  }
+  if (name == "canopyctl") {
+    return canopy::ctl::RunCanopyctl(args, std::cout, std::cerr);
+  }
+  std::cerr << name << ": this Canopy build answers to canopyctl and scontrol; '" << name
+            << "' is not one of its front ends\n";
+  return 2;
+}

@@ -1,0 +1,249 @@
+#include "ctl/scontrol.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <tuple>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/slurm/hostlist.h"
+#include "ctl/controller_client.h"
+
+namespace canopy::ctl {
+namespace {
+
+// Slurm accepts any unambiguous prefix of a keyword ("sh" for "show", "hostn" for "hostnames").
+bool Abbrev(const std::string& word, const std::string& keyword, size_t min_len) {
+  const std::string w = absl::AsciiStrToLower(word);
+  return w.size() >= min_len && w.size() <= keyword.size() && keyword.compare(0, w.size(), w) == 0;
+}
+
+// `scontrol show hostnames [EXPR]`: one host per line. Without EXPR Slurm reads
+// $SLURM_JOB_NODELIST. Slurm exits 0 even when the expression is bad; so do we.
+int ShowHostnames(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::string expr;
+  if (!args.empty()) {
+    expr = args[0];
+  } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr) {
+    expr = env;
+  }
+  if (expr.empty()) {
+    err << "scontrol: error: host list is empty\n";
+    return 0;
+  }
+  absl::StatusOr<std::vector<std::string>> hosts = slurm::ExpandHostlist(expr);
+  if (!hosts.ok()) {
+    err << "scontrol: error: " << hosts.status().message() << "\n"
+        << "Invalid hostlist: " << expr << "\n";
+    return 0;
+  }
+  for (const std::string& h : *hosts) {
+    out << h << "\n";
+  }
+  return 0;
+}
+
+// Slurm's hostlist_sort order: by the name's non-numeric prefix, then by the value of its
+// numeric suffix (so n2 < n10), then by the suffix's width (n1 < n01).
+std::vector<std::string> SortHostnames(std::vector<std::string> hosts) {
+  struct Key {
+    std::string prefix;
+    uint64_t number = 0;
+    size_t width = 0;
+  };
+  auto key = [](const std::string& h) {
+    size_t digits = 0;
+    while (digits < h.size() && absl::ascii_isdigit(h[h.size() - 1 - digits]) && digits < 18) {
+      ++digits;
+    }
+    Key k{h.substr(0, h.size() - digits), 0, digits};
+    for (size_t i = h.size() - digits; i < h.size(); ++i) {
+      k.number = k.number * 10 + static_cast<uint64_t>(h[i] - '0');
+    }
+    return k;
+  };
+  std::stable_sort(hosts.begin(), hosts.end(), [&](const std::string& a, const std::string& b) {
+    const Key ka = key(a), kb = key(b);
+    return std::tie(ka.prefix, ka.width, ka.number) < std::tie(kb.prefix, kb.width, kb.number);
+  });
+  return hosts;
+}
+
+// `scontrol show hostlist[sorted] LIST`: the compressed form. Exit 1 on a bad list.
+int ShowHostlist(const std::vector<std::string>& args, bool sorted, std::ostream& out,
+                 std::ostream& err) {
+  if (args.empty()) {
+    err << "invalid encode argument\n";
+    return 1;
+  }
+  absl::StatusOr<std::vector<std::string>> hosts = slurm::ExpandHostlist(args[0]);
+  if (!hosts.ok()) {
+    err << "scontrol: error: " << hosts.status().message() << "\n"
+        << "Invalid hostlist: " << args[0] << "\n";
+    return 1;
+  }
+  if (sorted) {
+    *hosts = SortHostnames(*std::move(hosts));
+  }
+  out << slurm::CompressHostlist(*hosts) << "\n";
+  return 0;
+}
+
+// `scontrol show topology [NODE]`, in Slurm's one-line-per-switch format.
+int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<ControllerClient> client = ControllerClient::Connect("");
+  if (!client.ok()) {
+    err << "scontrol: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  canopy::v1::GetTopologyRequest request;
+  if (!args.empty()) {
+    request.set_node(args[0]);
+  }
+  absl::StatusOr<canopy::v1::GetTopologyResponse> topo = client->GetTopology(request);
+  if (!topo.ok()) {
+    err << "scontrol: error: " << topo.status().message() << "\n";
+    return 1;
+  }
+  // Slurm lists a switch's whole subtree of nodes; collect it from the leaves.
+  std::map<std::string, const canopy::v1::Switch*> by_name;
+  for (const auto& s : topo->switches()) {
+    by_name[s.name()] = &s;
+  }
+  std::function<void(const canopy::v1::Switch&, std::vector<std::string>&)> collect =
+      [&](const canopy::v1::Switch& s, std::vector<std::string>& nodes) {
+        nodes.insert(nodes.end(), s.nodes().begin(), s.nodes().end());
+        for (const std::string& c : s.child_switches()) {
+          if (auto it = by_name.find(c); it != by_name.end()) {
+            collect(*it->second, nodes);
+          }
+        }
+      };
+  for (const auto& s : topo->switches()) {
+    std::vector<std::string> nodes;
+    collect(s, nodes);
+    out << "SwitchName=" << s.name() << " Level=" << s.level() << " LinkSpeed=1";
+    if (!nodes.empty() && (request.node().empty() || s.level() == 0)) {
+      out << " Nodes=" << slurm::CompressHostlist(nodes);
+    }
+    if (s.child_switches_size() > 0) {
+      std::vector<std::string> children(s.child_switches().begin(), s.child_switches().end());
+      out << " Switches=" << slurm::CompressHostlist(children);
+    }
+    out << "\n";
+  }
+  return 0;
+}
+
+// `scontrol update NodeName=X State=DRAIN|DOWN|RESUME Reason=...`.
+int UpdateNode(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
+  canopy::v1::UpdateNodeRequest request;
+  std::string state;
+  for (const std::string& arg : args) {
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos) {
+      err << "scontrol: error: Invalid input: " << arg << "\nRequest aborted\n";
+      return 1;
+    }
+    const std::string key = absl::AsciiStrToLower(arg.substr(0, eq));
+    const std::string value = arg.substr(eq + 1);
+    if (key == "nodename") {
+      request.set_nodes(value);
+    } else if (key == "state") {
+      state = absl::AsciiStrToLower(value);
+    } else if (key == "reason") {
+      request.set_reason(value);
+    } else {
+      err << "scontrol: error: Update of this parameter is not supported: " << arg
+          << "\nRequest aborted\n";
+      return 1;
+    }
+  }
+  if (state == "drain") {
+    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_DRAIN);
+  } else if (state == "down") {
+    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_DOWN);
+  } else if (state == "resume" || state == "idle" || state == "undrain") {
+    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_RESUME);
+  } else {
+    err << "scontrol: error: Invalid node state specified\n";
+    return 1;
+  }
+  if (request.action() != canopy::v1::UpdateNodeRequest::ACTION_RESUME &&
+      request.reason().empty()) {
+    err << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
+    return 1;
+  }
+  absl::StatusOr<ControllerClient> client = ControllerClient::Connect("");
+  if (!client.ok()) {
+    err << "scontrol: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<canopy::v1::UpdateNodeResponse> r = client->UpdateNode(request);
+  if (!r.ok()) {
+    err << "slurm_update error: " << r.status().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int Ping(std::ostream& out, std::ostream& err) {
+  absl::StatusOr<ControllerClient> client = ControllerClient::Connect("");
+  if (!client.ok()) {
+    err << "scontrol: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<canopy::v1::PingResponse> p = client->Ping();
+  if (!p.ok()) {
+    out << "Slurmctld(primary) at " << client->target() << " is DOWN\n";
+    return 1;
+  }
+  out << "Slurmctld(primary) at " << p->hostname() << " is UP\n";
+  return 0;
+}
+
+}  // namespace
+
+int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    err << "scontrol: interactive mode is not supported by Canopy; give a command, e.g. "
+           "'scontrol show hostnames gpu[001-004]'\n";
+    return 1;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (Abbrev(args[0], "show", 3)) {
+    if (rest.empty()) {
+      err << "too few arguments for keyword:show\n";
+      return 1;
+    }
+    const std::vector<std::string> what(rest.begin() + 1, rest.end());
+    if (Abbrev(rest[0], "hostnames", 5)) {
+      return ShowHostnames(what, out, err);
+    }
+    if (Abbrev(rest[0], "hostlistsorted", 9)) {
+      return ShowHostlist(what, true, out, err);
+    }
+    if (Abbrev(rest[0], "hostlist", 5)) {
+      return ShowHostlist(what, false, out, err);
+    }
+    if (Abbrev(rest[0], "topology", 1)) {
+      return ShowTopology(what, out, err);
+    }
+    err << "invalid entity:" << rest[0] << " for keyword:show \n";
+    return 1;
+  }
+  if (Abbrev(args[0], "update", 1)) {
+    return UpdateNode(rest, out, err);
+  }
+  if (Abbrev(args[0], "ping", 4)) {
+    return Ping(out, err);
+  }
+  err << "invalid keyword: " << args[0] << "\n";
+  return 1;
+}
+
+}  // namespace canopy::ctl

@@ -1,0 +1,82 @@
+// scontrol's hostlist commands, checked against outputs and exit codes of Slurm 22.05's own
+// scontrol (see common/slurm/hostlist_test.cc for the expression corner cases).
+#include "ctl/scontrol.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace canopy::ctl {
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Sc(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = RunScontrol(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ScontrolTest, ShowHostnamesListsOnePerLine) {
+  Result r = Sc({"show", "hostnames", "gpu[001-003]"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "gpu001\ngpu002\ngpu003\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(ScontrolTest, KeywordsMayBeAbbreviated) {
+  EXPECT_EQ(Sc({"sho", "hostn", "n[1-2]"}).out, "n1\nn2\n");
+}
+
+TEST(ScontrolTest, ShowHostnamesBadExpressionExitsZeroLikeSlurm) {
+  Result r = Sc({"show", "hostnames", "gpu[3-1]"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("Invalid hostlist: gpu[3-1]\n"), std::string::npos) << r.err;
+}
+
+TEST(ScontrolTest, ShowHostnamesWithoutArgumentReadsJobNodelist) {
+  unsetenv("SLURM_JOB_NODELIST");
+  Result r = Sc({"show", "hostnames"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "scontrol: error: host list is empty\n");
+  setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
+  EXPECT_EQ(Sc({"show", "hostnames"}).out, "n1\nn2\n");
+  unsetenv("SLURM_JOB_NODELIST");
+}
+
+TEST(ScontrolTest, ShowHostlistKeepsOrderAndSortedSorts) {
+  EXPECT_EQ(Sc({"show", "hostlist", "gpu003,gpu001,gpu002"}).out, "gpu[003,001-002]\n");
+  EXPECT_EQ(Sc({"show", "hostlistsorted", "gpu003,gpu001,gpu002"}).out, "gpu[001-003]\n");
+  EXPECT_EQ(Sc({"show", "hostlist", "a,b,a"}).out, "a,b,a\n");
+}
+
+TEST(ScontrolTest, ShowHostlistErrorsExitOne) {
+  Result r = Sc({"show", "hostlist", "gpu[3-1]"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("Invalid hostlist: gpu[3-1]\n"), std::string::npos);
+  r = Sc({"show", "hostlist"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err.rfind("invalid encode argument\n", 0), 0u);
+}
+
+TEST(ScontrolTest, UnknownEntityAndKeyword) {
+  Result r = Sc({"show", "foo"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "invalid entity:foo for keyword:show \n");
+  EXPECT_EQ(Sc({"frobnicate"}).code, 1);
+}
+
+TEST(ScontrolTest, DrainWithoutReasonIsRefusedBeforeAnyRpc) {
+  Result r = Sc({"update", "NodeName=gpu001", "State=DRAIN"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "You must specify a reason when DOWNING or DRAINING a node. Request denied\n");
+}
+
+}  // namespace
+}  // namespace canopy::ctl

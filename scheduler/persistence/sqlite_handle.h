@@ -1,0 +1,50 @@
+// RAII owners for SQLite handles, and a Status-returning wrapper around the few calls the store
+// makes. Not thread-safe: one connection, one owner thread.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace canopy::persistence {
+
+struct SqliteCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+struct SqliteFinalizer {
+  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+};
+using SqliteDb = std::unique_ptr<sqlite3, SqliteCloser>;
+using SqliteStatement = std::unique_ptr<sqlite3_stmt, SqliteFinalizer>;
+
+// Maps a SQLite result code to a Status with `what` and SQLite's message as context.
+absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what);
+
+// Runs one or more statements that return no rows.
+absl::Status Exec(sqlite3* db, const std::string& sql);
+
+absl::StatusOr<SqliteStatement> Prepare(sqlite3* db, absl::string_view sql);
+
+// A transaction that rolls back unless Commit() succeeded. BEGIN IMMEDIATE takes the write lock
+// up front, so a second process (a stray canopyd on the same state dir) fails fast instead of
+// deadlocking halfway through a batch.
+class SqliteTransaction {
+ public:
+  static absl::StatusOr<SqliteTransaction> Begin(sqlite3* db);
+  SqliteTransaction(SqliteTransaction&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+  SqliteTransaction& operator=(SqliteTransaction&&) = delete;
+  ~SqliteTransaction();
+
+  absl::Status Commit();
+
+ private:
+  explicit SqliteTransaction(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+};
+
+}  // namespace canopy::persistence

@@ -1,0 +1,120 @@
+#include "scheduler/persistence/sqlite_store.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace canopy::persistence {
+namespace {
+
+int64_t ToUnix(absl::Time t) { return absl::ToUnixSeconds(t); }
+
+std::string ColumnText(sqlite3_stmt* stmt, int col) {
+  const unsigned char* text = sqlite3_column_text(stmt, col);
+  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
+}
+
+absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::string& value) {
+  const int rc = sqlite3_bind_text(stmt, index, value.data(), static_cast<int>(value.size()),
+                                   SQLITE_TRANSIENT);
+  return rc == SQLITE_OK ? absl::OkStatus() : SqliteError(db, rc, "binding text");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
+  SqliteDb db(raw);  // owns the handle even when open failed
+  if (rc != SQLITE_OK) {
+    return SqliteError(db.get(), rc, absl::StrCat("opening database ", path));
+  }
+  // WAL: readers (backups, `sqlite3` by an admin) never block the controller's writes.
+  // busy_timeout: ride out a short lock held by such a reader instead of failing the batch.
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                             "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"}) {
+    if (absl::Status s = Exec(db.get(), pragma); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+    }
+  }
+  if (absl::Status s = MigrateSchema(db.get()); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  }
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
+}
+
+absl::Status SqliteStore::Commit(const Mutations& mutations) {
+  if (mutations.empty()) {
+    return absl::OkStatus();
+  }
+  sqlite3* db = db_.get();
+  absl::StatusOr<SqliteTransaction> tx = SqliteTransaction::Begin(db);
+  if (!tx.ok()) {
+    return tx.status();
+  }
+  if (!mutations.node_admin_upserts.empty()) {
+    absl::StatusOr<SqliteStatement> stmt = Prepare(
+        db,
+        "INSERT INTO node_admin(name, drain, admin_down, reason, reason_time, reason_user) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO UPDATE SET drain=?2, "
+        "admin_down=?3, reason=?4, reason_time=?5, reason_user=?6");
+    if (!stmt.ok()) {
+      return stmt.status();
+    }
+    sqlite3_stmt* s = stmt->get();
+    for (const NodeAdminRow& row : mutations.node_admin_upserts) {
+      sqlite3_reset(s);
+      if (absl::Status st = BindText(db, s, 1, row.name); !st.ok()) {
+        return st;
+      }
+      sqlite3_bind_int(s, 2, row.drain ? 1 : 0);
+      sqlite3_bind_int(s, 3, row.admin_down ? 1 : 0);
+      if (absl::Status st = BindText(db, s, 4, row.reason); !st.ok()) {
+        return st;
+      }
+      if (row.reason_time == absl::InfinitePast()) {
+        sqlite3_bind_null(s, 5);
+      } else {
+        sqlite3_bind_int64(s, 5, ToUnix(row.reason_time));
+      }
+      if (absl::Status st = BindText(db, s, 6, row.reason_user); !st.ok()) {
+        return st;
+      }
+      if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
+        return SqliteError(db, rc, absl::StrCat("saving node ", row.name));
+      }
+    }
+  }
+  return tx->Commit();
+}
+
+absl::StatusOr<std::vector<NodeAdminRow>> SqliteStore::LoadNodeAdminState() {
+  absl::StatusOr<SqliteStatement> stmt = Prepare(
+      db_.get(),
+      "SELECT name, drain, admin_down, reason, reason_time, reason_user FROM node_admin "
+      "ORDER BY name");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  std::vector<NodeAdminRow> rows;
+  int rc;
+  while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
+    sqlite3_stmt* s = stmt->get();
+    NodeAdminRow row;
+    row.name = ColumnText(s, 0);
+    row.drain = sqlite3_column_int(s, 1) != 0;
+    row.admin_down = sqlite3_column_int(s, 2) != 0;
+    row.reason = ColumnText(s, 3);
+    row.reason_time = sqlite3_column_type(s, 4) == SQLITE_NULL
+                          ? absl::InfinitePast()
+                          : absl::FromUnixSeconds(sqlite3_column_int64(s, 4));
+    row.reason_user = ColumnText(s, 5);
+    rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) {
+    return SqliteError(db_.get(), rc, "loading node_admin");
+  }
+  return rows;
+}
+
+}  // namespace canopy::persistence

@@ -1,0 +1,38 @@
+// SqliteStore: the Store on one SQLite database file in WAL mode (docs/formats/sqlite-schema.md).
+//
+// Durability: synchronous=FULL, so a Commit() that returned OK survives a kill -9 of canopyd and
+// a power cut. The schema is versioned with PRAGMA user_version and upgraded by the ordered
+// migrations in sqlite_migrations.cc when an older database is opened; a database newer than
+// this binary is refused (FailedPrecondition) rather than guessed at.
+// One owner thread; not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scheduler/persistence/sqlite_handle.h"
+#include "scheduler/persistence/store.h"
+
+namespace canopy::persistence {
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating if needed) the database at `path` and migrates it to the current schema.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
+
+  absl::Status Commit(const Mutations& mutations) override;
+  absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() override;
+
+  // The schema version this binary writes.
+  static int CurrentSchemaVersion();
+
+ private:
+  explicit SqliteStore(SqliteDb db) : db_(std::move(db)) {}
+  SqliteDb db_;
+};
+
+// Applies the migrations newer than the database's user_version, each in its own transaction.
+absl::Status MigrateSchema(sqlite3* db);
+
+}  // namespace canopy::persistence

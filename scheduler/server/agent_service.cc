@@ -1,0 +1,152 @@
+#include "scheduler/server/agent_service.h"
+
+#include <deque>
+#include <memory>
+
+#include "absl/synchronization/mutex.h"
+#include "scheduler/server/proto_convert.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::server {
+namespace {
+
+using canopy::v1::AgentMessage;
+using canopy::v1::ControllerMessage;
+
+// One agent stream. Reads run one at a time (gRPC allows one outstanding read); writes are
+// queued and issued one at a time (one outstanding write). Deletes itself in OnDone().
+class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, ControllerMessage>,
+                          public AgentStreamSink {
+ public:
+  AgentStream(Controller* controller, std::string peer)
+      : controller_(controller),
+        peer_(std::move(peer)),
+        outbox_(std::make_shared<AgentOutbox>(this)) {
+    StartRead(&in_);
+  }
+
+  // AgentStreamSink: called through the outbox (under its lock) from the owner thread.
+  void Send(ControllerMessage message) override {
+    absl::MutexLock lock(&mu_);
+    if (finishing_) {
+      return;
+    }
+    out_.push_back(std::move(message));
+    if (!writing_) {
+      writing_ = true;
+      StartWrite(&out_.front());
+    }
+  }
+
+  void Close(grpc::Status status) override {
+    absl::MutexLock lock(&mu_);
+    FinishLocked(std::move(status));
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      // The agent hung up or the connection broke. The controller ignores this for a stream
+      // that never registered.
+      controller_->AgentStreamClosed(outbox_);
+      absl::MutexLock lock(&mu_);
+      FinishLocked(grpc::Status::OK);
+      return;
+    }
+    Handle(in_);
+    in_.Clear();
+    StartRead(&in_);
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mu_);
+    out_.pop_front();
+    if (!ok) {
+      out_.clear();
+    }
+    if (!out_.empty() && !finishing_) {
+      StartWrite(&out_.front());
+      return;
+    }
+    writing_ = false;
+    if (pending_finish_.has_value()) {
+      Finish(*pending_finish_);
+      pending_finish_.reset();
+    }
+  }
+
+  void OnDone() override {
+    outbox_->Detach();
+    delete this;
+  }
+
+ private:
+  void Handle(const AgentMessage& message) {
+    switch (message.payload_case()) {
+      case AgentMessage::kRegister: {
+        if (registered_) {
+          return;  // a second Register on one stream is ignored; the first one stands
+        }
+        registered_ = true;
+        const canopy::v1::Register& reg = message.register_();
+        spdlog::debug("register {} from {}", reg.node_name(), peer_);
+        // The callback runs on the owner thread, possibly after this reactor is gone: it may
+        // only use the outbox (which outlives us) and copied values.
+        ControllerMessage ack;
+        ack.mutable_register_ack()->set_cluster_name(controller_->config().cluster_name);
+        *ack.mutable_register_ack()->mutable_heartbeat_interval() =
+            rpc::ToProtoDuration(controller_->config().heartbeat_interval);
+        controller_->AgentRegistered(
+            reg.node_name(), FromProto(reg), outbox_,
+            [outbox = outbox_, ack = std::move(ack)](absl::StatusOr<core::NodeId> id) mutable {
+              if (id.ok()) {
+                outbox->Send(std::move(ack));
+              } else {
+                outbox->Close(rpc::ToGrpcStatus(id.status()));
+              }
+            });
+        return;
+      }
+      case AgentMessage::kGpuHealth:
+        controller_->AgentGpuHealth(GpusFromProto(message.gpu_health().gpus()), outbox_);
+        return;
+      default:
+        // Heartbeats, and job/step status (whose consumer arrives with the job runtime), all
+        // prove the agent is alive.
+        controller_->AgentHeard(outbox_);
+        return;
+    }
+  }
+
+  void FinishLocked(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finishing_) {
+      return;
+    }
+    finishing_ = true;
+    if (writing_) {
+      pending_finish_ = std::move(status);  // Finish once the write in flight is done
+    } else {
+      Finish(std::move(status));
+    }
+  }
+
+  Controller* const controller_;
+  const std::string peer_;
+  const std::shared_ptr<AgentOutbox> outbox_;
+  AgentMessage in_;  // touched only by the read chain
+  bool registered_ = false;  // touched only by the read chain
+
+  absl::Mutex mu_;
+  std::deque<ControllerMessage> out_ ABSL_GUARDED_BY(mu_);
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finishing_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<grpc::Status> pending_finish_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<AgentMessage, ControllerMessage>* AgentServiceImpl::Connect(
+    grpc::CallbackServerContext* context) {
+  return new AgentStream(controller_, context->peer());
+}
+
+}  // namespace canopy::server

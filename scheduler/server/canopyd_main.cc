@@ -1,0 +1,70 @@
+// canopyd: the Canopy controller.
+//
+//   canopyd --config /etc/canopy/canopy.yaml
+//   canopyd --config /etc/slurm/slurm.conf      (listens on SlurmctldHost:SlurmctldPort and keeps
+//                                              its state in StateSaveLocation)
+//
+// Start-up order: config -> topology -> state dir lock -> database -> controller -> gRPC.
+// SIGINT/SIGTERM stop it cleanly; kill -9 loses nothing that was acknowledged.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/config/cluster_config.h"
+#include "scheduler/server/daemon_setup.h"
+#include "scheduler/server/server_runner.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, config, "",
+          "Canopy YAML (*.yaml) or Slurm slurm.conf; default $CANOPY_CONFIG, then $SLURM_CONF");
+ABSL_FLAG(std::string, listen, "",
+          "TCP address to listen on, HOST:PORT (port 0 = any free port); default from the config");
+ABSL_FLAG(std::string, state_dir, "", "directory for the database and socket; default from config");
+ABSL_FLAG(std::string, port_file, "", "write the TCP port actually bound to this file (tests)");
+ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "canopyd: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");
+  absl::ParseCommandLine(argc, argv);
+  canopy::server::SetUpLogging(absl::GetFlag(FLAGS_log_level));
+
+  absl::StatusOr<std::string> config_path =
+      canopy::server::ResolveConfigPath(absl::GetFlag(FLAGS_config));
+  if (!config_path.ok()) {
+    return Fail(std::string(config_path.status().message()));
+  }
+  absl::StatusOr<canopy::config::ClusterConfig> config =
+      canopy::config::LoadClusterConfig(*config_path);
+  if (!config.ok()) {
+    return Fail(std::string(config.status().message()));
+  }
+  if (!config->unused_keys.empty()) {
+    spdlog::info("{}: keys Canopy does not use (accepted, ignored): {}", config->path,
+                 absl::StrJoin(config->unused_keys, ", "));
+  }
+
+  canopy::server::ServerOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.state_dir = absl::GetFlag(FLAGS_state_dir);
+  options.port_file = absl::GetFlag(FLAGS_port_file);
+  absl::Status status = canopy::server::RunServer(*std::move(config), options);
+  if (!status.ok()) {
+    return Fail(std::string(status.message()));
+  }
+  return 0;
+}

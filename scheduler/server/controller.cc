@@ -1,0 +1,305 @@
+#include "scheduler/server/controller.h"
+
+#include <algorithm>
+#include <future>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log/absl_format.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::server {
+namespace {
+
+// How often the owner thread checks node timeouts: often enough that a node is marked down
+// within ~10% of node_timeout, never busier than 10 times a second.
+absl::Duration TickFor(absl::Duration node_timeout) {
+  return std::clamp(node_timeout / 10, absl::Milliseconds(100), absl::Seconds(5));
+}
+
+// Heartbeats only move last_heartbeat; publishing a snapshot for each of thousands of them per
+// second would be waste, so such changes are published at most this often.
+constexpr absl::Duration kHeartbeatPublishInterval = absl::Seconds(1);
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
+    std::shared_ptr<const config::ClusterConfig> config,
+    std::shared_ptr<const topology::Topology> topology, std::unique_ptr<persistence::Store> store,
+    const core::Clock* clock) {
+  absl::StatusOr<std::vector<persistence::NodeAdminRow>> rows = store->LoadNodeAdminState();
+  if (!rows.ok()) {
+    return absl::Status(rows.status().code(),
+                        absl::StrCat("loading node state: ", rows.status().message()));
+  }
+  std::unique_ptr<Controller> c(
+      new Controller(std::move(config), std::move(topology), std::move(store), clock));
+  for (persistence::NodeAdminRow& row : *rows) {
+    absl::StatusOr<core::NodeId> id = c->state_.FindNode(row.name);
+    if (!id.ok()) {
+      spdlog::warn("database remembers node {} which is no longer configured; ignoring it",
+                   row.name);
+      continue;
+    }
+    c->state_.RestoreAdminState(*id, row.drain, row.admin_down, std::move(row.reason),
+                                row.reason_time, std::move(row.reason_user));
+  }
+  c->Publish();
+  return c;
+}
+
+Controller::Controller(std::shared_ptr<const config::ClusterConfig> config,
+                       std::shared_ptr<const topology::Topology> topology,
+                       std::unique_ptr<persistence::Store> store, const core::Clock* clock)
+    : config_(std::move(config)),
+      topology_(std::move(topology)),
+      store_(std::move(store)),
+      clock_(clock),
+      start_time_(clock->Now()),
+      tick_interval_(TickFor(config_->node_timeout)),
+      state_(*config_, start_time_),
+      sessions_(config_->nodes.size()) {}
+
+Controller::~Controller() { Stop(); }
+
+void Controller::Start() { owner_ = std::thread([this] { RunOwnerLoop(); }); }
+
+void Controller::Stop() {
+  {
+    absl::MutexLock lock(&queue_mu_);
+    stopping_ = true;
+  }
+  if (owner_.joinable()) {
+    owner_.join();
+  }
+}
+
+std::shared_ptr<const ClusterSnapshot> Controller::Snapshot() const {
+  absl::MutexLock lock(&snapshot_mu_);
+  return snapshot_;
+}
+
+void Controller::Post(Command command) {
+  absl::MutexLock lock(&queue_mu_);
+  queue_.push_back(std::move(command));
+}
+
+void Controller::RunOwnerLoop() {
+  absl::Time next_tick = clock_->Now();
+  while (true) {
+    std::deque<Command> commands;
+    bool stopping = false;
+    {
+      absl::MutexLock lock(&queue_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+        return !queue_.empty() || stopping_;
+      };
+      queue_mu_.AwaitWithTimeout(absl::Condition(&ready),
+                                 std::max(next_tick - clock_->Now(), absl::ZeroDuration()));
+      commands.swap(queue_);
+      stopping = stopping_;
+    }
+    Batch batch;
+    for (Command& command : commands) {
+      command(batch);
+    }
+    const absl::Time now = clock_->Now();
+    if (now >= next_tick) {
+      Tick(batch);
+      next_tick = now + tick_interval_;
+    }
+    const absl::Status committed = CommitWithRetry(batch.mutations);
+    for (auto& done : batch.after_commit) {
+      done(committed);
+    }
+    if (batch.visible_change ||
+        (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
+      Publish();
+    }
+    if (stopping && commands.empty()) {
+      break;
+    }
+  }
+  // Close every agent stream so gRPC's shutdown does not wait for agents to hang up.
+  for (auto& outbox : sessions_) {
+    if (outbox != nullptr) {
+      outbox->Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "controller shutting down"));
+    }
+  }
+}
+
+void Controller::Tick(Batch& batch) {
+  for (core::NodeId id : state_.CheckTimeouts(clock_->Now(), config_->node_timeout)) {
+    const state::NodeRecord& node = state_.node(id);
+    spdlog::warn("node {} not responding for more than {}: marked DOWN", node.name,
+                 absl::FormatDuration(config_->node_timeout));
+    batch.visible_change = true;
+  }
+}
+
+absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations) {
+  if (mutations.empty()) {
+    return absl::OkStatus();
+  }
+  absl::Status status;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    status = store_->Commit(mutations);
+    if (status.ok() || status.code() != absl::StatusCode::kUnavailable) {
+      break;
+    }
+    spdlog::warn("database busy ({}), retrying", status.message());
+  }
+  if (!status.ok()) {
+    spdlog::error("could not save state: {}", status.ToString());
+  }
+  return status;
+}
+
+void Controller::Publish() {
+  auto snapshot = std::make_shared<ClusterSnapshot>();
+  snapshot->taken = clock_->Now();
+  snapshot->config = config_;
+  snapshot->topology = topology_;
+  snapshot->nodes = state_.nodes();
+  last_publish_ = snapshot->taken;
+  heard_since_publish_ = false;
+  absl::MutexLock lock(&snapshot_mu_);
+  snapshot_ = std::move(snapshot);
+}
+
+void Controller::SaveAdminState(core::NodeId id, Batch& batch) {
+  const state::NodeRecord& n = state_.node(id);
+  batch.mutations.node_admin_upserts.push_back(persistence::NodeAdminRow{
+      .name = n.name,
+      .drain = n.drain,
+      .admin_down = n.admin_down,
+      .reason = n.reason,
+      .reason_time = n.reason_time,
+      .reason_user = n.reason_user,
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std::string> names,
+                                                                 state::NodeAdminAction action,
+                                                                 std::string reason,
+                                                                 std::string user) {
+  auto result = std::make_shared<std::promise<absl::StatusOr<std::vector<std::string>>>>();
+  std::future<absl::StatusOr<std::vector<std::string>>> future = result->get_future();
+  Post([this, names = std::move(names), action, reason = std::move(reason),
+        user = std::move(user), result](Batch& batch) {
+    absl::StatusOr<std::vector<core::NodeId>> ids =
+        state_.UpdateNodes(names, action, reason, user, clock_->Now());
+    if (!ids.ok()) {
+      result->set_value(ids.status());
+      return;
+    }
+    std::vector<std::string> changed;
+    for (core::NodeId id : *ids) {
+      SaveAdminState(id, batch);
+      changed.push_back(state_.node(id).name);
+    }
+    spdlog::info("{} set {} on {} node(s){}", user,
+                 action == state::NodeAdminAction::kDrain  ? "DRAIN"
+                 : action == state::NodeAdminAction::kDown ? "DOWN"
+                                                           : "RESUME",
+                 changed.size(), reason.empty() ? "" : absl::StrCat(": ", reason));
+    batch.visible_change = true;
+    batch.after_commit.push_back(
+        [result, changed = std::move(changed)](const absl::Status& committed) mutable {
+          if (committed.ok()) {
+            result->set_value(std::move(changed));
+          } else {
+            result->set_value(committed);
+          }
+        });
+  });
+  return future.get();
+}
+
+core::NodeId Controller::SessionNode(const std::shared_ptr<AgentOutbox>& outbox) const {
+  auto it = session_nodes_.find(outbox.get());
+  return it == session_nodes_.end() ? core::NodeId() : it->second;
+}
+
+void Controller::AgentRegistered(std::string node_name, state::NodeRegistration registration,
+                                 std::shared_ptr<AgentOutbox> outbox,
+                                 std::function<void(absl::StatusOr<core::NodeId>)> done) {
+  Post([this, node_name = std::move(node_name), registration = std::move(registration),
+        outbox = std::move(outbox), done = std::move(done)](Batch& batch) mutable {
+    const bool was_drained = [&] {
+      absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
+      return id.ok() && state_.node(*id).drain;
+    }();
+    absl::StatusOr<core::NodeId> id =
+        state_.RegisterNode(node_name, std::move(registration), clock_->Now());
+    if (!id.ok()) {
+      spdlog::warn("refused registration: {}", id.status().message());
+      done(id.status());
+      return;
+    }
+    std::shared_ptr<AgentOutbox>& session = sessions_[id->value()];
+    if (session != nullptr && session != outbox) {
+      session->Close(grpc::Status(grpc::StatusCode::ABORTED,
+                                  "replaced by a newer connection for this node"));
+      session_nodes_.erase(session.get());
+    }
+    session = outbox;
+    session_nodes_[outbox.get()] = *id;
+    const state::NodeRecord& node = state_.node(*id);
+    if (node.drain && !was_drained) {
+      spdlog::warn("node {} drained at registration: {}", node.name, node.reason);
+      SaveAdminState(*id, batch);
+    }
+    spdlog::info("node {} registered ({} GPUs, agent {} on {})", node.name,
+                 node.registration.gpus.size(), node.registration.agent_version,
+                 node.registration.hostname);
+    batch.visible_change = true;
+    // The agent learns it is registered only once any drain caused by its report is durable.
+    batch.after_commit.push_back(
+        [id = *id, done = std::move(done)](const absl::Status&) { done(id); });
+  });
+}
+
+void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, outbox = std::move(outbox)](Batch&) {
+    if (core::NodeId node = SessionNode(outbox); node.valid()) {
+      state_.NoteHeard(node, clock_->Now());
+      heard_since_publish_ = true;
+    }
+  });
+}
+
+void Controller::AgentGpuHealth(std::vector<state::GpuStatus> gpus,
+                                std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, gpus = std::move(gpus), outbox = std::move(outbox)](Batch& batch) mutable {
+    const core::NodeId node = SessionNode(outbox);
+    if (!node.valid()) {
+      return;
+    }
+    for (const state::GpuStatus& gpu : gpus) {
+      if (!gpu.healthy) {
+        spdlog::warn("node {} GPU {} unhealthy: {}", state_.node(node).name, gpu.index,
+                     gpu.health_reason);
+      }
+    }
+    state_.UpdateGpus(node, std::move(gpus), clock_->Now());
+    batch.visible_change = true;
+  });
+}
+
+void Controller::AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, outbox = std::move(outbox)](Batch& batch) {
+    const core::NodeId node = SessionNode(outbox);
+    if (!node.valid()) {
+      return;  // never registered, or already replaced by a newer stream: not news
+    }
+    sessions_[node.value()] = nullptr;
+    session_nodes_.erase(outbox.get());
+    state_.StreamClosed(node, clock_->Now());
+    spdlog::info("node {}: agent stream closed; DOWN after {} unless it reconnects",
+                 state_.node(node).name, absl::FormatDuration(config_->node_timeout));
+    batch.visible_change = true;
+  });
+}
+
+}  // namespace canopy::server

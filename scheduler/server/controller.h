@@ -1,0 +1,112 @@
+// Controller: canopyd's state owner. One thread (the owner) applies every change to the
+// ClusterState, commits the changes of each batch to the Store in one transaction (group
+// commit), then answers the callers and publishes a new ClusterSnapshot.
+//
+// gRPC handlers and agent streams call the public methods from any thread: each posts a
+// command to the owner's queue. Methods that return a result block until that result is
+// durable. Reads go to Snapshot(), which never waits for the owner. Thread-safe.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/config/cluster_config.h"
+#include "scheduler/core/clock.h"
+#include "scheduler/persistence/store.h"
+#include "scheduler/server/agent_outbox.h"
+#include "scheduler/server/snapshot.h"
+#include "scheduler/state/cluster_state.h"
+#include "scheduler/topology/topology.h"
+
+namespace canopy::server {
+
+class Controller {
+ public:
+  // Loads what the store remembers (node drain/down state) into a fresh ClusterState.
+  static absl::StatusOr<std::unique_ptr<Controller>> Create(
+      std::shared_ptr<const config::ClusterConfig> config,
+      std::shared_ptr<const topology::Topology> topology,
+      std::unique_ptr<persistence::Store> store, const core::Clock* clock);
+  ~Controller();
+
+  // Starts / stops the owner thread. Stop() finishes the commands already queued.
+  void Start();
+  void Stop();
+
+  std::shared_ptr<const ClusterSnapshot> Snapshot() const;
+  const config::ClusterConfig& config() const { return *config_; }
+  absl::Time start_time() const { return start_time_; }
+
+  // scontrol update NodeName=... State=DRAIN|DOWN|RESUME. Returns the changed nodes once the
+  // change is committed.
+  absl::StatusOr<std::vector<std::string>> UpdateNodes(std::vector<std::string> names,
+                                                       state::NodeAdminAction action,
+                                                       std::string reason, std::string user);
+
+  // ---- Agent stream events (called from gRPC threads; return at once).
+  // A Register arrived. `done` runs on the owner thread with the node's id, or with the error to
+  // close the stream with.
+  void AgentRegistered(std::string node_name, state::NodeRegistration registration,
+                       std::shared_ptr<AgentOutbox> outbox,
+                       std::function<void(absl::StatusOr<core::NodeId>)> done);
+  // Events on a stream are keyed by its outbox: the owner thread maps it to the node, and drops
+  // events from streams that never registered or were replaced by a newer one.
+  void AgentHeard(std::shared_ptr<AgentOutbox> outbox);
+  void AgentGpuHealth(std::vector<state::GpuStatus> gpus, std::shared_ptr<AgentOutbox> outbox);
+  void AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox);
+
+ private:
+  // What one drained batch of commands produced.
+  struct Batch {
+    persistence::Mutations mutations;
+    std::vector<std::function<void(const absl::Status&)>> after_commit;
+    bool visible_change = false;  // something a reader can see changed: publish a snapshot
+  };
+  using Command = std::function<void(Batch&)>;
+
+  Controller(std::shared_ptr<const config::ClusterConfig> config,
+             std::shared_ptr<const topology::Topology> topology,
+             std::unique_ptr<persistence::Store> store, const core::Clock* clock);
+
+  void Post(Command command);
+  void RunOwnerLoop();
+  void Tick(Batch& batch);
+  absl::Status CommitWithRetry(const persistence::Mutations& mutations);
+  void Publish();
+  void SaveAdminState(core::NodeId id, Batch& batch);
+  // The node whose current stream is `outbox`; invalid for unregistered or replaced streams.
+  core::NodeId SessionNode(const std::shared_ptr<AgentOutbox>& outbox) const;
+
+  const std::shared_ptr<const config::ClusterConfig> config_;
+  const std::shared_ptr<const topology::Topology> topology_;
+  const std::unique_ptr<persistence::Store> store_;
+  const core::Clock* const clock_;
+  const absl::Time start_time_;
+  const absl::Duration tick_interval_;
+
+  // Owned by the owner thread once Start() ran.
+  state::ClusterState state_;
+  std::vector<std::shared_ptr<AgentOutbox>> sessions_;  // by NodeId; null when none
+  absl::flat_hash_map<const AgentOutbox*, core::NodeId> session_nodes_;  // reverse of sessions_
+  absl::Time last_publish_ = absl::InfinitePast();
+  bool heard_since_publish_ = false;
+
+  mutable absl::Mutex queue_mu_;
+  std::deque<Command> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
+
+  mutable absl::Mutex snapshot_mu_;
+  std::shared_ptr<const ClusterSnapshot> snapshot_ ABSL_GUARDED_BY(snapshot_mu_);
+
+  std::thread owner_;
+};
+
+}  // namespace canopy::server

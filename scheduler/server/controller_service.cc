@@ -1,0 +1,121 @@
+#include "scheduler/server/controller_service.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/rpc/status_convert.h"
+#include "common/slurm/hostlist.h"
+#include "scheduler/server/proto_convert.h"
+#include "scheduler/server/topology_view.h"
+
+namespace canopy::server {
+namespace {
+
+// Who is asking, for reason_user and logs. Clients send it as metadata; it is informational
+// until callers are authenticated by the unix socket's peer credentials.
+std::string CallerName(const grpc::ServerContext* context) {
+  const auto& md = context->client_metadata();
+  auto it = md.find("canopy-user");
+  return it == md.end() ? std::string("unknown") : std::string(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string hostname)
+    : controller_(controller), hostname_(std::move(hostname)) {
+  const config::ClusterConfig& config = controller_->config();
+  absl::flat_hash_map<std::string, size_t> index;
+  for (size_t i = 0; i < config.nodes.size(); ++i) {
+    index[config.nodes[i].name] = i;
+  }
+  node_partitions_.resize(config.nodes.size());
+  for (const config::PartitionConfig& p : config.partitions) {
+    for (const std::string& n : p.nodes) {
+      if (auto it = index.find(n); it != index.end()) {
+        node_partitions_[it->second].push_back(p.name);
+      }
+    }
+  }
+}
+
+grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
+                                              const canopy::v1::ListNodesRequest* request,
+                                              canopy::v1::ListNodesResponse* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  absl::flat_hash_set<std::string> wanted;
+  if (!request->nodes().empty()) {
+    absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(request->nodes());
+    if (!names.ok()) {
+      return rpc::ToGrpcStatus(names.status());
+    }
+    wanted.insert(names->begin(), names->end());
+  }
+  for (const state::NodeRecord& node : snap->nodes) {
+    if (!wanted.empty() && !wanted.contains(node.name)) {
+      continue;
+    }
+    const std::vector<std::string>& parts = node_partitions_[node.id.value()];
+    if (!request->partition().empty() &&
+        std::find(parts.begin(), parts.end(), request->partition()) == parts.end()) {
+      continue;
+    }
+    *response->add_nodes() = NodeToProto(node, parts, *snap->topology);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
+                                               const canopy::v1::UpdateNodeRequest* request,
+                                               canopy::v1::UpdateNodeResponse* response) {
+  absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(request->nodes());
+  if (!names.ok()) {
+    return rpc::ToGrpcStatus(names.status());
+  }
+  if (names->empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "nodes: no node named");
+  }
+  state::NodeAdminAction action;
+  switch (request->action()) {
+    case canopy::v1::UpdateNodeRequest::ACTION_DRAIN:
+      action = state::NodeAdminAction::kDrain;
+      break;
+    case canopy::v1::UpdateNodeRequest::ACTION_RESUME:
+      action = state::NodeAdminAction::kResume;
+      break;
+    case canopy::v1::UpdateNodeRequest::ACTION_DOWN:
+      action = state::NodeAdminAction::kDown;
+      break;
+    default:
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "action: expected ACTION_DRAIN, ACTION_RESUME or ACTION_DOWN");
+  }
+  absl::StatusOr<std::vector<std::string>> changed =
+      controller_->UpdateNodes(*std::move(names), action, request->reason(), CallerName(context));
+  if (!changed.ok()) {
+    return rpc::ToGrpcStatus(changed.status());
+  }
+  for (std::string& n : *changed) {
+    response->add_updated_nodes(std::move(n));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::GetTopology(grpc::ServerContext*,
+                                                const canopy::v1::GetTopologyRequest* request,
+                                                canopy::v1::GetTopologyResponse* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  absl::Status s = FillTopology(*snap, request->node(), response);
+  return rpc::ToGrpcStatus(s);
+}
+
+grpc::Status ControllerServiceImpl::Ping(grpc::ServerContext*, const canopy::v1::PingRequest*,
+                                         canopy::v1::PingResponse* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  response->set_cluster_name(controller_->config().cluster_name);
+  response->set_version(CANOPY_VERSION);
+  response->set_hostname(hostname_);
+  response->set_uptime_seconds(
+      absl::ToInt64Seconds(snap->taken - controller_->start_time()));
+  return grpc::Status::OK;
+}
+
+}  // namespace canopy::server

@@ -1,0 +1,60 @@
+#include "scheduler/server/daemon_setup.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::server {
+
+void SetUpLogging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("canopyd");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %v");
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value) {
+  if (!flag_value.empty()) {
+    return flag_value;
+  }
+  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
+    if (const char* v = std::getenv(var); v != nullptr && *v != '\0') {
+      return std::string(v);
+    }
+  }
+  return absl::FailedPreconditionError(
+      "no configuration: pass --config FILE (Canopy YAML or slurm.conf), or set CANOPY_CONFIG "
+      "or SLURM_CONF");
+}
+
+absl::StatusOr<os::UniqueFd> LockStateDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create state directory ", dir, ": ", ec.message()));
+  }
+  const std::string lock_path = absl::StrCat(dir, "/canopyd.lock");
+  os::UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open ", lock_path, ": ", std::strerror(errno)));
+  }
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("another canopyd is using state directory ", dir, " (", lock_path,
+                     " is locked); stop it first or pick another --state_dir"));
+  }
+  return fd;
+}
+
+}  // namespace canopy::server

@@ -1,0 +1,22 @@
+// Small start-up helpers shared by canopyd's main: logging, finding the config file, creating
+// and locking the state directory. Not used once the daemon runs.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/os/unique_fd.h"
+
+namespace canopy::server {
+
+// spdlog to stderr with timestamps; `level` as in --log_level.
+void SetUpLogging(const std::string& level);
+
+// --config, else $CANOPY_CONFIG, else $SLURM_CONF; FailedPrecondition naming all three if none.
+absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value);
+
+// Creates `dir` (and parents) if needed, then takes an exclusive lock on dir/canopyd.lock so two
+// controllers never share one database. FailedPrecondition if another canopyd holds it.
+absl::StatusOr<os::UniqueFd> LockStateDir(const std::string& dir);
+
+}  // namespace canopy::server

@@ -1,0 +1,156 @@
+#include "scheduler/server/server_runner.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/server_builder.h"
+#include "scheduler/core/clock.h"
+#include "scheduler/persistence/sqlite_store.h"
+#include "scheduler/server/agent_service.h"
+#include "scheduler/server/controller.h"
+#include "scheduler/server/controller_service.h"
+#include "scheduler/server/daemon_setup.h"
+#include "scheduler/topology/load_topology.h"
+#include "common/log/absl_format.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::server {
+namespace {
+
+std::string Hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) {
+    return "localhost";
+  }
+  return buf;
+}
+
+// Blocks SIGINT/SIGTERM in this thread (and every thread it starts later, gRPC's included), so
+// that WaitForStopSignal() receives them synchronously instead of a handler running anywhere.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+absl::Status WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << port << "\n";
+    if (!out) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ", tmp));
+    }
+  }
+  // Rename so a reader never sees a half-written file.
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(absl::StrCat("cannot write ", path, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunServer(config::ClusterConfig config, const ServerOptions& options) {
+  const sigset_t stop_signals = BlockStopSignals();
+
+  if (!options.state_dir.empty()) {
+    config.state_dir = options.state_dir;
+    config.unix_socket = absl::StrCat(options.state_dir, "/canopyd.sock");
+  }
+  std::string listen = options.listen;
+  if (listen.empty()) {
+    absl::StatusOr<std::string> addr = config::ControllerAddress(config);
+    if (!addr.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          config.path, ": no address to listen on (set the controller host, or pass --listen)"));
+    }
+    listen = *addr;
+  }
+
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(config);
+  if (!topo.ok()) {
+    return topo.status();
+  }
+  auto topology = std::make_shared<const topology::Topology>(*std::move(topo));
+
+  absl::StatusOr<os::UniqueFd> lock = LockStateDir(config.state_dir);
+  if (!lock.ok()) {
+    return lock.status();
+  }
+  const std::string db_path = absl::StrCat(config.state_dir, "/canopy.db");
+  absl::StatusOr<std::unique_ptr<persistence::SqliteStore>> store =
+      persistence::SqliteStore::Open(db_path);
+  if (!store.ok()) {
+    return store.status();
+  }
+
+  auto shared_config = std::make_shared<const config::ClusterConfig>(std::move(config));
+  core::SystemClock clock;
+  absl::StatusOr<std::unique_ptr<Controller>> controller =
+      Controller::Create(shared_config, topology, *std::move(store), &clock);
+  if (!controller.ok()) {
+    return controller.status();
+  }
+  (*controller)->Start();
+
+  ControllerServiceImpl controller_service(controller->get(), Hostname());
+  AgentServiceImpl agent_service(controller->get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int tcp_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &tcp_port);
+  // The unix socket is ours (we hold the state-dir lock), so a leftover file from a killed
+  // canopyd can be removed safely.
+  const std::string& socket_path = shared_config->unix_socket;
+  std::error_code ec;
+  std::filesystem::remove(socket_path, ec);
+  builder.AddListeningPort(absl::StrCat("unix:", socket_path), grpc::InsecureServerCredentials());
+  builder.RegisterService(&controller_service);
+  builder.RegisterService(&agent_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || tcp_port == 0) {
+    (*controller)->Stop();
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", listen, " and unix:", socket_path,
+        " (address in use, or not an address of this machine?)"));
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  const std::string bound = listen.substr(0, listen.rfind(':'));
+  spdlog::info("canopyd {} for cluster {}: {} nodes, listening on {}:{} and unix:{}, state in {}",
+               CANOPY_VERSION, shared_config->cluster_name, shared_config->nodes.size(), bound,
+               tcp_port, socket_path, shared_config->state_dir);
+  if (!options.port_file.empty()) {
+    if (absl::Status s = WritePortFile(options.port_file, tcp_port); !s.ok()) {
+      spdlog::error("{}", s.message());
+    }
+  }
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  spdlog::info("received {}, shutting down", strsignal(signal_number));
+  server->GetHealthCheckService()->SetServingStatus(false);
+  // Controller first: it closes the agents' streams, so the server's shutdown has nothing
+  // long-lived to wait for.
+  (*controller)->Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  std::filesystem::remove(socket_path, ec);
+  return absl::OkStatus();
+}
+
+}  // namespace canopy::server

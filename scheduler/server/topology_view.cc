@@ -1,0 +1,117 @@
+#include "scheduler/server/topology_view.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace canopy::server {
+namespace {
+
+struct NodeUsage {
+  int total_gpus = 0;
+  int used_gpus = 0;
+  int down_gpus = 0;
+  bool idle = false;
+  bool down = false;
+};
+
+NodeUsage UsageOf(const state::NodeRecord& n) {
+  NodeUsage u;
+  u.total_gpus = n.gpus_configured;
+  u.used_gpus = std::min(n.alloc_gpus, n.gpus_configured);
+  u.down = !n.Usable();
+  if (u.down) {
+    u.down_gpus = u.total_gpus - u.used_gpus;
+  } else {
+    int unhealthy = 0;
+    for (const state::GpuStatus& g : n.registration.gpus) {
+      unhealthy += g.healthy ? 0 : 1;
+    }
+    u.down_gpus = std::min(unhealthy, u.total_gpus - u.used_gpus);
+  }
+  u.idle = !u.down && n.BaseState() == state::NodeBaseState::kIdle;
+  return u;
+}
+
+void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage,
+                core::SwitchId sw, canopy::v1::Switch* out) {
+  const topology::Topology& topo = *snap.topology;
+  out->set_name(topo.switch_name(sw));
+  out->set_level(topo.level(sw));
+  if (topo.parent(sw).valid()) {
+    out->set_parent(topo.switch_name(topo.parent(sw)));
+  }
+  for (core::SwitchId child : topo.child_switches(sw)) {
+    out->add_child_switches(topo.switch_name(child));
+  }
+  for (core::NodeId n : topo.leaf_nodes(sw)) {
+    out->add_nodes(topo.node_name(n));
+  }
+  int total = 0, idle = 0, down = 0, gpus = 0, used = 0, down_gpus = 0;
+  for (core::NodeId n : topo.nodes_under(sw)) {
+    const NodeUsage& u = usage[n.value()];
+    ++total;
+    idle += u.idle ? 1 : 0;
+    down += u.down ? 1 : 0;
+    gpus += u.total_gpus;
+    used += u.used_gpus;
+    down_gpus += u.down_gpus;
+  }
+  out->set_total_nodes(total);
+  out->set_idle_nodes(idle);
+  out->set_down_nodes(down);
+  out->set_total_gpus(gpus);
+  out->set_used_gpus(used);
+  out->set_down_gpus(down_gpus);
+  out->set_free_gpus(std::max(0, gpus - used - down_gpus));
+}
+
+}  // namespace
+
+absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& node,
+                          canopy::v1::GetTopologyResponse* response) {
+  const topology::Topology& topo = *snapshot.topology;
+  response->set_topology_plugin(snapshot.config->topology_plugin);
+  std::vector<NodeUsage> usage;
+  usage.reserve(snapshot.nodes.size());
+  for (const state::NodeRecord& n : snapshot.nodes) {
+    usage.push_back(UsageOf(n));
+  }
+
+  std::vector<core::SwitchId> wanted;
+  if (!node.empty()) {
+    const core::NodeId id = topo.FindNode(node);
+    if (!id.valid()) {
+      return absl::NotFoundError(absl::StrCat("node '", node, "' is not in the configuration"));
+    }
+    wanted = topo.SwitchPath(id);
+    std::reverse(wanted.begin(), wanted.end());  // leaf first, as scontrol prints it
+  } else {
+    for (int level = 0; level <= topo.max_level(); ++level) {
+      for (core::SwitchId sw : topo.switches_at_level(level)) {
+        wanted.push_back(sw);
+      }
+    }
+    for (core::NodeId n : topo.unattached_nodes()) {
+      response->add_unswitched_nodes(topo.node_name(n));
+    }
+  }
+  for (core::SwitchId sw : wanted) {
+    FillSwitch(snapshot, usage, sw, response->add_switches());
+  }
+  if (node.empty()) {
+    for (int b = 0; b < topo.block_count(); ++b) {
+      canopy::v1::Block* block = response->add_blocks();
+      block->set_name(topo.block_name(core::BlockId(b)));
+      for (core::NodeId n : topo.block_nodes(core::BlockId(b))) {
+        block->add_nodes(topo.node_name(n));
+      }
+    }
+    for (int size : topo.block_sizes()) {
+      response->add_block_sizes(size);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace canopy::server

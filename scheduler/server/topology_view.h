@@ -1,0 +1,19 @@
+// FillTopology: the switch tree with live usage per switch (GPUs free/used/down, nodes idle and
+// down, running jobs), computed from one snapshot, for `canopyctl topology` and
+// `scontrol show topology`. Pure; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "canopy/v1/controller.pb.h"
+#include "scheduler/server/snapshot.h"
+
+namespace canopy::server {
+
+// `node` (optional) restricts the answer to the switches above that node, as
+// `scontrol show topology NODE` does; NotFound for an unknown node.
+absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& node,
+                          canopy::v1::GetTopologyResponse* response);
+
+}  // namespace canopy::server

@@ -1,0 +1,100 @@
+#include "tests/integration/local_cluster.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace canopy::testing {
+
+LocalCluster::LocalCluster(const std::string& config_yaml) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "canopy-it-XXXXXX").string();
+  dir_ = mkdtemp(tmpl.data());
+  std::ofstream(config_path()) << config_yaml;
+}
+
+LocalCluster::~LocalCluster() {
+  agent_.reset();
+  controller_.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+absl::Status LocalCluster::StartController() {
+  const std::string port_file = dir_ + "/port";
+  std::filesystem::remove(port_file);
+  // Reuse the port across restarts so agents find the controller again.
+  const std::string listen =
+      address_.empty() ? std::string("127.0.0.1:0") : address_;
+  absl::StatusOr<Subprocess> p = Subprocess::Start(
+      {CANOPYD_PATH, "--config", config_path(), "--listen", listen, "--state_dir",
+       dir_ + "/state", "--port_file", port_file, "--log_level", "debug"},
+      {}, dir_ + "/canopyd.log");
+  if (!p.ok()) {
+    return p.status();
+  }
+  controller_.emplace(*std::move(p));
+  const bool up = WaitUntil([&] { return std::filesystem::exists(port_file); }, absl::Seconds(20));
+  if (!up) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("canopyd did not start; its log:\n", ControllerLog()));
+  }
+  address_ = absl::StrCat("127.0.0.1:", absl::StripAsciiWhitespace(ReadFile(port_file)));
+  return absl::OkStatus();
+}
+
+void LocalCluster::CrashController() {
+  if (controller_.has_value()) {
+    controller_->Kill();
+    controller_.reset();
+  }
+}
+
+void LocalCluster::StopController() {
+  if (controller_.has_value()) {
+    controller_->Signal(SIGTERM);
+    (void)controller_->Wait(absl::Seconds(10));
+    controller_.reset();
+  }
+}
+
+absl::Status LocalCluster::StartAgent(const std::string& virtual_nodes,
+                                      const std::vector<std::string>& extra_flags) {
+  std::vector<std::string> argv = {CANOPY_AGENT_PATH, "--controller", address_,
+                                   "--virtual_nodes", virtual_nodes, "--log_level", "debug"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  absl::StatusOr<Subprocess> p =
+      Subprocess::Start(argv, {{"CANOPY_CONFIG", config_path()}}, dir_ + "/agent.log");
+  if (!p.ok()) {
+    return p.status();
+  }
+  agent_.emplace(*std::move(p));
+  return absl::OkStatus();
+}
+
+void LocalCluster::KillAgent() {
+  if (agent_.has_value()) {
+    agent_->Kill();
+    agent_.reset();
+  }
+}
+
+CommandResult LocalCluster::Canopyctl(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {CANOPYCTL_PATH, "--controller", address_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv);
+}
+
+CommandResult LocalCluster::FrontEnd(const std::string& name,
+                                     const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {absl::StrCat(CANOPYCTL_DIR, "/", name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, {{"CANOPY_CONTROLLER", address_}});
+}
+
+}  // namespace canopy::testing
