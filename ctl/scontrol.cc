@@ -100,16 +100,13 @@ int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
-  canopy::v1::GetTopologyRequest request;
-  if (!args.empty()) {
-    request.set_node(args[0]);
-  }
-  absl::StatusOr<canopy::v1::GetTopologyResponse> topo = client->GetTopology(request);
+  // Always fetch the whole tree: Slurm prints each switch's full subtree of nodes, even when
+  // only the switches above one node are asked for.
+  absl::StatusOr<canopy::v1::GetTopologyResponse> topo = client->GetTopology({});
   if (!topo.ok()) {
     err << "scontrol: error: " << topo.status().message() << "\n";
     return 1;
   }
-  // Slurm lists a switch's whole subtree of nodes; collect it from the leaves.
   std::map<std::string, const canopy::v1::Switch*> by_name;
   for (const auto& s : topo->switches()) {
     by_name[s.name()] = &s;
@@ -123,15 +120,33 @@ int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::o
           }
         }
       };
-  for (const auto& s : topo->switches()) {
+  std::vector<const canopy::v1::Switch*> shown;
+  if (args.empty()) {
+    for (const auto& s : topo->switches()) {
+      shown.push_back(&s);
+    }
+  } else {
+    // The node's leaf, then each parent up to the top.
+    for (const auto& s : topo->switches()) {
+      if (std::find(s.nodes().begin(), s.nodes().end(), args[0]) != s.nodes().end()) {
+        for (const canopy::v1::Switch* sw = &s; sw != nullptr;) {
+          shown.push_back(sw);
+          auto parent = by_name.find(sw->parent());
+          sw = parent == by_name.end() ? nullptr : parent->second;
+        }
+        break;
+      }
+    }
+  }
+  for (const canopy::v1::Switch* s : shown) {
     std::vector<std::string> nodes;
-    collect(s, nodes);
-    out << "SwitchName=" << s.name() << " Level=" << s.level() << " LinkSpeed=1";
-    if (!nodes.empty() && (request.node().empty() || s.level() == 0)) {
+    collect(*s, nodes);
+    out << "SwitchName=" << s->name() << " Level=" << s->level() << " LinkSpeed=1";
+    if (!nodes.empty()) {
       out << " Nodes=" << slurm::CompressHostlist(nodes);
     }
-    if (s.child_switches_size() > 0) {
-      std::vector<std::string> children(s.child_switches().begin(), s.child_switches().end());
+    if (s->child_switches_size() > 0) {
+      std::vector<std::string> children(s->child_switches().begin(), s->child_switches().end());
       out << " Switches=" << slurm::CompressHostlist(children);
     }
     out << "\n";

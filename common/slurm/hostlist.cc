@@ -15,14 +15,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/slurm/hostlist_runs.h"
 
 namespace canopy::slurm {
 namespace {
 
+using internal::AppendPadded;
+using internal::kMaxSignificantDigits;
+using internal::RunList;
+
 // Bounds memory as well as host count: 1M hosts of ~60 characters each.
 constexpr size_t kMaxExpandedBytes = size_t{64} << 20;
-// Values stay below 10^18 so that hi - lo + 1 and width arithmetic cannot overflow uint64.
-constexpr size_t kMaxSignificantDigits = 18;
 // Long expressions are cut in error messages so a 16k-name list does not flood a log line.
 constexpr size_t kMaxQuotedChars = 200;
 
@@ -41,15 +44,6 @@ bool AllDigits(absl::string_view s) {
     }
   }
   return !s.empty();
-}
-
-// Appends `value` zero-padded to `width`, Slurm's "%0*lu".
-void AppendPadded(std::string* out, uint64_t value, size_t width) {
-  const absl::AlphaNum digits(value);
-  if (digits.size() < width) {
-    out->append(width - digits.size(), '0');
-  }
-  out->append(digits.data(), digits.size());
 }
 
 std::string Quote(absl::string_view expression) {
@@ -328,253 +322,6 @@ absl::StatusOr<std::vector<Pattern>> ParseExpression(absl::string_view expressio
   return patterns;
 }
 
-// ---- Compression ----------------------------------------------------------------------------
-
-// Zeros "%0*lu" adds to `value` at `width` (Slurm's _zero_padded).
-size_t ZeroPadding(uint64_t value, size_t width) {
-  const size_t digits = absl::AlphaNum(value).size();
-  return width > digits ? width - digits : 0;
-}
-
-// Slurm's _width_equiv: two widths are compatible when using either one for both numbers would
-// not change the padding of at least one of them; on success the widths are made equal.
-bool WidthsCompatible(uint64_t n, size_t* wn, uint64_t m, size_t* wm) {
-  if (*wn == *wm) {
-    return true;
-  }
-  const bool n_changes = ZeroPadding(n, *wn) != ZeroPadding(n, *wm);
-  const bool m_changes = ZeroPadding(m, *wm) != ZeroPadding(m, *wn);
-  if (n_changes && m_changes) {
-    return false;
-  }
-  if (n_changes) {
-    *wm = *wn;
-  } else {
-    *wn = *wm;
-  }
-  return true;
-}
-
-// Character at `i`, or '\0' past the end, so the loops below read like Slurm's C.
-char At(absl::string_view s, size_t i) { return i < s.size() ? s[i] : '\0'; }
-
-bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
-// Slurm's strnatcmp (Martin Pool's natural order), which orders hostlist prefixes: digit runs
-// compare by value ("a2" < "a10"), or digit by digit when either starts with '0'.
-int NaturalCompare(absl::string_view a, absl::string_view b) {
-  size_t ai = 0;
-  size_t bi = 0;
-  while (true) {
-    while (IsSpace(At(a, ai))) {
-      ++ai;
-    }
-    while (IsSpace(At(b, bi))) {
-      ++bi;
-    }
-    const char ca = At(a, ai);
-    const char cb = At(b, bi);
-    if (IsDigit(ca) && IsDigit(cb)) {
-      int result = 0;
-      if (ca == '0' || cb == '0') {  // left-aligned: the first different digit wins
-        for (size_t i = 0;; ++i) {
-          const char x = At(a, ai + i);
-          const char y = At(b, bi + i);
-          if (!IsDigit(x) || !IsDigit(y)) {
-            result = IsDigit(x) ? 1 : (IsDigit(y) ? -1 : 0);
-            break;
-          }
-          if (x != y) {
-            result = x < y ? -1 : 1;
-            break;
-          }
-        }
-      } else {  // right-aligned: the longer run wins, else the first different digit
-        for (size_t i = 0;; ++i) {
-          const char x = At(a, ai + i);
-          const char y = At(b, bi + i);
-          if (!IsDigit(x) || !IsDigit(y)) {
-            result = IsDigit(x) ? 1 : (IsDigit(y) ? -1 : result);
-            break;
-          }
-          if (result == 0 && x != y) {
-            result = x < y ? -1 : 1;
-          }
-        }
-      }
-      if (result != 0) {
-        return result;
-      }
-    }
-    if (ca == '\0' && cb == '\0') {
-      return 0;
-    }
-    if (ca != cb) {
-      return ca < cb ? -1 : 1;
-    }
-    ++ai;
-    ++bi;
-  }
-}
-
-// One host as `show hostlistsorted` orders it (Slurm's hostrange_cmp): prefix in natural
-// order, a name without number before numbered ones, then by number when the paddings are
-// compatible, else by width.
-struct HostKey {
-  absl::string_view prefix;
-  bool single = false;
-  uint64_t value = 0;
-  size_t width = 0;
-};
-
-bool KeyLess(const HostKey& a, const HostKey& b) {
-  if (const int c = NaturalCompare(a.prefix, b.prefix); c != 0) {
-    return c < 0;
-  }
-  if (a.single != b.single) {
-    return a.single;
-  }
-  size_t wa = a.width;
-  size_t wb = b.width;
-  return WidthsCompatible(a.value, &wa, b.value, &wb) ? a.value < b.value : a.width < b.width;
-}
-
-// Splits a name into prefix and numeric suffix (Slurm's hostname_create). A suffix of more than
-// 18 significant digits, which Slurm's strtoul would saturate, makes the name opaque.
-HostKey SplitName(absl::string_view name) {
-  size_t digits_start = name.size();
-  while (digits_start > 0 && IsDigit(name[digits_start - 1])) {
-    --digits_start;
-  }
-  const absl::string_view digits = name.substr(digits_start);
-  const size_t first = digits.find_first_not_of('0');
-  const size_t significant = first == absl::string_view::npos ? 0 : digits.size() - first;
-  if (digits.empty() || significant > kMaxSignificantDigits) {
-    return HostKey{name, true, 0, 0};
-  }
-  uint64_t value = 0;
-  for (char c : digits) {
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return HostKey{name.substr(0, digits_start), false, value, digits.size()};
-}
-
-// Slurm's hostlist: a sequence of runs "prefix<lo..hi>" (hostrange), built by appending only.
-class RunList {
- public:
-  // A name: its trailing digits are the number (Slurm's hostlist_push_host).
-  void PushName(absl::string_view name) {
-    const HostKey key = SplitName(name);
-    if (key.single) {
-      runs_.push_back(Run{std::string(name.data(), name.size()), true, 0, 0, 0});
-      return;
-    }
-    PushRange(key.prefix, Range{key.value, key.value, key.width});
-  }
-
-  // A range with a literal prefix (Slurm's hostlist_push_range): it extends the last run only
-  // when it continues it with the same prefix and a compatible width; nothing is sorted or
-  // merged further back.
-  void PushRange(absl::string_view prefix, Range range) {
-    if (!runs_.empty()) {
-      Run& tail = runs_.back();
-      if (!tail.single && tail.prefix == prefix && tail.hi + 1 == range.lo &&
-          WidthsCompatible(tail.lo, &tail.width, range.lo, &range.width)) {
-        tail.hi = range.hi;
-        return;
-      }
-    }
-    runs_.push_back(
-        Run{std::string(prefix.data(), prefix.size()), false, range.lo, range.hi, range.width});
-  }
-
-  // Slurm's hostlist_sort: orders every host by KeyLess (stably, as glibc's merge-sort qsort
-  // does) and joins the result again, so duplicates stay ("n[1,1-3]").
-  void Sort() {
-    struct Unit {
-      size_t run;
-      uint64_t value;
-    };
-    std::vector<Unit> units;
-    for (size_t i = 0; i < runs_.size(); ++i) {
-      for (uint64_t v = runs_[i].lo;; ++v) {
-        units.push_back(Unit{i, v});
-        if (v >= runs_[i].hi) {
-          break;
-        }
-      }
-    }
-    const auto key = [this](const Unit& u) {
-      const Run& r = runs_[u.run];
-      return HostKey{r.prefix, r.single, u.value, r.width};
-    };
-    std::stable_sort(units.begin(), units.end(),
-                     [&](const Unit& a, const Unit& b) { return KeyLess(key(a), key(b)); });
-    RunList sorted;
-    for (const Unit& u : units) {
-      const Run& r = runs_[u.run];
-      if (r.single) {
-        sorted.runs_.push_back(r);
-      } else {
-        sorted.PushRange(r.prefix, Range{u.value, u.value, r.width});
-      }
-    }
-    runs_ = std::move(sorted.runs_);
-  }
-
-  // Slurm's hostlist_ranged_string: consecutive runs with one prefix share a bracket, which is
-  // left out for a lone single-number run ("n7", not "n[7]").
-  std::string Format() const {
-    std::string out;
-    for (size_t i = 0; i < runs_.size();) {
-      if (i > 0) {
-        out.push_back(',');
-      }
-      const Run& first = runs_[i];
-      out.append(first.prefix);
-      if (first.single) {
-        ++i;
-        continue;
-      }
-      size_t end = i + 1;
-      while (end < runs_.size() && !runs_[end].single && runs_[end].prefix == first.prefix) {
-        ++end;
-      }
-      const bool bracket = end - i > 1 || first.hi > first.lo;
-      if (bracket) {
-        out.push_back('[');
-      }
-      for (size_t j = i; j < end; ++j) {
-        if (j > i) {
-          out.push_back(',');
-        }
-        // Slurm's hostrange_numstr: "lo" or "lo-hi", both padded to the run's width.
-        AppendPadded(&out, runs_[j].lo, runs_[j].width);
-        if (runs_[j].hi > runs_[j].lo) {
-          out.push_back('-');
-          AppendPadded(&out, runs_[j].hi, runs_[j].width);
-        }
-      }
-      if (bracket) {
-        out.push_back(']');
-      }
-      i = end;
-    }
-    return out;
-  }
-
- private:
-  // `single` marks a name without a numeric suffix; it never joins or shares a bracket.
-  struct Run {
-    std::string prefix;
-    bool single = false;
-    uint64_t lo = 0;
-    uint64_t hi = 0;
-    size_t width = 0;
-  };
-  std::vector<Run> runs_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ExpandHostlist(std::string_view expression_in) {
@@ -620,7 +367,7 @@ absl::StatusOr<std::string> CompressHostlistExpression(std::string_view expressi
     const std::vector<Range>& last = p.groups.back().ranges;
     ForEachPrefix(p, [&](const std::string& prefix) {
       for (const Range& r : last) {
-        runs.PushRange(prefix, r);
+        runs.PushRange(prefix, r.lo, r.hi, r.width);
       }
     });
   }
@@ -631,23 +378,13 @@ absl::StatusOr<std::string> CompressHostlistExpression(std::string_view expressi
 }
 
 std::vector<std::string> SortHostlist(std::vector<std::string> hosts) {
-  std::vector<HostKey> keys;
-  keys.reserve(hosts.size());
+  // Slurm sorts its ranges, not single names, so the names are joined first.
+  RunList runs;
   for (const std::string& host : hosts) {
-    keys.push_back(SplitName(host));
+    runs.PushName(host);
   }
-  std::vector<size_t> order(hosts.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return KeyLess(keys[a], keys[b]); });
-  std::vector<std::string> sorted;
-  sorted.reserve(hosts.size());
-  for (size_t i : order) {
-    sorted.push_back(std::move(hosts[i]));
-  }
-  return sorted;
+  runs.Sort();
+  return runs.Names();
 }
 
 }  // namespace canopy::slurm

@@ -1,0 +1,103 @@
+// Tests for the job state machine and the job table.
+#include "scheduler/core/job.h"
+
+#include "gtest/gtest.h"
+#include "scheduler/core/job_table.h"
+
+namespace canopy::core {
+namespace {
+
+const absl::Time kT0 = absl::FromUnixSeconds(1000);
+
+Job NewJob(uint32_t id) {
+  Job j;
+  j.id = JobId(id);
+  j.submit_time = kT0;
+  j.eligible_time = kT0;
+  return j;
+}
+
+TEST(JobStateTest, NamesMatchSlurm) {
+  EXPECT_EQ(JobStateName(JobState::kPending), "PENDING");
+  EXPECT_EQ(JobStateName(JobState::kNodeFail), "NODE_FAIL");
+  EXPECT_EQ(JobStateName(JobState::kOutOfMemory), "OUT_OF_MEMORY");
+  EXPECT_EQ(JobStateShortName(JobState::kRunning), "R");
+  EXPECT_EQ(JobStateShortName(JobState::kPending), "PD");
+  EXPECT_EQ(JobReasonName(JobReason::kReqNodeNotAvail), "ReqNodeNotAvail");
+  EXPECT_EQ(JobReasonName(JobReason::kPartitionTimeLimit), "PartitionTimeLimit");
+  EXPECT_EQ(JobReasonName(JobReason::kJobHeldAdmin), "JobHeldAdmin");
+}
+
+TEST(JobStateTest, TerminalStatesGoNowhere) {
+  for (int from = 0; from < kJobStateCount; ++from) {
+    if (!IsTerminal(static_cast<JobState>(from))) {
+      continue;
+    }
+    for (int to = 0; to < kJobStateCount; ++to) {
+      EXPECT_FALSE(IsLegalTransition(static_cast<JobState>(from), static_cast<JobState>(to)))
+          << from << "->" << to;
+    }
+  }
+}
+
+TEST(JobStateTest, NoSelfTransitions) {
+  for (int s = 0; s < kJobStateCount; ++s) {
+    EXPECT_FALSE(IsLegalTransition(static_cast<JobState>(s), static_cast<JobState>(s)));
+  }
+}
+
+TEST(JobStateTest, RunToCompletion) {
+  Job j = NewJob(1);
+  j.reason = JobReason::kResources;
+  ASSERT_TRUE(TransitionTo(j, JobState::kRunning, kT0 + absl::Seconds(5)).ok());
+  EXPECT_EQ(j.start_time, kT0 + absl::Seconds(5));
+  EXPECT_EQ(j.reason, JobReason::kNone);
+  ASSERT_TRUE(TransitionTo(j, JobState::kCompleted, kT0 + absl::Seconds(9)).ok());
+  EXPECT_EQ(j.end_time, kT0 + absl::Seconds(9));
+  EXPECT_TRUE(IsTerminal(j.state));
+}
+
+TEST(JobStateTest, IllegalTransitionIsFailedPreconditionAndChangesNothing) {
+  Job j = NewJob(7);
+  absl::Status s = TransitionTo(j, JobState::kCompleted, kT0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("PENDING -> COMPLETED"), absl::string_view::npos) << s;
+  EXPECT_EQ(j.state, JobState::kPending);
+  ASSERT_TRUE(TransitionTo(j, JobState::kCancelled, kT0).ok());
+  EXPECT_EQ(TransitionTo(j, JobState::kRunning, kT0).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(JobStateTest, RequeueCountsRestarts) {
+  Job j = NewJob(2);
+  ASSERT_TRUE(TransitionTo(j, JobState::kConfiguring, kT0).ok());
+  ASSERT_TRUE(TransitionTo(j, JobState::kRunning, kT0 + absl::Seconds(1)).ok());
+  ASSERT_TRUE(TransitionTo(j, JobState::kRequeued, kT0 + absl::Seconds(10)).ok());
+  EXPECT_EQ(j.reason, JobReason::kNodeDown);
+  ASSERT_TRUE(TransitionTo(j, JobState::kPending, kT0 + absl::Seconds(10)).ok());
+  EXPECT_EQ(j.restart_count, 1);
+  EXPECT_EQ(j.eligible_time, kT0 + absl::Seconds(10));
+  // PENDING -> REQUEUED is not a thing: only running work is requeued.
+  EXPECT_FALSE(IsLegalTransition(JobState::kPending, JobState::kRequeued));
+  EXPECT_TRUE(IsLegalTransition(JobState::kPreempted, JobState::kRequeued));
+  EXPECT_TRUE(IsLegalTransition(JobState::kRunning, JobState::kNodeFail));
+}
+
+TEST(JobTableTest, OrderedAndUnique) {
+  JobTable t;
+  ASSERT_TRUE(t.Add(NewJob(3)).ok());
+  ASSERT_TRUE(t.Add(NewJob(1)).ok());
+  EXPECT_EQ(t.Add(NewJob(3)).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(t.Add(Job{}).code(), absl::StatusCode::kInvalidArgument);
+  std::vector<const Job*> p = t.Pending();
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0]->id, JobId(1));
+  ASSERT_TRUE(TransitionTo(*t.Find(JobId(1)), JobState::kRunning, kT0).ok());
+  EXPECT_EQ(t.Pending().size(), 1u);
+  EXPECT_EQ(t.Erase(JobId(9)).code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(t.Erase(JobId(1)).ok());
+  EXPECT_EQ(t.Find(JobId(1)), nullptr);
+}
+
+}  // namespace
+}  // namespace canopy::core

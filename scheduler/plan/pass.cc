@@ -1,0 +1,196 @@
+// One scheduling pass (pass.h).
+#include "scheduler/plan/pass.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/placement/eligibility.h"
+
+namespace canopy::plan {
+namespace {
+
+using placement::CapacityView;
+using placement::PlacementRequest;
+using placement::PlacementResult;
+
+// What makes two jobs interchangeable for placement within one pass.
+using ShapeKey = std::tuple<int32_t, int32_t, int32_t, std::string, int32_t, int64_t, bool,
+                            std::string>;
+
+bool HasShape(const core::JobSpec& s) {
+  return s.required_nodes.empty() && s.excluded_nodes.empty() && s.max_switches == 0;
+}
+
+ShapeKey KeyOf(const core::JobSpec& s) {
+  return {s.min_nodes, s.max_nodes_or_min(), s.gpus_per_node, s.gpu_type,
+          s.cpus_per_node, s.mem_per_node_mib, s.exclusive, s.partition};
+}
+
+core::JobReason ToJobReason(placement::PendingReason r) {
+  switch (r) {
+    case placement::PendingReason::kReqNodeNotAvail:
+      return core::JobReason::kReqNodeNotAvail;
+    case placement::PendingReason::kBadConstraints:
+      return core::JobReason::kBadConstraints;
+    default:
+      return core::JobReason::kResources;
+  }
+}
+
+int64_t FreeGpusOnOpenNodes(const CapacityView& view) {
+  int64_t free = 0;
+  for (int root : view.domains().roots()) {
+    free += view.stats(root).open_free_gpus;
+  }
+  return free;
+}
+
+// What the first job of a failed shape learned, reused for the rest of that shape.
+struct ShapeFailure {
+  core::JobReason reason;
+  bool infeasible;
+  std::string detail;
+};
+
+}  // namespace
+
+PlacementRequest ToPlacementRequest(const core::JobSpec& spec, absl::Time eligible_since) {
+  PlacementRequest r;
+  r.min_nodes = spec.min_nodes;
+  r.max_nodes = spec.max_nodes;
+  r.gpus_per_node = spec.gpus_per_node;
+  r.gpu_type = spec.gpu_type;
+  r.cpus_per_node = spec.cpus_per_node;
+  r.mem_per_node_mib = spec.mem_per_node_mib;
+  r.exclusive = spec.exclusive;
+  r.partition = spec.partition;
+  r.required_nodes = spec.required_nodes;
+  r.excluded_nodes = spec.excluded_nodes;
+  r.max_switches = spec.max_switches;
+  r.max_switch_wait = spec.max_switch_wait;
+  r.switch_wait_start = eligible_since;
+  return r;
+}
+
+int32_t MinUnitsPossible(const CapacityView& view, const PlacementRequest& request,
+                         absl::Time now) {
+  placement::ResolvedRequest r;
+  if (placement::ResolveRequest(view, request, now, r).has_value()) {
+    return -1;
+  }
+  placement::EligibleSet es;
+  placement::CollectEligible(view, r, /*prune=*/true, es);
+  const int32_t target = placement::TargetNodeCount(view.domains(), es, r);
+  std::vector<int32_t> scratch;
+  int32_t best = -1;
+  for (int root : view.domains().roots()) {
+    if (es.count(root) < target || !placement::HoldsRequired(es, r, root)) {
+      continue;
+    }
+    const int32_t m = placement::MinUnits(view.domains(), es, root, target, scratch);
+    if (m >= 0 && (best < 0 || m < best)) {
+      best = m;
+    }
+  }
+  return best;
+}
+
+Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pending, absl::Time now,
+             const placement::PlacementPolicy& policy, const PassOptions& options) {
+  Plan plan;
+  plan.time = now;
+  CapacityView scratch = view;  // later jobs must see what earlier starts took
+  int64_t free_gpus = FreeGpusOnOpenNodes(scratch);
+  // Lookups only; never iterated, so hash order cannot reach a decision.
+  absl::flat_hash_map<ShapeKey, ShapeFailure> failed;
+  std::vector<core::NodeUse> uses;
+
+  for (const core::Job* job : pending) {
+    if (job->state != core::JobState::kPending) {
+      continue;
+    }
+    ++plan.stats.considered;
+    const core::JobSpec& spec = job->spec;
+    const bool keyed = options.skip_identical && HasShape(spec);
+    if (keyed) {
+      auto it = failed.find(KeyOf(spec));
+      if (it != failed.end()) {
+        ++plan.stats.skipped_identical;
+        plan.pending.push_back({job->id, it->second.reason, it->second.infeasible,
+                                it->second.infeasible ? it->second.detail
+                                                      : "same shape as a job that did not fit"});
+        if (it->second.infeasible) {
+          ++plan.stats.infeasible;
+        }
+        continue;
+      }
+    }
+    if (spec.required_nodes.empty() &&
+        static_cast<int64_t>(spec.min_nodes) * spec.gpus_per_node > free_gpus) {
+      ++plan.stats.skipped_capacity;
+      plan.pending.push_back({job->id, core::JobReason::kResources, false,
+                              "more GPUs than are free in the cluster"});
+      continue;
+    }
+    if (options.max_policy_calls > 0 && plan.stats.policy_calls >= options.max_policy_calls) {
+      ++plan.stats.beyond_depth;
+      plan.pending.push_back({job->id, core::JobReason::kPriority, false,
+                              "not reached in this pass (depth cap)"});
+      continue;
+    }
+
+    const PlacementRequest request = ToPlacementRequest(spec, job->eligible_time);
+    ++plan.stats.policy_calls;
+    PlacementResult result = policy.Place(scratch, request, now);
+    if (!result.placed()) {
+      const bool infeasible = result.outcome == placement::Outcome::kInfeasible;
+      const core::JobReason reason =
+          infeasible ? core::JobReason::kBadConstraints : ToJobReason(result.reason);
+      if (infeasible) {
+        ++plan.stats.infeasible;
+      }
+      if (keyed) {
+        failed.emplace(KeyOf(spec), ShapeFailure{reason, infeasible, result.detail});
+      }
+      plan.pending.push_back({job->id, reason, infeasible, std::move(result.detail)});
+      continue;
+    }
+
+    PlannedStart start;
+    start.job = job->id;
+    start.exclusive = spec.exclusive;
+    if (options.compute_min_units && result.nodes.size() > 1) {
+      start.min_units_possible = MinUnitsPossible(scratch, request, now);
+    } else if (options.compute_min_units) {
+      start.min_units_possible = 1;
+    }
+    uses.clear();
+    for (const placement::NodeAssignment& a : result.nodes) {
+      start.nodes.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
+      uses.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
+    }
+    // The policy chose from this very view, so the update cannot fail; if it did, the plan
+    // would double-book GPUs, hence a hard check rather than a skipped job.
+    const absl::Status applied = scratch.ApplyJob(uses, spec.exclusive, /*start=*/true);
+    if (!applied.ok()) {
+      plan.pending.push_back({job->id, core::JobReason::kResources, false,
+                              absl::StrCat("internal: placement over capacity: ",
+                                           applied.message())});
+      continue;
+    }
+    for (const core::NodeUse& u : uses) {
+      free_gpus -= u.gpus;
+    }
+    start.explanation = std::move(result.explanation);
+    plan.starts.push_back(std::move(start));
+    ++plan.stats.placed;
+  }
+  return plan;
+}
+
+}  // namespace canopy::plan

@@ -1,0 +1,55 @@
+// Plan: what one scheduling pass decided, before anything is committed.
+//
+// Produced by RunPass (pass.h), a pure function of (capacity view, ordered pending jobs, time,
+// placement policy); committed by PlanApplier (applier.h), which re-checks every start against
+// the state at apply time (nomad's plan/plan-apply split). Plain value types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "scheduler/core/ids.h"
+#include "scheduler/core/job.h"
+#include "scheduler/placement/result.h"
+
+namespace canopy::plan {
+
+// One job to start, with the nodes and GPUs placement chose.
+struct PlannedStart {
+  core::JobId job;
+  std::vector<core::NodeShare> nodes;  // ascending NodeId
+  bool exclusive = false;
+  placement::Explanation explanation;  // leaf switches used, domain, ...
+  // Fewest units (leaf switches) any placement of this job could have used on the capacity left
+  // at that point of the pass, cluster-wide; -1 when not computed (PassOptions).
+  int32_t min_units_possible = -1;
+};
+
+// A job that stays pending, and why (squeue's reason).
+struct PendingNote {
+  core::JobId job;
+  core::JobReason reason = core::JobReason::kResources;
+  bool infeasible = false;  // can never run on this cluster as configured
+  std::string detail;       // placement's sentence, or why the pass skipped it
+};
+
+struct PassStats {
+  int32_t considered = 0;         // jobs looked at
+  int32_t policy_calls = 0;       // placements attempted
+  int32_t placed = 0;
+  int32_t skipped_identical = 0;  // same shape already failed in this pass
+  int32_t skipped_capacity = 0;   // more GPUs than are free anywhere
+  int32_t infeasible = 0;
+  int32_t beyond_depth = 0;  // not tried: the per-pass cap was reached
+};
+
+struct Plan {
+  absl::Time time;
+  std::vector<PlannedStart> starts;  // in queue order
+  std::vector<PendingNote> pending;  // in queue order
+  PassStats stats;
+};
+
+}  // namespace canopy::plan
