@@ -174,8 +174,8 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
       start.nodes.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
       uses.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
     }
-    // The policy chose from this very view, so the update cannot fail; if it did, the plan
-    // would double-book GPUs, hence a hard check rather than a skipped job.
+    // The policy chose from this very view, so this cannot fail; if a policy bug made it fail,
+    // the job stays pending with the message rather than double-booking GPUs.
     const absl::Status applied = scratch.ApplyJob(uses, spec.exclusive, /*start=*/true);
     if (!applied.ok()) {
       plan.pending.push_back({job->id, core::JobReason::kResources, false,
