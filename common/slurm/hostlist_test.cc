@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/slurm/hostlist_runs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -350,6 +351,69 @@ TEST(CompressHostlistExpressionTest, SameErrorsAsExpand) {
             "ERROR: invalid hostlist \"n[5-1]\": range \"5-1\" is reversed (5 > 1)");
   EXPECT_THAT(CompressExpression("n[1-2]x,n3"), HasSubstr("after the last ']'"));
   EXPECT_THAT(CompressExpression("a[1-1000]b[1-1001]"), HasSubstr("more than 1000000 hosts"));
+}
+
+// ---- Sorting: `scontrol show hostlistsorted` --------------------------------------------------
+
+std::string Sorted(std::string_view expression) {
+  absl::StatusOr<std::string> out = CompressHostlistExpression(expression, HostlistOrder::kSorted);
+  return out.ok() ? *out : absl::StrCat("ERROR: ", out.status().message());
+}
+
+TEST(SortedHostlistTest, MatchesScontrolShowHostlistsorted) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"", ""},
+      {"z,y,x", "x,y,z"},
+      {"n2,n1", "n[1-2]"},
+      {"n3,n1,n2,n1,b,a", "a,b,n[1,1-3]"},  // sorted, not deduplicated
+      {"n1,n[1-3],n2", "n[1,1-2,2-3]"},
+      {"n[1-5],n[3-4]", "n[1-3,3-4,4-5]"},
+      {"n[1-10],n[2-3],n5", "n[1-2,2-3,3-5,5-10]"},
+      {"r10n1,r2n1,r1n2,r1n1", "r1n[1-2],r2n1,r10n1"},  // natural order of prefixes
+      {"a10,a2,a1b,a", "a,a[2,10],a1b"},                // a name without number first
+      {"n01x1,n1x2,n001x3", "n001x3,n01x1,n1x2"},
+      {"b0[3,1-2]", "b0[1-3]"},  // prefixes kept as written
+      {"rack[1-2]-gpu[01-02],rack1-gpu03", "rack1-gpu[01-03],rack2-gpu[01-02]"},
+      // Mixed paddings: by number where the paddings agree, else by width.
+      {"n10,n9,b,n1,n01,a,n2,n001,n3", "a,b,n[1-3,9,01,10,001]"},
+      {"n02,n9,n10,x-8", "n[9-10,02],x-8"},
+      {"x-09,x-9,x-10,gpu0009,8,n", "8,gpu0009,n,x-[9-10,09]"},
+      {"a1b,a1b2,a1b3,a1b3,9,10,9,a1b11,00,01,node098", "[9,9-10,00-01],a1b,a1b[2-3,3,11],node098"},
+      {"gpu[00001-16384]", "gpu[00001-16384]"},
+  };
+  for (const auto& [expression, want] : cases) {
+    EXPECT_EQ(Sorted(expression), want) << expression;
+  }
+  EXPECT_THAT(Sorted("n[2-1]"), HasSubstr("is reversed"));
+}
+
+TEST(SortedHostlistTest, KeepsHostsSlurmLoses) {
+  // Slurm 22.05 prints "[8-9,9-10,10,99],gpu8,node11" here: hostlist_coalesce frees a range it
+  // still uses and 11, 12 and 02 vanish. We keep all nine hosts.
+  EXPECT_EQ(Sorted("[9-12],gpu8,[8-10,02,99],node11"), "[8-9,9-10,10-12,02,99],gpu8,node11");
+}
+
+TEST(SortHostlistTest, CompressingSortedNamesIsHostlistsorted) {
+  const std::vector<std::string> names = {"n10", "n9", "b", "n1", "n01", "a", "n2", "n001", "n3"};
+  EXPECT_THAT(SortHostlist(names),
+              ElementsAre("a", "b", "n1", "n2", "n3", "n9", "n01", "n10", "n001"));
+  EXPECT_EQ(CompressHostlist(SortHostlist(names)), "a,b,n[1-3,9,01,10,001]");
+  EXPECT_EQ(CompressHostlist(SortHostlist({"n3", "n1", "n2", "n1"})), "n[1,1-3]");
+  EXPECT_THAT(SortHostlist({}), IsEmpty());
+  // Names are sorted as names: b01,b03 have prefix "b", unlike the expression "b0[1,3]".
+  EXPECT_EQ(CompressHostlist(SortHostlist({"b03", "b01", "b02"})), "b[01-03]");
+}
+
+TEST(NaturalCompareTest, SlurmStrnatcmp) {
+  using internal::NaturalCompare;
+  EXPECT_LT(NaturalCompare("a2", "a10"), 0);
+  EXPECT_GT(NaturalCompare("a10", "a2"), 0);
+  EXPECT_EQ(NaturalCompare("rack1-", "rack1-"), 0);
+  EXPECT_LT(NaturalCompare("a01", "a1"), 0);  // leading zero: compared digit by digit
+  EXPECT_LT(NaturalCompare("", "a"), 0);
+  EXPECT_LT(NaturalCompare("A", "a"), 0);     // case-sensitive
+  EXPECT_EQ(NaturalCompare("a b", "ab"), 0);  // whitespace is skipped
+  EXPECT_LT(NaturalCompare("x9y", "x10y"), 0);
 }
 
 // ---- Speed: a 16k-node topology.conf is parsed at start-up ------------------------------------

@@ -106,9 +106,13 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
   plan.time = now;
   CapacityView scratch = view;  // later jobs must see what earlier starts took
   int64_t free_gpus = FreeGpusOnOpenNodes(scratch);
+  int64_t total_gpus = 0;  // a request above this is sent to the policy, which says infeasible
+  for (const placement::NodeCapacity& n : scratch.nodes()) {
+    total_gpus += n.total_gpus;
+  }
   // Lookups only; never iterated, so hash order cannot reach a decision.
   absl::flat_hash_map<ShapeKey, ShapeFailure> failed;
-  std::vector<core::NodeUse> uses;
+  std::vector<placement::NodeUse> uses;
 
   for (const core::Job* job : pending) {
     if (job->state != core::JobState::kPending) {
@@ -130,8 +134,8 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
         continue;
       }
     }
-    if (spec.required_nodes.empty() &&
-        static_cast<int64_t>(spec.min_nodes) * spec.gpus_per_node > free_gpus) {
+    const int64_t asked = static_cast<int64_t>(spec.min_nodes) * spec.gpus_per_node;
+    if (spec.required_nodes.empty() && asked > free_gpus && asked <= total_gpus) {
       ++plan.stats.skipped_capacity;
       plan.pending.push_back({job->id, core::JobReason::kResources, false,
                               "more GPUs than are free in the cluster"});
@@ -183,7 +187,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
                                            applied.message())});
       continue;
     }
-    for (const core::NodeUse& u : uses) {
+    for (const placement::NodeUse& u : uses) {
       free_gpus -= u.gpus;
     }
     start.explanation = std::move(result.explanation);

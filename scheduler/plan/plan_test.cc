@@ -95,7 +95,7 @@ TEST_F(PassTest, SkipIdenticalAfterFirstFailure) {
   EXPECT_EQ(plan.stats.placed, 1);
   EXPECT_EQ(plan.stats.skipped_capacity + plan.stats.policy_calls, 2);
   // With capacity left but the shape failing, identical jobs are not placed again.
-  view_ = ViewBuilder(*topo_).Busy("n[1-3],n[5-7]").Use("n4", 1).Build();
+  view_ = ViewBuilder(*topo_).Busy("n[1-3],n[5-7]").Use("n4", 0).Build();
   jobs_ = core::JobTable();
   Add(1, 2, 8, true);  // n4 is not idle: fails
   Add(2, 2, 8, true);
