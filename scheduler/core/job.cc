@@ -9,8 +9,8 @@ namespace canopy::core {
 
 absl::string_view JobStateName(JobState state) {
   static constexpr std::array<absl::string_view, kJobStateCount> kNames = {
-      "PENDING", "CONFIGURING", "RUNNING",   "COMPLETING",    "COMPLETED", "FAILED",
-      "CANCELLED", "TIMEOUT",   "NODE_FAIL", "OUT_OF_MEMORY", "REQUEUED",  "PREEMPTED"};
+      "PENDING",   "CONFIGURING", "RUNNING",   "COMPLETING",    "COMPLETED", "FAILED",
+      "CANCELLED", "TIMEOUT",     "NODE_FAIL", "OUT_OF_MEMORY", "REQUEUED",  "PREEMPTED"};
   return kNames[static_cast<int>(state)];
 }
 
@@ -72,18 +72,17 @@ bool IsLegalTransition(JobState from, JobState to) {
   using S = JobState;
   switch (from) {
     case S::kPending:
-      return to == S::kConfiguring || to == S::kRunning || to == S::kCancelled ||
-             to == S::kFailed;
+      return to == S::kConfiguring || to == S::kRunning || to == S::kCancelled || to == S::kFailed;
     case S::kConfiguring:
-      return to == S::kRunning || to == S::kCancelled || to == S::kNodeFail ||
-             to == S::kFailed || to == S::kRequeued || to == S::kPending;
+      return to == S::kRunning || to == S::kCancelled || to == S::kNodeFail || to == S::kFailed ||
+             to == S::kRequeued || to == S::kPending;
     case S::kRunning:
       return to == S::kCompleting || to == S::kCompleted || to == S::kFailed ||
              to == S::kCancelled || to == S::kTimeout || to == S::kNodeFail ||
              to == S::kOutOfMemory || to == S::kRequeued || to == S::kPreempted;
     case S::kCompleting:
-      return to == S::kCompleted || to == S::kFailed || to == S::kCancelled ||
-             to == S::kTimeout || to == S::kNodeFail || to == S::kOutOfMemory;
+      return to == S::kCompleted || to == S::kFailed || to == S::kCancelled || to == S::kTimeout ||
+             to == S::kNodeFail || to == S::kOutOfMemory;
     case S::kRequeued:
       return to == S::kPending;
     case S::kPreempted:
@@ -103,9 +102,9 @@ int64_t Allocation::total_gpus() const {
 
 absl::Status TransitionTo(Job& job, JobState to, absl::Time now) {
   if (!IsLegalTransition(job.state, to)) {
-    return absl::FailedPreconditionError(absl::StrCat("job ", job.id.value(), ": illegal transition ",
-                                                      JobStateName(job.state), " -> ",
-                                                      JobStateName(to)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id.value(), ": illegal transition ", JobStateName(job.state),
+                     " -> ", JobStateName(to)));
   }
   const JobState from = job.state;
   job.state = to;

@@ -79,8 +79,8 @@ bool IsLegalTransition(JobState from, JobState to);
 // What a job asks for (sbatch options in brackets). Plain value.
 struct JobSpec {
   std::string name;
-  int32_t min_nodes = 1;  // -N min[-max]
-  int32_t max_nodes = 0;  // 0 = same as min
+  int32_t min_nodes = 1;      // -N min[-max]
+  int32_t max_nodes = 0;      // 0 = same as min
   int32_t gpus_per_node = 0;  // --gpus-per-node=[type:]n
   std::string gpu_type;       // "" = any
   int32_t cpus_per_node = 1;
@@ -127,7 +127,7 @@ struct Job {
   absl::Time eligible_time = absl::InfinitePast();  // when it last became PENDING
   absl::Time start_time = absl::InfinitePast();     // last start; InfinitePast = never
   absl::Time end_time = absl::InfinitePast();
-  Allocation allocation;  // while CONFIGURING/RUNNING/COMPLETING
+  Allocation allocation;      // while CONFIGURING/RUNNING/COMPLETING
   int32_t restart_count = 0;  // SLURM_RESTART_COUNT
   int32_t exit_code = 0;
   int32_t exit_signal = 0;

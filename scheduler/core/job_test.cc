@@ -64,8 +64,7 @@ TEST(JobStateTest, IllegalTransitionIsFailedPreconditionAndChangesNothing) {
   EXPECT_NE(s.message().find("PENDING -> COMPLETED"), absl::string_view::npos) << s;
   EXPECT_EQ(j.state, JobState::kPending);
   ASSERT_TRUE(TransitionTo(j, JobState::kCancelled, kT0).ok());
-  EXPECT_EQ(TransitionTo(j, JobState::kRunning, kT0).code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(TransitionTo(j, JobState::kRunning, kT0).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(JobStateTest, RequeueCountsRestarts) {

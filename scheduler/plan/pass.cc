@@ -2,6 +2,7 @@
 #include "scheduler/plan/pass.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,16 +20,16 @@ using placement::PlacementRequest;
 using placement::PlacementResult;
 
 // What makes two jobs interchangeable for placement within one pass.
-using ShapeKey = std::tuple<int32_t, int32_t, int32_t, std::string, int32_t, int64_t, bool,
-                            std::string>;
+using ShapeKey =
+    std::tuple<int32_t, int32_t, int32_t, std::string, int32_t, int64_t, bool, std::string>;
 
 bool HasShape(const core::JobSpec& s) {
   return s.required_nodes.empty() && s.excluded_nodes.empty() && s.max_switches == 0;
 }
 
 ShapeKey KeyOf(const core::JobSpec& s) {
-  return {s.min_nodes, s.max_nodes_or_min(), s.gpus_per_node, s.gpu_type,
-          s.cpus_per_node, s.mem_per_node_mib, s.exclusive, s.partition};
+  return {s.min_nodes,     s.max_nodes_or_min(), s.gpus_per_node, s.gpu_type,
+          s.cpus_per_node, s.mem_per_node_mib,   s.exclusive,     s.partition};
 }
 
 core::JobReason ToJobReason(placement::PendingReason r) {
@@ -104,10 +105,13 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
              const placement::PlacementPolicy& policy, const PassOptions& options) {
   Plan plan;
   plan.time = now;
-  CapacityView scratch = view;  // later jobs must see what earlier starts took
-  int64_t free_gpus = FreeGpusOnOpenNodes(scratch);
+  // Later jobs must see what earlier starts took, so starts go into a private copy, made at the
+  // first start: most passes on a busy cluster start nothing and copy nothing.
+  std::optional<CapacityView> copy;
+  const CapacityView* current = &view;
+  int64_t free_gpus = FreeGpusOnOpenNodes(view);
   int64_t total_gpus = 0;  // a request above this is sent to the policy, which says infeasible
-  for (const placement::NodeCapacity& n : scratch.nodes()) {
+  for (const placement::NodeCapacity& n : view.nodes()) {
     total_gpus += n.total_gpus;
   }
   // Lookups only; never iterated, so hash order cannot reach a decision.
@@ -118,16 +122,23 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     if (job->state != core::JobState::kPending) {
       continue;
     }
-    ++plan.stats.considered;
     const core::JobSpec& spec = job->spec;
+    if (free_gpus == 0 && spec.gpus_per_node > 0 && spec.min_nodes * spec.gpus_per_node > 0 &&
+        total_gpus >= int64_t{spec.min_nodes} * spec.gpus_per_node) {
+      // Every GPU is taken: the common case of a long queue on a full cluster. Such jobs are not
+      // looked at (no note: they keep their reason, a new job shows "None" as in Slurm), so a
+      // pass over a full cluster costs O(pending) comparisons and nothing more.
+      ++plan.stats.not_reached;
+      continue;
+    }
+    ++plan.stats.considered;
     const bool keyed = options.skip_identical && HasShape(spec);
     if (keyed) {
       auto it = failed.find(KeyOf(spec));
       if (it != failed.end()) {
         ++plan.stats.skipped_identical;
         plan.pending.push_back({job->id, it->second.reason, it->second.infeasible,
-                                it->second.infeasible ? it->second.detail
-                                                      : "same shape as a job that did not fit"});
+                                it->second.infeasible ? it->second.detail : std::string()});
         if (it->second.infeasible) {
           ++plan.stats.infeasible;
         }
@@ -137,20 +148,23 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     const int64_t asked = static_cast<int64_t>(spec.min_nodes) * spec.gpus_per_node;
     if (spec.required_nodes.empty() && asked > free_gpus && asked <= total_gpus) {
       ++plan.stats.skipped_capacity;
-      plan.pending.push_back({job->id, core::JobReason::kResources, false,
-                              "more GPUs than are free in the cluster"});
+      plan.pending.push_back(
+          {job->id, core::JobReason::kResources, false, "more GPUs than are free in the cluster"});
+      if (keyed) {
+        failed.emplace(KeyOf(spec), ShapeFailure{core::JobReason::kResources, false, ""});
+      }
       continue;
     }
     if (options.max_policy_calls > 0 && plan.stats.policy_calls >= options.max_policy_calls) {
       ++plan.stats.beyond_depth;
-      plan.pending.push_back({job->id, core::JobReason::kPriority, false,
-                              "not reached in this pass (depth cap)"});
+      plan.pending.push_back(
+          {job->id, core::JobReason::kPriority, false, "not reached in this pass (depth cap)"});
       continue;
     }
 
     const PlacementRequest request = ToPlacementRequest(spec, job->eligible_time);
     ++plan.stats.policy_calls;
-    PlacementResult result = policy.Place(scratch, request, now);
+    PlacementResult result = policy.Place(*current, request, now);
     if (!result.placed()) {
       const bool infeasible = result.outcome == placement::Outcome::kInfeasible;
       const core::JobReason reason =
@@ -169,7 +183,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     start.job = job->id;
     start.exclusive = spec.exclusive;
     if (options.compute_min_units && result.nodes.size() > 1) {
-      start.min_units_possible = MinUnitsPossible(scratch, request, now);
+      start.min_units_possible = MinUnitsPossible(*current, request, now);
     } else if (options.compute_min_units) {
       start.min_units_possible = 1;
     }
@@ -180,11 +194,15 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     }
     // The policy chose from this very view, so this cannot fail; if a policy bug made it fail,
     // the job stays pending with the message rather than double-booking GPUs.
-    const absl::Status applied = scratch.ApplyJob(uses, spec.exclusive, /*start=*/true);
+    if (!copy.has_value()) {
+      copy.emplace(view);
+      current = &*copy;
+    }
+    const absl::Status applied = copy->ApplyJob(uses, spec.exclusive, /*start=*/true);
     if (!applied.ok()) {
-      plan.pending.push_back({job->id, core::JobReason::kResources, false,
-                              absl::StrCat("internal: placement over capacity: ",
-                                           applied.message())});
+      plan.pending.push_back(
+          {job->id, core::JobReason::kResources, false,
+           absl::StrCat("internal: placement over capacity: ", applied.message())});
       continue;
     }
     for (const placement::NodeUse& u : uses) {

@@ -6,14 +6,16 @@
 //
 // The pass tries jobs in order and starts every job that fits now (gang, all or nothing: a job
 // gets all its nodes from one placement or none). A job that does not fit does not block the
-// ones after it; EASY backfill reservations are not implemented yet (docs/design/scheduling_pass.md).
-// Cost control, so a pass stays far from O(pending × nodes):
+// ones after it; EASY backfill reservations are not implemented yet
+// (docs/design/scheduling_pass.md). Cost control, so a pass stays far from O(pending × nodes):
 //   * skip identical: once a job of a shape (nodes, GPUs/CPUs/memory per node, GPU type,
 //     exclusive, partition; no -w/-x/--switches) failed, later jobs of that shape are not
 //     placed again in this pass (Slurm does the same); capacity only shrinks during a pass, so
 //     they could not fit either;
 //   * a job asking for more GPUs than are free on open nodes cluster-wide is skipped without
 //     calling the policy (O(roots));
+//   * while no GPU is free anywhere, GPU jobs are passed over without a note (they keep their
+//     previous reason), so a long queue on a full cluster costs O(pending) comparisons;
 //   * optionally, at most `max_policy_calls` placements per pass; later jobs keep reason Priority.
 // Thread-safe (no shared state).
 #pragma once

@@ -36,13 +36,14 @@ struct PendingNote {
 };
 
 struct PassStats {
-  int32_t considered = 0;         // jobs looked at
-  int32_t policy_calls = 0;       // placements attempted
+  int32_t considered = 0;    // jobs looked at
+  int32_t policy_calls = 0;  // placements attempted
   int32_t placed = 0;
   int32_t skipped_identical = 0;  // same shape already failed in this pass
   int32_t skipped_capacity = 0;   // more GPUs than are free anywhere
   int32_t infeasible = 0;
   int32_t beyond_depth = 0;  // not tried: the per-pass cap was reached
+  int32_t not_reached = 0;   // GPU jobs passed over because no GPU at all was free
 };
 
 struct Plan {

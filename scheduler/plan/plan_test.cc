@@ -59,12 +59,12 @@ TEST_F(PassTest, StartsWhatFitsAndExplainsTheRest) {
   EXPECT_EQ(plan.starts[0].job, core::JobId(1));
   EXPECT_EQ(plan.starts[0].explanation.units_used, 1);
   EXPECT_EQ(plan.starts[0].min_units_possible, 1);
-  ASSERT_EQ(plan.pending.size(), 2u);
-  EXPECT_EQ(plan.pending[0].job, core::JobId(3));
-  EXPECT_EQ(plan.pending[0].reason, core::JobReason::kResources);
-  EXPECT_EQ(plan.pending[1].job, core::JobId(4));
-  // 72 GPUs asked, 0 free: skipped before placement; it never fits, but the cheap check only
-  // knows "not now" (the placement would say BadConstraints on an empty cluster).
+  // Job 3 comes when no GPU is free anywhere: passed over without a note (it keeps its reason).
+  EXPECT_EQ(plan.stats.not_reached, 1);
+  // Job 4 asks for more than the cluster has: the policy calls it infeasible.
+  ASSERT_EQ(plan.pending.size(), 1u);
+  EXPECT_EQ(plan.pending[0].job, core::JobId(4));
+  EXPECT_TRUE(plan.pending[0].infeasible);
   EXPECT_EQ(plan.stats.placed, 2);
   // The input view is untouched; the applier commits.
   EXPECT_EQ(view_.stats(view_.domains().roots()[0]).idle, 8);
@@ -73,7 +73,8 @@ TEST_F(PassTest, StartsWhatFitsAndExplainsTheRest) {
   EXPECT_EQ(report->started.size(), 2u);
   EXPECT_EQ(jobs_.Find(core::JobId(1))->state, core::JobState::kRunning);
   EXPECT_EQ(jobs_.Find(core::JobId(1))->allocation.nodes.size(), 4u);
-  EXPECT_EQ(jobs_.Find(core::JobId(3))->reason, core::JobReason::kResources);
+  EXPECT_EQ(jobs_.Find(core::JobId(3))->reason, core::JobReason::kNone);
+  EXPECT_EQ(jobs_.Find(core::JobId(4))->reason, core::JobReason::kBadConstraints);
   EXPECT_EQ(view_.stats(view_.domains().roots()[0]).idle, 0);
 }
 
@@ -87,19 +88,20 @@ TEST_F(PassTest, InfeasibleIsMarked) {
 
 TEST_F(PassTest, SkipIdenticalAfterFirstFailure) {
   view_ = ViewBuilder(*topo_).Busy("n[1-3],n[5-7]").Build();  // one node free per leaf
-  Add(1, 2, 8, true);  // fits: one node in each leaf
-  Add(2, 2, 8, true);  // fails: nothing left
-  Add(3, 2, 8, true);  // identical: skipped
+  Add(1, 2, 8, true);                                         // fits: one node in each leaf
+  Add(2, 2, 8, true);                                         // fails: nothing left
+  Add(3, 2, 8, true);                                         // identical: skipped
   Add(4, 2, 8, true);
   Plan plan = Pass();
   EXPECT_EQ(plan.stats.placed, 1);
-  EXPECT_EQ(plan.stats.skipped_capacity + plan.stats.policy_calls, 2);
+  EXPECT_EQ(plan.stats.policy_calls, 1);
+  EXPECT_EQ(plan.stats.not_reached, 3);  // nothing is free after job 1
   // With capacity left but the shape failing, identical jobs are not placed again.
   view_ = ViewBuilder(*topo_).Busy("n[1-3],n[5-7]").Use("n4", 0).Build();
   jobs_ = core::JobTable();
   Add(1, 2, 8, true);  // n4 is not idle: fails
   Add(2, 2, 8, true);
-  Add(3, 1, 4);        // a different shape still goes
+  Add(3, 1, 4);  // a different shape still goes
   plan = Pass();
   EXPECT_EQ(plan.stats.policy_calls, 2);
   EXPECT_EQ(plan.stats.skipped_identical, 1);
@@ -139,8 +141,8 @@ TEST_F(PassTest, ApplierRefusesWholeGangWhenOneNodeChanged) {
 TEST_F(PassTest, ApplierRefusesJobNoLongerPending) {
   Add(1, 1, 8);
   Plan plan = Pass();
-  ASSERT_TRUE(core::TransitionTo(*jobs_.Find(core::JobId(1)), core::JobState::kCancelled, kNow)
-                  .ok());
+  ASSERT_TRUE(
+      core::TransitionTo(*jobs_.Find(core::JobId(1)), core::JobState::kCancelled, kNow).ok());
   auto report = applier_.Apply(plan, view_, jobs_, kNow);
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->refused.size(), 1u);

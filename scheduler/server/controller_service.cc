@@ -63,6 +63,28 @@ grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+grpc::Status ControllerServiceImpl::ListPartitions(grpc::ServerContext*,
+                                                   const canopy::v1::ListPartitionsRequest*,
+                                                   canopy::v1::ListPartitionsResponse* response) {
+  for (const config::PartitionConfig& p : controller_->config().partitions) {
+    canopy::v1::Partition* out = response->add_partitions();
+    out->set_name(p.name);
+    out->set_is_default(p.is_default);
+    out->set_up(p.up);
+    if (p.max_time != absl::InfiniteDuration()) {
+      *out->mutable_max_time() = rpc::ToProtoDuration(p.max_time);
+    }
+    if (p.default_time != absl::InfiniteDuration()) {
+      *out->mutable_default_time() = rpc::ToProtoDuration(p.default_time);
+    }
+    out->set_max_nodes(p.max_nodes);
+    for (const std::string& n : p.nodes) {
+      out->add_nodes(n);
+    }
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
                                                const canopy::v1::UpdateNodeRequest* request,
                                                canopy::v1::UpdateNodeResponse* response) {

@@ -20,6 +20,9 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
 
   grpc::Status ListNodes(grpc::ServerContext* context, const canopy::v1::ListNodesRequest* request,
                          canopy::v1::ListNodesResponse* response) override;
+  grpc::Status ListPartitions(grpc::ServerContext* context,
+                              const canopy::v1::ListPartitionsRequest* request,
+                              canopy::v1::ListPartitionsResponse* response) override;
   grpc::Status UpdateNode(grpc::ServerContext* context,
                           const canopy::v1::UpdateNodeRequest* request,
                           canopy::v1::UpdateNodeResponse* response) override;

@@ -28,7 +28,9 @@ NodeRegistration FullRegistration() {
   r.cpus = 64;
   r.real_memory_mib = 2048;
   for (int i = 0; i < 8; ++i) {
-    r.gpus.push_back(GpuStatus{.index = i});
+    GpuStatus g;
+    g.index = i;
+    r.gpus.push_back(g);
   }
   return r;
 }
