@@ -61,6 +61,16 @@ absl::StatusOr<canopy::v1::ListNodesResponse> ControllerClient::ListNodes(
   return response;
 }
 
+absl::StatusOr<canopy::v1::ListPartitionsResponse> ControllerClient::ListPartitions() {
+  canopy::v1::ListPartitionsResponse response;
+  grpc::Status s =
+      stub_->ListPartitions(NewContext().get(), canopy::v1::ListPartitionsRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 absl::StatusOr<canopy::v1::GetTopologyResponse> ControllerClient::GetTopology(
     const canopy::v1::GetTopologyRequest& request) {
   canopy::v1::GetTopologyResponse response;

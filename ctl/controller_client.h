@@ -19,6 +19,7 @@ class ControllerClient {
 
   absl::StatusOr<canopy::v1::ListNodesResponse> ListNodes(
       const canopy::v1::ListNodesRequest& request);
+  absl::StatusOr<canopy::v1::ListPartitionsResponse> ListPartitions();
   absl::StatusOr<canopy::v1::GetTopologyResponse> GetTopology(
       const canopy::v1::GetTopologyRequest& request);
   absl::StatusOr<canopy::v1::UpdateNodeResponse> UpdateNode(

@@ -6,6 +6,7 @@
 
 #include "ctl/canopyctl_commands.h"
 #include "ctl/scontrol.h"
+#include "ctl/sinfo.h"
 
 int main(int argc, char** argv) {
   std::string name = argv[0];
@@ -16,10 +17,13 @@ int main(int argc, char** argv) {
   if (name == "scontrol") {
     return canopy::ctl::RunScontrol(args, std::cout, std::cerr);
   }
+  if (name == "sinfo") {
+    return canopy::ctl::RunSinfo(args, std::cout, std::cerr);
+  }
   if (name == "canopyctl") {
     return canopy::ctl::RunCanopyctl(args, std::cout, std::cerr);
   }
-  std::cerr << name << ": this Canopy build answers to canopyctl and scontrol; '" << name
+  std::cerr << name << ": this Canopy build answers to canopyctl, scontrol and sinfo; '" << name
             << "' is not one of its front ends\n";
   return 2;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <tuple>
 #include <map>
@@ -22,16 +23,16 @@ bool Abbrev(const std::string& word, const std::string& keyword, size_t min_len)
   return w.size() >= min_len && w.size() <= keyword.size() && keyword.compare(0, w.size(), w) == 0;
 }
 
-// `scontrol show hostnames [EXPR]`: one host per line. Without EXPR Slurm reads
-// $SLURM_JOB_NODELIST. Slurm exits 0 even when the expression is bad; so do we.
+// `scontrol show hostnames [EXPR]`: one host per line. Without EXPR Slurm 22.05 reads
+// $SLURM_NODELIST. Slurm exits 0 even when the expression is bad; so do we. The first stderr
+// line of an error is ours (it says what is wrong); the second is Slurm's.
 int ShowHostnames(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string expr;
   if (!args.empty()) {
     expr = args[0];
-  } else if (const char* env = std::getenv("SLURM_JOB_NODELIST"); env != nullptr) {
+  } else if (const char* env = std::getenv("SLURM_NODELIST"); env != nullptr) {
     expr = env;
-  }
-  if (expr.empty()) {
+  } else {
     err << "scontrol: error: host list is empty\n";
     return 0;
   }
@@ -47,49 +48,48 @@ int ShowHostnames(const std::vector<std::string>& args, std::ostream& out, std::
   return 0;
 }
 
-// Slurm's hostlist_sort order: by the name's non-numeric prefix, then by the value of its
-// numeric suffix (so n2 < n10), then by the suffix's width (n1 < n01).
-std::vector<std::string> SortHostnames(std::vector<std::string> hosts) {
-  struct Key {
-    std::string prefix;
-    uint64_t number = 0;
-    size_t width = 0;
-  };
-  auto key = [](const std::string& h) {
-    size_t digits = 0;
-    while (digits < h.size() && absl::ascii_isdigit(h[h.size() - 1 - digits]) && digits < 18) {
-      ++digits;
-    }
-    Key k{h.substr(0, h.size() - digits), 0, digits};
-    for (size_t i = h.size() - digits; i < h.size(); ++i) {
-      k.number = k.number * 10 + static_cast<uint64_t>(h[i] - '0');
-    }
-    return k;
-  };
-  std::stable_sort(hosts.begin(), hosts.end(), [&](const std::string& a, const std::string& b) {
-    const Key ka = key(a), kb = key(b);
-    return std::tie(ka.prefix, ka.width, ka.number) < std::tie(kb.prefix, kb.width, kb.number);
-  });
-  return hosts;
+// Slurm reads an argument starting with '/' as a file of names, one or more per line.
+absl::StatusOr<std::string> HostlistArgument(const std::string& arg) {
+  if (arg.empty() || arg[0] != '/') {
+    return arg;
+  }
+  std::ifstream in(arg);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("Can not open ", arg));
+  }
+  std::string text, line;
+  while (std::getline(in, line)) {
+    absl::StrAppend(&text, line, ",");
+  }
+  if (in.bad()) {
+    return absl::DataLossError(absl::StrCat("Error reading ", arg));
+  }
+  return text;
 }
 
-// `scontrol show hostlist[sorted] LIST`: the compressed form. Exit 1 on a bad list.
+// `scontrol show hostlist[sorted] LIST`: the ranged form, exactly as Slurm rewrites it (text
+// before the last bracket kept as written). Exit 1 on a bad list.
 int ShowHostlist(const std::vector<std::string>& args, bool sorted, std::ostream& out,
                  std::ostream& err) {
   if (args.empty()) {
+    // Slurm prints its whole help text here; we print our usage, with the same stderr and code.
+    out << "usage: scontrol show hostlist[sorted] LIST   (LIST: hostlist, or /path/to/file)\n";
     err << "invalid encode argument\n";
     return 1;
   }
-  absl::StatusOr<std::vector<std::string>> hosts = slurm::ExpandHostlist(args[0]);
-  if (!hosts.ok()) {
-    err << "scontrol: error: " << hosts.status().message() << "\n"
-        << "Invalid hostlist: " << args[0] << "\n";
+  absl::StatusOr<std::string> expr = HostlistArgument(args[0]);
+  if (!expr.ok()) {
+    err << expr.status().message() << "\n";
     return 1;
   }
-  if (sorted) {
-    *hosts = SortHostnames(*std::move(hosts));
+  absl::StatusOr<std::string> compressed = slurm::CompressHostlistExpression(
+      *expr, sorted ? slurm::HostlistOrder::kSorted : slurm::HostlistOrder::kAsWritten);
+  if (!compressed.ok()) {
+    err << "scontrol: error: " << compressed.status().message() << "\n"
+        << "Invalid hostlist: " << *expr << "\n";
+    return 1;
   }
-  out << slurm::CompressHostlist(*hosts) << "\n";
+  out << *compressed << "\n";
   return 0;
 }
 
@@ -235,20 +235,30 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
       err << "too few arguments for keyword:show\n";
       return 1;
     }
-    const std::vector<std::string> what(rest.begin() + 1, rest.end());
-    if (Abbrev(rest[0], "hostnames", 5)) {
+    // "show hostnames=EXPR" is the same as "show hostnames EXPR".
+    std::string entity = rest[0];
+    std::vector<std::string> what(rest.begin() + 1, rest.end());
+    if (const size_t eq = entity.find('='); eq != std::string::npos) {
+      what.insert(what.begin(), entity.substr(eq + 1));
+      entity = entity.substr(0, eq);
+    }
+    if (what.size() > 1) {
+      err << "too many arguments for keyword:show\n";
+      return 1;
+    }
+    if (Abbrev(entity, "hostnames", 5)) {
       return ShowHostnames(what, out, err);
     }
-    if (Abbrev(rest[0], "hostlistsorted", 9)) {
+    if (Abbrev(entity, "hostlistsorted", 9)) {
       return ShowHostlist(what, true, out, err);
     }
-    if (Abbrev(rest[0], "hostlist", 5)) {
+    if (Abbrev(entity, "hostlist", 5)) {
       return ShowHostlist(what, false, out, err);
     }
-    if (Abbrev(rest[0], "topology", 1)) {
+    if (Abbrev(entity, "topology", 1)) {
       return ShowTopology(what, out, err);
     }
-    err << "invalid entity:" << rest[0] << " for keyword:show \n";
+    err << "invalid entity:" << entity << " for keyword:show \n";
     return 1;
   }
   if (Abbrev(args[0], "update", 1)) {

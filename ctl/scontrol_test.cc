@@ -3,6 +3,7 @@
 #include "ctl/scontrol.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "gtest/gtest.h"
@@ -40,14 +41,43 @@ TEST(ScontrolTest, ShowHostnamesBadExpressionExitsZeroLikeSlurm) {
   EXPECT_NE(r.err.find("Invalid hostlist: gpu[3-1]\n"), std::string::npos) << r.err;
 }
 
-TEST(ScontrolTest, ShowHostnamesWithoutArgumentReadsJobNodelist) {
-  unsetenv("SLURM_JOB_NODELIST");
+TEST(ScontrolTest, ShowHostnamesWithoutArgumentReadsSlurmNodelist) {
+  unsetenv("SLURM_NODELIST");
   Result r = Sc({"show", "hostnames"});
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.err, "scontrol: error: host list is empty\n");
-  setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
+  // Slurm 22.05 reads SLURM_NODELIST here, not SLURM_JOB_NODELIST.
+  setenv("SLURM_JOB_NODELIST", "x[1-2]", 1);
+  setenv("SLURM_NODELIST", "n[1-2]", 1);
   EXPECT_EQ(Sc({"show", "hostnames"}).out, "n1\nn2\n");
+  setenv("SLURM_NODELIST", "", 1);
+  r = Sc({"show", "hostnames"});
+  EXPECT_EQ(r.out + r.err, "");
+  unsetenv("SLURM_NODELIST");
   unsetenv("SLURM_JOB_NODELIST");
+}
+
+TEST(ScontrolTest, ShowHostlistRewritesExpressionsAsSlurmDoes) {
+  EXPECT_EQ(Sc({"show", "hostlist", "b0[1,3-4]"}).out, "b0[1,3-4]\n");
+  EXPECT_EQ(Sc({"show", "hostlist", "rack[1-2]-gpu[01-02]"}).out,
+            "rack1-gpu[01-02],rack2-gpu[01-02]\n");
+  EXPECT_EQ(Sc({"show", "hostlist", "n1,n2,n2,n3"}).out, "n[1-2,2-3]\n");
+  EXPECT_EQ(Sc({"show", "hostlistsorted", "n3,n1,n2,n1,b,a"}).out, "a,b,n[1,1-3]\n");
+  EXPECT_EQ(Sc({"show", "hostlist=n[1-3]"}).out, "n[1-3]\n");
+  Result r = Sc({"show", "hostnames", "a", "b"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "too many arguments for keyword:show\n");
+}
+
+TEST(ScontrolTest, ShowHostlistReadsAFileOfNames) {
+  const std::string path = ::testing::TempDir() + "/scontrol-hosts.txt";
+  {
+    std::ofstream(path) << "n[3-4]\nn1,n[1-2]\n";
+  }
+  EXPECT_EQ(Sc({"show", "hostlist", path}).out, "n[3-4,1,1-2]\n");
+  Result r = Sc({"show", "hostlist", "/no/such/file"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "Can not open /no/such/file\n");
 }
 
 TEST(ScontrolTest, ShowHostlistKeepsOrderAndSortedSorts) {

@@ -32,7 +32,10 @@ TEST(FakeGpuProviderTest, FaultsFileMarksGpusUnhealthyAndHeals) {
         << "gpu001 99 out of range is ignored\n"
         << "garbage\n";
   }
-  FakeGpuProvider p("gpu001", FakeGpuOptions{.count = 4, .faults_file = path});
+  FakeGpuOptions options;
+  options.count = 4;
+  options.faults_file = path;
+  FakeGpuProvider p("gpu001", options);
   auto gpus = p.Discover();
   ASSERT_TRUE(gpus.ok());
   EXPECT_FALSE((*gpus)[2].healthy);

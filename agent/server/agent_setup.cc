@@ -46,6 +46,13 @@ std::optional<config::ClusterConfig> FindConfig() {
   return std::nullopt;
 }
 
+// A node without GPUs: the fake provider with a count of zero.
+gpu::FakeGpuOptions NoGpus() {
+  gpu::FakeGpuOptions none;
+  none.count = 0;
+  return none;
+}
+
 }  // namespace
 
 void SetUpAgentLogging(const std::string& level) {
@@ -136,7 +143,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
       fake.faults_file = options.fake_gpu_faults;
       gpus = std::make_unique<gpu::FakeGpuProvider>(name, fake);
     } else if (provider == "none") {
-      gpus = std::make_unique<gpu::FakeGpuProvider>(name, gpu::FakeGpuOptions{.count = 0});
+      gpus = std::make_unique<gpu::FakeGpuProvider>(name, NoGpus());
     } else {
       absl::StatusOr<std::unique_ptr<gpu::NvmlGpuProvider>> nvml = gpu::NvmlGpuProvider::Open();
       if (nvml.ok()) {
@@ -145,7 +152,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
         return nvml.status();
       } else {
         spdlog::info("{}; reporting no GPUs", nvml.status().message());
-        gpus = std::make_unique<gpu::FakeGpuProvider>(name, gpu::FakeGpuOptions{.count = 0});
+        gpus = std::make_unique<gpu::FakeGpuProvider>(name, NoGpus());
       }
     }
     sessions.push_back(std::make_unique<NodeSession>(std::move(facts), channel, std::move(gpus),

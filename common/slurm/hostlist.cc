@@ -1,7 +1,7 @@
-// Hostlist expansion and compression, written to reproduce Slurm 22.05's hostlist.c output
-// (checked against `scontrol show hostnames` / `scontrol show hostlist`; see
-// SCONTROL_HOSTLIST_NOTES.md). Where Slurm silently accepts malformed input ("n[1-2" prints
-// "n]") we return InvalidArgument instead.
+// Hostlist parsing and expansion, plus the public compression entry points (the ranged printing
+// itself is RunList in hostlist_runs.cc). Written to reproduce Slurm 22.05's hostlist.c output
+// as `scontrol show hostnames|hostlist|hostlistsorted` print it; see SCONTROL_HOSTLIST_NOTES.md.
+// Where Slurm silently accepts malformed input ("n[1-2" prints "n]") we return InvalidArgument.
 #include "common/slurm/hostlist.h"
 
 #include <algorithm>
@@ -342,6 +342,7 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(std::string_view express
 
 std::string CompressHostlist(const std::vector<std::string>& hosts) {
   RunList runs;
+  runs.Reserve(hosts.size());
   for (const std::string& host : hosts) {
     runs.PushName(host);
   }
@@ -377,9 +378,10 @@ absl::StatusOr<std::string> CompressHostlistExpression(std::string_view expressi
   return runs.Format();
 }
 
-std::vector<std::string> SortHostlist(std::vector<std::string> hosts) {
+std::vector<std::string> SortHostlist(const std::vector<std::string>& hosts) {
   // Slurm sorts its ranges, not single names, so the names are joined first.
   RunList runs;
+  runs.Reserve(hosts.size());
   for (const std::string& host : hosts) {
     runs.PushName(host);
   }

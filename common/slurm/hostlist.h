@@ -50,14 +50,15 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(std::string_view express
 // Complexity: linear in the total length of the names.
 std::string CompressHostlist(const std::vector<std::string>& hosts);
 
-// Sorts host names into the order `scontrol show hostlistsorted` prints them (Slurm's
-// hostlist_sort): by prefix in natural order ("a2" before "a10"), a name without a number before
-// numbered ones, then by number, or by padding width where the paddings are incompatible ("n9"
-// before "n01"). The sort is stable and keeps duplicates, so
-// CompressHostlist(SortHostlist(names)) is `scontrol show hostlistsorted` of those names
-// ({n3,n1,n2,n1,b,a} -> "a,b,n[1,1-3]"). Slurm's comparator is not a strict order when one
-// prefix mixes incompatible paddings; there our order may differ from Slurm's.
-std::vector<std::string> SortHostlist(std::vector<std::string> hosts);
+// Sorts host names into the order `scontrol show hostlistsorted` prints them, following Slurm's
+// hostlist_sort step by step: by prefix in natural order ("a2" before "a10"), a name without a
+// number before numbered ones, then by number, or by padding width where the paddings are
+// incompatible ("n9" before "n01"). Duplicates stay, so CompressHostlist(SortHostlist(names))
+// is `scontrol show hostlistsorted` of those names ({n3,n1,n2,n1,b,a} -> "a,b,n[1,1-3]").
+// One known difference: where one prefix mixes paddings so that Slurm's comparator misorders
+// overlapping ranges, Slurm 22.05 drops hosts (a use-after-free in hostlist_coalesce); we keep
+// them. Complexity: O(n log n) for n names, plus the splitting of overlapping ranges.
+std::vector<std::string> SortHostlist(const std::vector<std::string>& hosts);
 
 enum class HostlistOrder {
   kAsWritten,  // `scontrol show hostlist`

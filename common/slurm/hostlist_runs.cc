@@ -177,34 +177,46 @@ int RunList::Compare(Run& a, Run& b) {
   return static_cast<int>(a.width) - static_cast<int>(b.width);
 }
 
-void RunList::MergeSort(std::vector<Run>& runs, size_t begin, size_t end, std::vector<Run>& tmp) {
+void RunList::MergeSort(std::vector<size_t>& order, size_t begin, size_t end,
+                        std::vector<size_t>& tmp) {
   // glibc's qsort (msort.c): top-down, left half first, ties keep the left element. Slurm's
   // comparator is not a strict order for mixed paddings, so the exact algorithm matters.
+  // Indices are sorted rather than the ranges themselves to avoid moving strings around.
   if (end - begin <= 1) {
     return;
   }
   const size_t mid = begin + (end - begin) / 2;
-  MergeSort(runs, begin, mid, tmp);
-  MergeSort(runs, mid, end, tmp);
+  MergeSort(order, begin, mid, tmp);
+  MergeSort(order, mid, end, tmp);
   tmp.clear();
   size_t i = begin;
   size_t j = mid;
   while (i < mid && j < end) {
-    tmp.push_back(std::move(Compare(runs[i], runs[j]) <= 0 ? runs[i++] : runs[j++]));
+    tmp.push_back(Compare(runs_[order[i]], runs_[order[j]]) <= 0 ? order[i++] : order[j++]);
   }
   while (i < mid) {
-    tmp.push_back(std::move(runs[i++]));
+    tmp.push_back(order[i++]);
   }
-  std::move(tmp.begin(), tmp.end(), runs.begin() + static_cast<std::ptrdiff_t>(begin));
+  std::copy(tmp.begin(), tmp.end(), order.begin() + static_cast<std::ptrdiff_t>(begin));
 }
 
 void RunList::Sort() {
   if (runs_.size() <= 1) {
     return;
   }
-  std::vector<Run> tmp;
-  tmp.reserve(runs_.size());
-  MergeSort(runs_, 0, runs_.size(), tmp);
+  std::vector<size_t> order(runs_.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::vector<size_t> tmp;
+  tmp.reserve(order.size());
+  MergeSort(order, 0, order.size(), tmp);
+  std::vector<Run> sorted;
+  sorted.reserve(runs_.size());
+  for (size_t i : order) {
+    sorted.push_back(std::move(runs_[i]));
+  }
+  runs_ = std::move(sorted);
   Coalesce();
   Collapse();
 }

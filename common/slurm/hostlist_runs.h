@@ -27,6 +27,9 @@ int NaturalCompare(absl::string_view a, absl::string_view b);
 
 class RunList {
  public:
+  // Makes room for `n` ranges (a hint; at most one range per name pushed).
+  void Reserve(size_t n) { runs_.reserve(n); }
+
   // Appends one host name; its trailing digits are the number. A name without digits, or with
   // more than kMaxSignificantDigits of them (Slurm's strtoul would saturate), stays literal.
   void PushName(absl::string_view name);
@@ -59,7 +62,7 @@ class RunList {
   };
 
   static int Compare(Run& a, Run& b);
-  static void MergeSort(std::vector<Run>& runs, size_t begin, size_t end, std::vector<Run>& tmp);
+  void MergeSort(std::vector<size_t>& order, size_t begin, size_t end, std::vector<size_t>& tmp);
   void Coalesce();
   void Collapse();
 
