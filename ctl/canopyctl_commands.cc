@@ -55,8 +55,8 @@ std::string GpuSummary(const canopy::v1::Node& n) {
   return s;
 }
 
-int NodesCommand(ControllerClient& client, const std::vector<std::string>& args,
-                 std::ostream& out, std::ostream& err) {
+int NodesCommand(ControllerClient& client, const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err) {
   canopy::v1::ListNodesRequest request;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--partition" || args[i] == "-p") {
@@ -89,9 +89,10 @@ int NodesCommand(ControllerClient& client, const std::vector<std::string>& args,
 }
 
 std::string SwitchLine(const canopy::v1::Switch& s) {
-  return absl::StrFormat("%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down",
-                         s.name(), s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(),
-                         s.total_gpus(), s.free_gpus(), s.used_gpus(), s.down_gpus());
+  return absl::StrFormat(
+      "%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down", s.name(),
+      s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(), s.total_gpus(), s.free_gpus(),
+      s.used_gpus(), s.down_gpus());
 }
 
 // Node states under a leaf, grouped: "idle gpu[001-006]  down* gpu[007-008]".
@@ -196,8 +197,8 @@ int NodeAdminCommand(ControllerClient& client, canopy::v1::UpdateNodeRequest::Ac
     }
   }
   if (request.nodes().empty()) {
-    err << "canopyctl " << verb << ": name the nodes, e.g. canopyctl " << verb
-        << " gpu[001-004]" << (verb == "resume" ? "" : " --reason \"bad fan\"") << "\n";
+    err << "canopyctl " << verb << ": name the nodes, e.g. canopyctl " << verb << " gpu[001-004]"
+        << (verb == "resume" ? "" : " --reason \"bad fan\"") << "\n";
     return 2;
   }
   absl::StatusOr<canopy::v1::UpdateNodeResponse> r = client.UpdateNode(request);

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <tuple>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"

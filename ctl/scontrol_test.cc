@@ -71,9 +71,7 @@ TEST(ScontrolTest, ShowHostlistRewritesExpressionsAsSlurmDoes) {
 
 TEST(ScontrolTest, ShowHostlistReadsAFileOfNames) {
   const std::string path = ::testing::TempDir() + "/scontrol-hosts.txt";
-  {
-    std::ofstream(path) << "n[3-4]\nn1,n[1-2]\n";
-  }
+  { std::ofstream(path) << "n[3-4]\nn1,n[1-2]\n"; }
   EXPECT_EQ(Sc({"show", "hostlist", path}).out, "n[3-4,1,1-2]\n");
   Result r = Sc({"show", "hostlist", "/no/such/file"});
   EXPECT_EQ(r.code, 1);

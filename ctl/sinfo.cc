@@ -27,8 +27,8 @@ constexpr char kReasonFormat[] = "%20E %9u %19H %N";
 struct FormatItem {
   char field = 0;  // 0 = literal
   std::string literal;
-  int width = 0;        // 0 = as wide as the value
-  bool right = false;   // "%.6D"
+  int width = 0;           // 0 = as wide as the value
+  bool right = false;      // "%.6D"
   bool automatic = false;  // "%#P": as wide as the widest value (or header)
 };
 
@@ -67,21 +67,35 @@ std::vector<FormatItem> ParseFormat(absl::string_view format) {
 
 std::string Header(char field) {
   switch (field) {
-    case 'P': return "PARTITION";
-    case 'a': return "AVAIL";
-    case 'l': return "TIMELIMIT";
-    case 'D': return "NODES";
+    case 'P':
+      return "PARTITION";
+    case 'a':
+      return "AVAIL";
+    case 'l':
+      return "TIMELIMIT";
+    case 'D':
+      return "NODES";
     case 't':
-    case 'T': return "STATE";
-    case 'N': return "NODELIST";
-    case 'c': return "CPUS";
-    case 'm': return "MEMORY";
-    case 'G': return "GRES";
-    case 'F': return "NODES(A/I/O/T)";
-    case 'E': return "REASON";
-    case 'u': return "USER";
-    case 'H': return "TIMESTAMP";
-    default: return std::string(1, field);
+    case 'T':
+      return "STATE";
+    case 'N':
+      return "NODELIST";
+    case 'c':
+      return "CPUS";
+    case 'm':
+      return "MEMORY";
+    case 'G':
+      return "GRES";
+    case 'F':
+      return "NODES(A/I/O/T)";
+    case 'E':
+      return "REASON";
+    case 'u':
+      return "USER";
+    case 'H':
+      return "TIMESTAMP";
+    default:
+      return std::string(1, field);
   }
 }
 
@@ -110,9 +124,9 @@ std::string Value(char field, const Row& row, absl::TimeZone tz) {
   const canopy::v1::Node& first = *row.nodes.front();
   switch (field) {
     case 'P':
-      return row.partition == nullptr ? ""
-                                      : absl::StrCat(row.partition->name(),
-                                                     row.partition->is_default() ? "*" : "");
+      return row.partition == nullptr
+                 ? ""
+                 : absl::StrCat(row.partition->name(), row.partition->is_default() ? "*" : "");
     case 'a':
       return row.partition == nullptr ? "" : (row.partition->up() ? "up" : "down");
     case 'l':
@@ -166,8 +180,7 @@ std::string Value(char field, const Row& row, absl::TimeZone tz) {
 // Rows group nodes that print the same in every field but the per-group ones (N, D, F).
 std::vector<Row> GroupRows(const std::vector<FormatItem>& items, const SinfoOptions& options,
                            const std::vector<const canopy::v1::Partition*>& partitions,
-                           const std::vector<const canopy::v1::Node*>& nodes,
-                           absl::TimeZone tz) {
+                           const std::vector<const canopy::v1::Node*>& nodes, absl::TimeZone tz) {
   std::vector<Row> rows;
   auto key_of = [&](const Row& single) {
     std::string key;
@@ -178,7 +191,8 @@ std::vector<Row> GroupRows(const std::vector<FormatItem>& items, const SinfoOpti
     }
     return key;
   };
-  auto group = [&](const canopy::v1::Partition* p, const std::vector<const canopy::v1::Node*>& members) {
+  auto group = [&](const canopy::v1::Partition* p,
+                   const std::vector<const canopy::v1::Node*>& members) {
     std::map<std::string, size_t> index;
     for (const canopy::v1::Node* n : members) {
       Row single{p, {n}};
@@ -291,8 +305,8 @@ std::string RenderSinfo(const SinfoOptions& options,
                         const canopy::v1::ListNodesResponse& nodes, absl::TimeZone tz) {
   std::string format = options.format;
   if (format.empty()) {
-    format = options.reasons        ? kReasonFormat
-             : options.summarize    ? kSummarizeFormat
+    format = options.reasons         ? kReasonFormat
+             : options.summarize     ? kSummarizeFormat
              : options.node_oriented ? kNodeFormat
                                      : kDefaultFormat;
   }
@@ -327,7 +341,8 @@ std::string RenderSinfo(const SinfoOptions& options,
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t c = 0; c < items.size(); ++c) {
-      const std::string v = items[c].field == 0 ? items[c].literal : Value(items[c].field, rows[r], tz);
+      const std::string v =
+          items[c].field == 0 ? items[c].literal : Value(items[c].field, rows[r], tz);
       if (items[c].automatic) {
         widths[c] = std::max(widths[c], v.size());
       }

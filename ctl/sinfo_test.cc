@@ -85,8 +85,7 @@ TEST_F(SinfoTest, NodeOrientedListsEveryNode) {
 TEST_F(SinfoTest, BadOptionsSayWhat) {
   EXPECT_EQ(ParseSinfoArgs({"--bogus"}).status().message(),
             "sinfo: unrecognized option '--bogus'\nTry \"sinfo --help\" for more information");
-  EXPECT_EQ(ParseSinfoArgs({"-o"}).status().message(),
-            "sinfo: option requires an argument -- 'o'");
+  EXPECT_EQ(ParseSinfoArgs({"-o"}).status().message(), "sinfo: option requires an argument -- 'o'");
 }
 
 }  // namespace

@@ -12,7 +12,6 @@ namespace {
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr nvmlReturn_t kNvmlErrorNotSupported = 3;
 constexpr nvmlReturn_t kNvmlErrorGpuIsLost = 15;
 constexpr unsigned kNvmlUuidBufferSize = 96;
 constexpr unsigned kNvmlNameBufferSize = 96;
@@ -66,14 +65,13 @@ absl::StatusOr<std::unique_ptr<NvmlGpuProvider>> NvmlGpuProvider::Open() {
     return absl::UnavailableError(absl::StrCat("NVML not available: ", dlerror()));
   }
   void* lib = api->lib.get();
-  const bool ok = Load(lib, "nvmlInit_v2", &api->init) &&
-                  Load(lib, "nvmlShutdown", &api->shutdown) &&
-                  Load(lib, "nvmlErrorString", &api->error_string) &&
-                  Load(lib, "nvmlDeviceGetCount_v2", &api->device_count) &&
-                  Load(lib, "nvmlDeviceGetHandleByIndex_v2", &api->handle_by_index) &&
-                  Load(lib, "nvmlDeviceGetName", &api->name) &&
-                  Load(lib, "nvmlDeviceGetUUID", &api->uuid) &&
-                  Load(lib, "nvmlDeviceGetMemoryInfo", &api->memory);
+  const bool ok =
+      Load(lib, "nvmlInit_v2", &api->init) && Load(lib, "nvmlShutdown", &api->shutdown) &&
+      Load(lib, "nvmlErrorString", &api->error_string) &&
+      Load(lib, "nvmlDeviceGetCount_v2", &api->device_count) &&
+      Load(lib, "nvmlDeviceGetHandleByIndex_v2", &api->handle_by_index) &&
+      Load(lib, "nvmlDeviceGetName", &api->name) && Load(lib, "nvmlDeviceGetUUID", &api->uuid) &&
+      Load(lib, "nvmlDeviceGetMemoryInfo", &api->memory);
   if (!ok) {
     return absl::UnavailableError(
         absl::StrCat("libnvidia-ml.so.1 lacks an expected symbol: ", dlerror()));
@@ -112,8 +110,12 @@ absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
     char uuid[kNvmlUuidBufferSize] = {};
     nvmlMemory_t mem{};
     nvmlReturn_t rc = api_->name(dev, name, sizeof(name));
-    if (rc == kNvmlSuccess) rc = api_->uuid(dev, uuid, sizeof(uuid));
-    if (rc == kNvmlSuccess) rc = api_->memory(dev, &mem);
+    if (rc == kNvmlSuccess) {
+      rc = api_->uuid(dev, uuid, sizeof(uuid));
+    }
+    if (rc == kNvmlSuccess) {
+      rc = api_->memory(dev, &mem);
+    }
     d.model = name;
     d.uuid = uuid;
     d.memory_mib = static_cast<int64_t>(mem.total / (1024 * 1024));
@@ -136,7 +138,7 @@ absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
       if (rc == kNvmlSuccess && failed != 0) {
         d.healthy = false;
         d.health_reason = "row remapping failed (XID 64)";
-      } else if (rc != kNvmlSuccess && rc != kNvmlErrorNotSupported && rc == kNvmlErrorGpuIsLost) {
+      } else if (rc == kNvmlErrorGpuIsLost) {
         d.healthy = false;
         d.health_reason = "XID 79: GPU has fallen off the bus";
       }

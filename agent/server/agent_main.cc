@@ -31,7 +31,8 @@ ABSL_FLAG(std::string, virtual_nodes, "",
 ABSL_FLAG(std::string, node_name, "", "this node's name (default: the short host name)");
 ABSL_FLAG(std::string, gpu_provider, "auto",
           "auto (NVML if present, else none; fake for virtual nodes), nvml, fake, none");
-ABSL_FLAG(int, fake_gpus, -1, "GPUs per node for the fake provider (default: as configured, else 8)");
+ABSL_FLAG(int, fake_gpus, -1,
+          "GPUs per node for the fake provider (default: as configured, else 8)");
 ABSL_FLAG(std::string, fake_gpu_model, "NVIDIA H100 80GB HBM3", "model name of fake GPUs");
 ABSL_FLAG(std::string, fake_gpu_faults, "",
           "file of injected GPU faults for the fake provider: lines 'NODE INDEX REASON'");
@@ -74,8 +75,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (geteuid() != 0) {
-    spdlog::warn("not running as root: jobs will run as this agent's own user (uid {})",
-                 geteuid());
+    spdlog::warn("not running as root: jobs will run as this agent's own user (uid {})", geteuid());
   }
   spdlog::info("canopy-agent {}: {} node(s), controller {}", CANOPY_VERSION, sessions->size(),
                *target);

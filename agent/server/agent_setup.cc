@@ -10,10 +10,10 @@
 #include "agent/gpu/fake_gpu_provider.h"
 #include "agent/gpu/nvml_gpu_provider.h"
 #include "common/config/cluster_config.h"
+#include "common/log/absl_format.h"
 #include "common/slurm/hostlist.h"
 #include "grpcpp/create_channel.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
-#include "common/log/absl_format.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent {
@@ -67,7 +67,8 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
   const bool virtual_mode = !options.virtual_nodes.empty();
   std::vector<std::string> names;
   if (virtual_mode) {
-    absl::StatusOr<std::vector<std::string>> expanded = slurm::ExpandHostlist(options.virtual_nodes);
+    absl::StatusOr<std::vector<std::string>> expanded =
+        slurm::ExpandHostlist(options.virtual_nodes);
     if (!expanded.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--virtual_nodes: ", expanded.status().message()));
@@ -120,10 +121,10 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     NodeFacts facts;
     facts.node_name = name;
     facts.hostname = hostname;
-    facts.cpus = options.cpus > 0 ? options.cpus
+    facts.cpus = options.cpus > 0                  ? options.cpus
                  : (virtual_mode && nc != nullptr) ? nc->cpus
                                                    : real_cpus;
-    facts.real_memory_mib = options.memory_mib > 0 ? options.memory_mib
+    facts.real_memory_mib = options.memory_mib > 0            ? options.memory_mib
                             : (virtual_mode && nc != nullptr) ? nc->real_memory_mib
                                                               : real_mem_mib;
 
@@ -136,9 +137,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
           configured_gpus += g.count;
         }
       }
-      fake.count = options.fake_gpus >= 0 ? options.fake_gpus
-                   : nc != nullptr        ? configured_gpus
-                                          : 8;
+      fake.count = options.fake_gpus >= 0 ? options.fake_gpus : nc != nullptr ? configured_gpus : 8;
       fake.model = options.fake_gpu_model;
       fake.faults_file = options.fake_gpu_faults;
       gpus = std::make_unique<gpu::FakeGpuProvider>(name, fake);

@@ -1,8 +1,8 @@
 #include "agent/server/node_session.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/rpc/status_convert.h"
 #include "common/log/absl_format.h"
+#include "common/rpc/status_convert.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent {
@@ -36,7 +36,9 @@ NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel
 
 NodeSession::~NodeSession() { Stop(); }
 
-void NodeSession::Start() { reader_ = std::thread([this] { Run(); }); }
+void NodeSession::Start() {
+  reader_ = std::thread([this] { Run(); });
+}
 
 void NodeSession::Stop() {
   stopping_.store(true);
@@ -115,7 +117,8 @@ grpc::Status NodeSession::ConnectOnce() {
     switch (in.payload_case()) {
       case canopy::v1::ControllerMessage::kRegisterAck: {
         absl::MutexLock lock(&mu_);
-        const absl::Duration interval = rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
+        const absl::Duration interval =
+            rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
         if (interval > absl::ZeroDuration()) {
           heartbeat_interval_ = interval;
         }

@@ -53,6 +53,9 @@ struct SampleCluster {
   std::string topology_plugin;
 };
 
+// Keeps ctest's test list readable (gtest would print the struct's bytes).
+void PrintTo(const SampleCluster& cluster, std::ostream* os) { *os << cluster.dir; }
+
 class SampleClusterTest : public ::testing::TestWithParam<SampleCluster> {};
 
 TEST_P(SampleClusterTest, Loads) {

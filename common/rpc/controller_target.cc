@@ -20,14 +20,14 @@ absl::StatusOr<std::string> NormalizeTarget(const std::string& address) {
   }
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos || colon == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "controller address '", address, "': expected HOST:PORT (e.g. 127.0.0.1:6817)"));
+    return absl::InvalidArgumentError(absl::StrCat("controller address '", address,
+                                                   "': expected HOST:PORT (e.g. 127.0.0.1:6817)"));
   }
   std::string host = address.substr(0, colon);
   int port = 0;
   if (!absl::SimpleAtoi(address.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("controller address '", address,
-                                                   "': port must be a number from 1 to 65535"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("controller address '", address, "': port must be a number from 1 to 65535"));
   }
   if (host == "localhost") {
     host = "127.0.0.1";
@@ -59,8 +59,8 @@ absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_valu
     }
     absl::StatusOr<std::string> addr = config::ControllerAddress(*cfg);
     if (!addr.ok()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("$", var, " (", path, ") names no controller host: ", addr.status().message()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "$", var, " (", path, ") names no controller host: ", addr.status().message()));
     }
     return NormalizeTarget(*addr);
   }

@@ -22,9 +22,9 @@ absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::str
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   SqliteDb db(raw);  // owns the handle even when open failed
   if (rc != SQLITE_OK) {
     return SqliteError(db.get(), rc, absl::StrCat("opening database ", path));
@@ -53,11 +53,11 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
     return tx.status();
   }
   if (!mutations.node_admin_upserts.empty()) {
-    absl::StatusOr<SqliteStatement> stmt = Prepare(
-        db,
-        "INSERT INTO node_admin(name, drain, admin_down, reason, reason_time, reason_user) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO UPDATE SET drain=?2, "
-        "admin_down=?3, reason=?4, reason_time=?5, reason_user=?6");
+    absl::StatusOr<SqliteStatement> stmt =
+        Prepare(db,
+                "INSERT INTO node_admin(name, drain, admin_down, reason, reason_time, reason_user) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO UPDATE SET drain=?2, "
+                "admin_down=?3, reason=?4, reason_time=?5, reason_user=?6");
     if (!stmt.ok()) {
       return stmt.status();
     }
@@ -89,10 +89,10 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
 }
 
 absl::StatusOr<std::vector<NodeAdminRow>> SqliteStore::LoadNodeAdminState() {
-  absl::StatusOr<SqliteStatement> stmt = Prepare(
-      db_.get(),
-      "SELECT name, drain, admin_down, reason, reason_time, reason_user FROM node_admin "
-      "ORDER BY name");
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db_.get(),
+              "SELECT name, drain, admin_down, reason, reason_time, reason_user FROM node_admin "
+              "ORDER BY name");
   if (!stmt.ok()) {
     return stmt.status();
   }

@@ -77,8 +77,7 @@ TEST_F(SqliteStoreTest, RefusesDatabaseFromNewerCanopyd) {
 TEST_F(SqliteStoreTest, GarbageFileIsDataLossNotCrash) {
   FILE* f = fopen(DbPath().c_str(), "w");
   ASSERT_NE(f, nullptr);
-  fputs("this is not a database, just some text that is long enough to have a header........",
-        f);
+  fputs("this is not a database, just some text that is long enough to have a header........", f);
   fclose(f);
   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
   EXPECT_FALSE(store.ok());

@@ -132,7 +132,7 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
   Controller* const controller_;
   const std::string peer_;
   const std::shared_ptr<AgentOutbox> outbox_;
-  AgentMessage in_;  // touched only by the read chain
+  AgentMessage in_;          // touched only by the read chain
   bool registered_ = false;  // touched only by the read chain
 
   absl::Mutex mu_;

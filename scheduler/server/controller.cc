@@ -62,7 +62,9 @@ Controller::Controller(std::shared_ptr<const config::ClusterConfig> config,
 
 Controller::~Controller() { Stop(); }
 
-void Controller::Start() { owner_ = std::thread([this] { RunOwnerLoop(); }); }
+void Controller::Start() {
+  owner_ = std::thread([this] { RunOwnerLoop(); });
+}
 
 void Controller::Stop() {
   {
@@ -185,8 +187,8 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
                                                                  std::string user) {
   auto result = std::make_shared<std::promise<absl::StatusOr<std::vector<std::string>>>>();
   std::future<absl::StatusOr<std::vector<std::string>>> future = result->get_future();
-  Post([this, names = std::move(names), action, reason = std::move(reason),
-        user = std::move(user), result](Batch& batch) {
+  Post([this, names = std::move(names), action, reason = std::move(reason), user = std::move(user),
+        result](Batch& batch) {
     absl::StatusOr<std::vector<core::NodeId>> ids =
         state_.UpdateNodes(names, action, reason, user, clock_->Now());
     if (!ids.ok()) {
@@ -239,8 +241,8 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
     }
     std::shared_ptr<AgentOutbox>& session = sessions_[id->value()];
     if (session != nullptr && session != outbox) {
-      session->Close(grpc::Status(grpc::StatusCode::ABORTED,
-                                  "replaced by a newer connection for this node"));
+      session->Close(
+          grpc::Status(grpc::StatusCode::ABORTED, "replaced by a newer connection for this node"));
       session_nodes_.erase(session.get());
     }
     session = outbox;

@@ -33,8 +33,8 @@ class Controller {
   // Loads what the store remembers (node drain/down state) into a fresh ClusterState.
   static absl::StatusOr<std::unique_ptr<Controller>> Create(
       std::shared_ptr<const config::ClusterConfig> config,
-      std::shared_ptr<const topology::Topology> topology,
-      std::unique_ptr<persistence::Store> store, const core::Clock* clock);
+      std::shared_ptr<const topology::Topology> topology, std::unique_ptr<persistence::Store> store,
+      const core::Clock* clock);
   ~Controller();
 
   // Starts / stops the owner thread. Stop() finishes the commands already queued.

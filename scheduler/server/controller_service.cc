@@ -15,7 +15,8 @@ namespace {
 std::string CallerName(const grpc::ServerContext* context) {
   const auto& md = context->client_metadata();
   auto it = md.find("canopy-user");
-  return it == md.end() ? std::string("unknown") : std::string(it->second.data(), it->second.size());
+  return it == md.end() ? std::string("unknown")
+                        : std::string(it->second.data(), it->second.size());
 }
 
 }  // namespace
@@ -135,8 +136,7 @@ grpc::Status ControllerServiceImpl::Ping(grpc::ServerContext*, const canopy::v1:
   response->set_cluster_name(controller_->config().cluster_name);
   response->set_version(CANOPY_VERSION);
   response->set_hostname(hostname_);
-  response->set_uptime_seconds(
-      absl::ToInt64Seconds(snap->taken - controller_->start_time()));
+  response->set_uptime_seconds(absl::ToInt64Seconds(snap->taken - controller_->start_time()));
   return grpc::Status::OK;
 }
 

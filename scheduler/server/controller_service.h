@@ -3,7 +3,8 @@
 // Controller's command queue. Thread-safe (called on gRPC's sync server threads).
 //
 // The job RPCs (SubmitJob, CancelJob, GetJob, ListJobs) are part of API v1 but not served by
-// this build: gRPC answers them UNIMPLEMENTED until the job runtime is in (docs/architecture.md, "Not built yet").
+// this build: gRPC answers them UNIMPLEMENTED until the job runtime is in (docs/architecture.md,
+// "Not built yet").
 #pragma once
 
 #include <string>

@@ -18,7 +18,8 @@ std::vector<state::GpuStatus> GpusFromProto(
     const google::protobuf::RepeatedPtrField<canopy::v1::Gpu>& gpus);
 
 // `partitions` are the partitions holding the node; `topology` gives its switch path.
-canopy::v1::Node NodeToProto(const state::NodeRecord& node, const std::vector<std::string>& partitions,
+canopy::v1::Node NodeToProto(const state::NodeRecord& node,
+                             const std::vector<std::string>& partitions,
                              const topology::Topology& topology);
 
 }  // namespace canopy::server

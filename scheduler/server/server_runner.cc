@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/log/absl_format.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
@@ -19,7 +20,6 @@
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
 #include "scheduler/topology/load_topology.h"
-#include "common/log/absl_format.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
@@ -126,9 +126,9 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || tcp_port == 0) {
     (*controller)->Stop();
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", listen, " and unix:", socket_path,
-        " (address in use, or not an address of this machine?)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", listen, " and unix:", socket_path,
+                     " (address in use, or not an address of this machine?)"));
   }
   server->GetHealthCheckService()->SetServingStatus(true);
   const std::string bound = listen.substr(0, listen.rfind(':'));

@@ -33,8 +33,8 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
   return u;
 }
 
-void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage,
-                core::SwitchId sw, canopy::v1::Switch* out) {
+void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage, core::SwitchId sw,
+                canopy::v1::Switch* out) {
   const topology::Topology& topo = *snap.topology;
   out->set_name(topo.switch_name(sw));
   out->set_level(topo.level(sw));

@@ -71,8 +71,8 @@ absl::StatusOr<core::NodeId> ClusterState::RegisterNode(absl::string_view name,
   if (reported_gpus < node.gpus_configured && !node.drain) {
     node.drain = true;
     SetReason(node,
-              absl::StrCat("gres/gpu count reported lower than configured (", reported_gpus,
-                           " < ", node.gpus_configured, ")"),
+              absl::StrCat("gres/gpu count reported lower than configured (", reported_gpus, " < ",
+                           node.gpus_configured, ")"),
               kControllerUser, now);
   } else if (node.registration.cpus > 0 && node.registration.cpus < node.cpus && !node.drain) {
     node.drain = true;
@@ -85,7 +85,9 @@ absl::StatusOr<core::NodeId> ClusterState::RegisterNode(absl::string_view name,
   return *id;
 }
 
-void ClusterState::NoteHeard(core::NodeId id, absl::Time now) { nodes_[id.value()].last_heard = now; }
+void ClusterState::NoteHeard(core::NodeId id, absl::Time now) {
+  nodes_[id.value()].last_heard = now;
+}
 
 void ClusterState::UpdateGpus(core::NodeId id, std::vector<GpuStatus> gpus, absl::Time now) {
   NodeRecord& node = nodes_[id.value()];
@@ -102,8 +104,7 @@ void ClusterState::StreamClosed(core::NodeId id, absl::Time now) {
   node.disconnected_since = now;
 }
 
-std::vector<core::NodeId> ClusterState::CheckTimeouts(absl::Time now,
-                                                      absl::Duration node_timeout) {
+std::vector<core::NodeId> ClusterState::CheckTimeouts(absl::Time now, absl::Duration node_timeout) {
   std::vector<core::NodeId> changed;
   for (NodeRecord& node : nodes_) {
     if (node.not_responding) {

@@ -29,12 +29,11 @@ absl::Status LocalCluster::StartController() {
   const std::string port_file = dir_ + "/port";
   std::filesystem::remove(port_file);
   // Reuse the port across restarts so agents find the controller again.
-  const std::string listen =
-      address_.empty() ? std::string("127.0.0.1:0") : address_;
-  absl::StatusOr<Subprocess> p = Subprocess::Start(
-      {CANOPYD_PATH, "--config", config_path(), "--listen", listen, "--state_dir",
-       dir_ + "/state", "--port_file", port_file, "--log_level", "debug"},
-      {}, dir_ + "/canopyd.log");
+  const std::string listen = address_.empty() ? std::string("127.0.0.1:0") : address_;
+  absl::StatusOr<Subprocess> p =
+      Subprocess::Start({CANOPYD_PATH, "--config", config_path(), "--listen", listen, "--state_dir",
+                         dir_ + "/state", "--port_file", port_file, "--log_level", "debug"},
+                        {}, dir_ + "/canopyd.log");
   if (!p.ok()) {
     return p.status();
   }
@@ -65,8 +64,8 @@ void LocalCluster::StopController() {
 
 absl::Status LocalCluster::StartAgent(const std::string& virtual_nodes,
                                       const std::vector<std::string>& extra_flags) {
-  std::vector<std::string> argv = {CANOPY_AGENT_PATH, "--controller", address_,
-                                   "--virtual_nodes", virtual_nodes, "--log_level", "debug"};
+  std::vector<std::string> argv = {CANOPY_AGENT_PATH, "--controller", address_, "--virtual_nodes",
+                                   virtual_nodes,     "--log_level",  "debug"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   absl::StatusOr<Subprocess> p =
       Subprocess::Start(argv, {{"CANOPY_CONFIG", config_path()}}, dir_ + "/agent.log");

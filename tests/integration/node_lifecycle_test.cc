@@ -95,7 +95,8 @@ TEST_F(NodeLifecycleTest, AgentLossMakesNodesDownAndReturnMakesThemIdle) {
 
   ASSERT_TRUE(cluster_.StartAgent("gpu[001-016]").ok());
   ASSERT_TRUE(WaitForState("idle", 16)) << Diagnostics();
-  EXPECT_THAT(cluster_.Canopyctl({"nodes", "gpu003"}).out, ::testing::Not(HasSubstr("Not responding")));
+  EXPECT_THAT(cluster_.Canopyctl({"nodes", "gpu003"}).out,
+              ::testing::Not(HasSubstr("Not responding")));
 }
 
 TEST_F(NodeLifecycleTest, DrainIsDurableAcrossControllerCrash) {
@@ -104,7 +105,8 @@ TEST_F(NodeLifecycleTest, DrainIsDurableAcrossControllerCrash) {
   ASSERT_TRUE(WaitForState("idle", 16)) << Diagnostics();
 
   // Without a reason, Slurm's wording and exit code.
-  CommandResult no_reason = cluster_.FrontEnd("scontrol", {"update", "nodename=gpu[001-002]", "state=drain"});
+  CommandResult no_reason =
+      cluster_.FrontEnd("scontrol", {"update", "nodename=gpu[001-002]", "state=drain"});
   EXPECT_EQ(no_reason.exit_code, 1);
   EXPECT_THAT(no_reason.err, HasSubstr("You must specify a reason"));
 
@@ -129,11 +131,11 @@ TEST_F(NodeLifecycleTest, InjectedGpuFaultIsReportedAndMissingGpusDrain) {
   const std::string faults = cluster_.dir() + "/faults";
   ASSERT_TRUE(cluster_.StartAgent("gpu[001-016]", {"--fake_gpu_faults", faults}).ok());
   ASSERT_TRUE(WaitForState("idle", 16)) << Diagnostics();
-  {
-    std::ofstream(faults) << "gpu005 3 XID 79: GPU has fallen off the bus\n";
-  }
+  { std::ofstream(faults) << "gpu005 3 XID 79: GPU has fallen off the bus\n"; }
   ASSERT_TRUE(WaitUntil(
-      [&] { return absl::StrContains(cluster_.Canopyctl({"nodes", "gpu005"}).out, "(1 bad)"); },
+      [&] {
+        return absl::StrContains(cluster_.Canopyctl({"nodes", "gpu005"}).out, "(1 bad)");
+      },
       absl::Seconds(20)))
       << Diagnostics();
   EXPECT_THAT(cluster_.Canopyctl({"topology"}).out, HasSubstr("GPUs 64: 63 free, 0 used, 1 down"));

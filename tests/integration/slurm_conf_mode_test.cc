@@ -39,7 +39,8 @@ int FreePort() {
 class SlurmConfModeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "canopy-slurmconf-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "canopy-slurmconf-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
     std::ofstream(dir_ + "/slurm.conf") << absl::StrCat(
         "ClusterName=sc16\nSlurmctldHost=head01(localhost)\nSlurmctldPort=", FreePort(),
@@ -47,9 +48,10 @@ class SlurmConfModeTest : public ::testing::Test {
         "SelectType=select/cons_tres\nGresTypes=gpu\n",
         "NodeName=gpu[001-016] CPUs=64 RealMemory=512000 Gres=gpu:h100:8 State=UNKNOWN\n",
         "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n");
-    std::ofstream(dir_ + "/topology.conf") << "SwitchName=leaf001 Nodes=gpu[001-008]\n"
-                                              "SwitchName=leaf002 Nodes=gpu[009-016] LinkSpeed=100\n"
-                                              "SwitchName=spine001 Switches=leaf[001-002]\n";
+    std::ofstream(dir_ + "/topology.conf")
+        << "SwitchName=leaf001 Nodes=gpu[001-008]\n"
+           "SwitchName=leaf002 Nodes=gpu[009-016] LinkSpeed=100\n"
+           "SwitchName=spine001 Switches=leaf[001-002]\n";
     env_ = {{"SLURM_CONF", dir_ + "/slurm.conf"}, {"CANOPY_CONTROLLER", ""}, {"CANOPY_CONFIG", ""}};
   }
   void TearDown() override {
@@ -110,8 +112,7 @@ TEST_F(SlurmConfModeTest, EverythingFindsEachOtherThroughSlurmConf) {
   // SlurmdTimeout=2 applies: a killed agent's nodes go down.
   agent_.reset();
   ASSERT_TRUE(WaitUntil([&] { return idle_count() == 0; }, absl::Seconds(30)));
-  EXPECT_THAT(RunCommand({CANOPYCTL_PATH, "nodes", "gpu016"}, env_).out,
-              HasSubstr("down*"));
+  EXPECT_THAT(RunCommand({CANOPYCTL_PATH, "nodes", "gpu016"}, env_).out, HasSubstr("down*"));
 }
 
 TEST_F(SlurmConfModeTest, ConfigErrorsNameFileLineAndField) {

@@ -79,9 +79,9 @@ TEST(StandardServicesTest, HealthIsServingAndReflectionListsCanopyServices) {
     EXPECT_EQ(Exchange(target, "/grpc.health.v1.Health/Check", "", false), std::string("\x08\x01"))
         << target;
     // ServerReflectionRequest{list_services: ""} is field 7, length 0.
-    const std::string listing = Exchange(
-        target, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-        std::string("\x3a\x00", 2), true);
+    const std::string listing =
+        Exchange(target, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                 std::string("\x3a\x00", 2), true);
     EXPECT_NE(listing.find("canopy.v1.Controller"), std::string::npos) << listing;
     EXPECT_NE(listing.find("canopy.v1.AgentService"), std::string::npos) << listing;
   }

@@ -27,8 +27,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 
 // Child side of fork: never returns.
 [[noreturn]] void ExecChild(std::vector<std::string> argv,
-                            const std::map<std::string, std::string>& env, int out_fd,
-                            int err_fd) {
+                            const std::map<std::string, std::string>& env, int out_fd, int err_fd) {
   setpgid(0, 0);
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
@@ -128,8 +127,7 @@ std::string ReadFile(const std::string& path) {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env, absl::Duration timeout) {
   static int counter = 0;
-  const std::string base =
-      absl::StrCat(TempDir(), "/cmd-", getpid(), "-", counter++);
+  const std::string base = absl::StrCat(TempDir(), "/cmd-", getpid(), "-", counter++);
   CommandResult result;
   const int out_fd = open((base + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int err_fd = open((base + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
