@@ -81,9 +81,13 @@ std::shared_ptr<const ClusterSnapshot> Controller::Snapshot() const {
   return snapshot_;
 }
 
-void Controller::Post(Command command) {
+bool Controller::Post(Command command) {
   absl::MutexLock lock(&queue_mu_);
+  if (stopped_) {
+    return false;
+  }
   queue_.push_back(std::move(command));
+  return true;
 }
 
 void Controller::RunOwnerLoop() {
@@ -118,8 +122,14 @@ void Controller::RunOwnerLoop() {
         (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
       Publish();
     }
-    if (stopping && commands.empty()) {
-      break;
+    if (stopping) {
+      // Leave only once nothing is queued, and refuse later commands under the same lock, so no
+      // caller waits for an answer that never comes.
+      absl::MutexLock lock(&queue_mu_);
+      if (queue_.empty()) {
+        stopped_ = true;
+        break;
+      }
     }
   }
   // Close every agent stream so gRPC's shutdown does not wait for agents to hang up.
@@ -187,8 +197,8 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
                                                                  std::string user) {
   auto result = std::make_shared<std::promise<absl::StatusOr<std::vector<std::string>>>>();
   std::future<absl::StatusOr<std::vector<std::string>>> future = result->get_future();
-  Post([this, names = std::move(names), action, reason = std::move(reason), user = std::move(user),
-        result](Batch& batch) {
+  const bool posted = Post([this, names = std::move(names), action, reason = std::move(reason),
+                            user = std::move(user), result](Batch& batch) {
     absl::StatusOr<std::vector<core::NodeId>> ids =
         state_.UpdateNodes(names, action, reason, user, clock_->Now());
     if (!ids.ok()) {
@@ -215,6 +225,9 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
           }
         });
   });
+  if (!posted) {
+    return absl::UnavailableError("canopyd is shutting down; try again when it is back");
+  }
   return future.get();
 }
 

@@ -76,7 +76,8 @@ class Controller {
              std::shared_ptr<const topology::Topology> topology,
              std::unique_ptr<persistence::Store> store, const core::Clock* clock);
 
-  void Post(Command command);
+  // Queues a command for the owner thread; false once the owner has stopped for good.
+  bool Post(Command command);
   void RunOwnerLoop();
   void Tick(Batch& batch);
   absl::Status CommitWithRetry(const persistence::Mutations& mutations);
@@ -102,6 +103,7 @@ class Controller {
   mutable absl::Mutex queue_mu_;
   std::deque<Command> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(queue_mu_) = false;  // the owner has exited; Post() refuses
 
   mutable absl::Mutex snapshot_mu_;
   std::shared_ptr<const ClusterSnapshot> snapshot_ ABSL_GUARDED_BY(snapshot_mu_);
