@@ -115,12 +115,13 @@ void Controller::RunOwnerLoop() {
       next_tick = now + tick_interval_;
     }
     const absl::Status committed = CommitWithRetry(batch.mutations);
-    for (auto& done : batch.after_commit) {
-      done(committed);
-    }
+    // Publish before answering, so a caller that reads right after its write sees it.
     if (batch.visible_change ||
         (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
       Publish();
+    }
+    for (auto& done : batch.after_commit) {
+      done(committed);
     }
     if (stopping) {
       // Leave only once nothing is queued, and refuse later commands under the same lock, so no

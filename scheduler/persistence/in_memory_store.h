@@ -1,0 +1,45 @@
+// InMemoryStore: a Store kept in memory, for tests and the simulator. It can be told to fail
+// its next commits, to check that callers never acknowledge what was not stored.
+// Thread-compatible (the controller's owner thread is its only caller).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scheduler/persistence/store.h"
+
+namespace canopy::persistence {
+
+class InMemoryStore final : public Store {
+ public:
+  absl::Status Commit(const Mutations& mutations) override {
+    if (!fail_with_.ok()) {
+      return fail_with_;
+    }
+    for (const NodeAdminRow& row : mutations.node_admin_upserts) {
+      nodes_[row.name] = row;
+    }
+    ++commits_;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() override {
+    std::vector<NodeAdminRow> rows;
+    for (const auto& [name, row] : nodes_) {
+      rows.push_back(row);
+    }
+    return rows;
+  }
+
+  // Every Commit() fails with `status` until it is set back to OK.
+  void FailCommitsWith(absl::Status status) { fail_with_ = std::move(status); }
+  int commits() const { return commits_; }
+
+ private:
+  std::map<std::string, NodeAdminRow> nodes_;
+  absl::Status fail_with_;
+  int commits_ = 0;
+};
+
+}  // namespace canopy::persistence
