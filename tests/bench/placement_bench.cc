@@ -13,6 +13,7 @@
 #include "scheduler/placement/capacity_view.h"
 #include "scheduler/placement/registry.h"
 #include "scheduler/topology/topology_builder.h"
+#include "tests/bench/bench_cluster.h"
 
 namespace canopy::placement {
 namespace {
@@ -22,33 +23,9 @@ constexpr int kLeafSize = 32;
 constexpr int kLeavesPerSpine = 16;
 const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 
+// The 3-level fat tree of the issue: 16,384 nodes, leaves of 32, spines of 16 leaves.
 std::unique_ptr<topology::Topology> FatTree() {
-  std::vector<std::string> names;
-  for (int i = 1; i <= kNodes; ++i) {
-    names.push_back(absl::StrFormat("gpu%05d", i));
-  }
-  topology::TopologyBuilder b(names);
-  const int leaves = kNodes / kLeafSize;
-  std::vector<std::string> spines;
-  for (int l = 0; l < leaves; ++l) {
-    std::vector<std::string> nodes(names.begin() + l * kLeafSize,
-                                   names.begin() + (l + 1) * kLeafSize);
-    b.AddSwitch(absl::StrFormat("leaf%03d", l + 1), std::move(nodes), {}, "");
-  }
-  for (int s = 0; s < leaves / kLeavesPerSpine; ++s) {
-    std::vector<std::string> children;
-    for (int l = s * kLeavesPerSpine; l < (s + 1) * kLeavesPerSpine; ++l) {
-      children.push_back(absl::StrFormat("leaf%03d", l + 1));
-    }
-    spines.push_back(absl::StrFormat("spine%02d", s + 1));
-    b.AddSwitch(spines.back(), {}, std::move(children), "");
-  }
-  b.AddSwitch("core", {}, spines, "");
-  absl::StatusOr<topology::Topology> topo = std::move(b).Build();
-  if (!topo.ok()) {
-    std::abort();
-  }
-  return std::make_unique<topology::Topology>(*std::move(topo));
+  return bench::FatTreeCluster(kNodes, kLeafSize, kLeavesPerSpine).topo;
 }
 
 // About half the nodes busy: every leaf gets between 8 and 24 whole-node (exclusive) jobs at
