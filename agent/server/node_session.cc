@@ -81,14 +81,20 @@ void NodeSession::Run() {
 
 grpc::Status NodeSession::ConnectOnce() {
   grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
-      stream = stub_->Connect(&context);
+  // Publish the context before connecting: Connect() blocks until the connection is made or
+  // fails, and Stop() must be able to cancel it meanwhile (a cancel before the call starts is
+  // remembered by the context).
   {
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) {
       return grpc::Status::CANCELLED;
     }
     context_ = &context;
+  }
+  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
+      stream = stub_->Connect(&context);
+  {
+    absl::MutexLock lock(&mu_);
     stream_ = stream.get();
   }
 
@@ -101,7 +107,7 @@ grpc::Status NodeSession::ConnectOnce() {
   reg->set_agent_version(CANOPY_VERSION);
   *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
   reg->set_runs_as_root(geteuid() == 0);
-  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = gpus_->Discover();
+  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
   if (!gpus.ok()) {
     spdlog::error("{}: GPU discovery with {} failed: {}", facts_.node_name, gpus_->name(),
                   gpus.status().message());
@@ -152,6 +158,13 @@ grpc::Status NodeSession::ConnectOnce() {
   return stream->Finish();
 }
 
+absl::StatusOr<std::vector<gpu::GpuDevice>> NodeSession::Discover() {
+  // The reader (at connect) and the ticker (at heartbeats) both ask; providers are called by one
+  // thread at a time.
+  absl::MutexLock lock(&discover_mu_);
+  return gpus_->Discover();
+}
+
 bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
   // write_mu_ (not mu_) is held across the possibly blocking Write, so Stop() can always take
   // mu_ to cancel the call, which unblocks the Write.
@@ -177,7 +190,7 @@ void NodeSession::Tick(absl::Time now) {
     last_heartbeat_ = now;
   }
   // GPU health is checked at the heartbeat cadence; only changes are sent.
-  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = gpus_->Discover();
+  absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
   if (gpus.ok()) {
     absl::MutexLock lock(&mu_);
     if (*gpus != reported_gpus_) {

@@ -53,6 +53,7 @@ class NodeSession {
   // One connection: returns when the stream ends, with the status it ended with.
   grpc::Status ConnectOnce();
   bool Write(const canopy::v1::AgentMessage& message);
+  absl::StatusOr<std::vector<gpu::GpuDevice>> Discover();
 
   const NodeFacts facts_;
   const std::shared_ptr<canopy::v1::AgentService::Stub> stub_;
@@ -65,7 +66,8 @@ class NodeSession {
   std::atomic<bool> registered_{false};
   std::thread reader_;
 
-  absl::Mutex write_mu_;  // held across a stream Write; never taken while holding mu_
+  absl::Mutex discover_mu_;  // serialises GpuProvider::Discover(); taken alone
+  absl::Mutex write_mu_;     // held across a stream Write; never taken while holding mu_
   absl::Mutex mu_;
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
   grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>* stream_

@@ -63,7 +63,8 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
     if (!ok) {
       out_.clear();
     }
-    if (!out_.empty() && !finishing_) {
+    // Messages queued before Close() still go out; Finish follows the last one.
+    if (!out_.empty()) {
       StartWrite(&out_.front());
       return;
     }

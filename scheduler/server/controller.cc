@@ -104,6 +104,9 @@ void Controller::RunOwnerLoop() {
                                  std::max(next_tick - clock_->Now(), absl::ZeroDuration()));
       commands.swap(queue_);
       stopping = stopping_;
+      // From the first pass after Stop(), Post() refuses new commands, so the queue drains in a
+      // bounded number of passes even while thousands of agents keep sending heartbeats.
+      stopped_ = stopping_;
     }
     Batch batch;
     for (Command& command : commands) {
@@ -124,11 +127,8 @@ void Controller::RunOwnerLoop() {
       done(committed);
     }
     if (stopping) {
-      // Leave only once nothing is queued, and refuse later commands under the same lock, so no
-      // caller waits for an answer that never comes.
       absl::MutexLock lock(&queue_mu_);
       if (queue_.empty()) {
-        stopped_ = true;
         break;
       }
     }
@@ -240,40 +240,47 @@ core::NodeId Controller::SessionNode(const std::shared_ptr<AgentOutbox>& outbox)
 void Controller::AgentRegistered(std::string node_name, state::NodeRegistration registration,
                                  std::shared_ptr<AgentOutbox> outbox,
                                  std::function<void(absl::StatusOr<core::NodeId>)> done) {
-  Post([this, node_name = std::move(node_name), registration = std::move(registration),
-        outbox = std::move(outbox), done = std::move(done)](Batch& batch) mutable {
-    const bool was_drained = [&] {
-      absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
-      return id.ok() && state_.node(*id).drain;
-    }();
-    absl::StatusOr<core::NodeId> id =
-        state_.RegisterNode(node_name, std::move(registration), clock_->Now());
-    if (!id.ok()) {
-      spdlog::warn("refused registration: {}", id.status().message());
-      done(id.status());
-      return;
-    }
-    std::shared_ptr<AgentOutbox>& session = sessions_[id->value()];
-    if (session != nullptr && session != outbox) {
-      session->Close(
-          grpc::Status(grpc::StatusCode::ABORTED, "replaced by a newer connection for this node"));
-      session_nodes_.erase(session.get());
-    }
-    session = outbox;
-    session_nodes_[outbox.get()] = *id;
-    const state::NodeRecord& node = state_.node(*id);
-    if (node.drain && !was_drained) {
-      spdlog::warn("node {} drained at registration: {}", node.name, node.reason);
-      SaveAdminState(*id, batch);
-    }
-    spdlog::info("node {} registered ({} GPUs, agent {} on {})", node.name,
-                 node.registration.gpus.size(), node.registration.agent_version,
-                 node.registration.hostname);
-    batch.visible_change = true;
-    // The agent learns it is registered only once any drain caused by its report is durable.
-    batch.after_commit.push_back(
-        [id = *id, done = std::move(done)](const absl::Status&) { done(id); });
-  });
+  // `done` is shared so the refusal path can still call it after Post() took the command.
+  auto shared_done =
+      std::make_shared<std::function<void(absl::StatusOr<core::NodeId>)>>(std::move(done));
+  const bool posted =
+      Post([this, node_name = std::move(node_name), registration = std::move(registration), outbox,
+            shared_done](Batch& batch) mutable {
+        const bool was_drained = [&] {
+          absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
+          return id.ok() && state_.node(*id).drain;
+        }();
+        absl::StatusOr<core::NodeId> id =
+            state_.RegisterNode(node_name, std::move(registration), clock_->Now());
+        if (!id.ok()) {
+          spdlog::warn("refused registration: {}", id.status().message());
+          (*shared_done)(id.status());
+          return;
+        }
+        std::shared_ptr<AgentOutbox>& session = sessions_[id->value()];
+        if (session != nullptr && session != outbox) {
+          session->Close(grpc::Status(grpc::StatusCode::ABORTED,
+                                      "replaced by a newer connection for this node"));
+          session_nodes_.erase(session.get());
+        }
+        session = outbox;
+        session_nodes_[outbox.get()] = *id;
+        const state::NodeRecord& node = state_.node(*id);
+        if (node.drain && !was_drained) {
+          spdlog::warn("node {} drained at registration: {}", node.name, node.reason);
+          SaveAdminState(*id, batch);
+        }
+        spdlog::info("node {} registered ({} GPUs, agent {} on {})", node.name,
+                     node.registration.gpus.size(), node.registration.agent_version,
+                     node.registration.hostname);
+        batch.visible_change = true;
+        // The agent learns it is registered only once any drain caused by its report is durable.
+        batch.after_commit.push_back(
+            [id = *id, shared_done](const absl::Status&) { (*shared_done)(id); });
+      });
+  if (!posted) {
+    (*shared_done)(absl::UnavailableError("canopyd is shutting down"));
+  }
 }
 
 void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox) {
