@@ -1,0 +1,122 @@
+// sbatch's command line and #SBATCH directives, parsed into our own SbatchOptions value.
+//
+// Pure functions with no I/O (the caller reads the script file); thread-safe. The grammar and the
+// error texts follow Slurm 22.05's sbatch, checked against the real command (see the tests):
+// getopt_long rules for the command line, Slurm's own word splitting for directives, directives
+// first and the command line winning.
+//
+// Error messages: every failure is InvalidArgument whose message is exactly what sbatch prints
+// after its "sbatch: " prefix, one line per output line, e.g. "error: Invalid --time
+// specification" or "unrecognized option '--bogus'\nTry \"sbatch --help\" for more information".
+// A front end reproduces sbatch's output by printing "sbatch: " before each line.
+//
+// Differences from sbatch, all deliberate: only the options below are known (others, including
+// getopt's abbreviations such as "--ti", are "unrecognized"); "--nice=abc" is rejected (sbatch
+// reads it as 0); "-N 2-" is rejected as not a valid node count; signal numbers above 127 and a
+// bad "--switches=N@TIME" wait are rejected; -w/-x must be valid hostlist expressions
+// (ExpandHostlist); bad --gpus values give the gres error text (sbatch only fails later, in the
+// select plugin); the unmatched-quote error omits the script's file name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace canopy::slurm {
+
+enum class OpenMode { kUnset, kAppend, kTruncate };
+
+// --exclusive[=user|mcs].
+enum class ExclusiveMode { kUnset, kExclusive, kUser, kMcs };
+
+// --signal=[{R|B}:]SIG[@TIME].
+struct SbatchSignal {
+  int signal_number = 0;     // 1..127; names such as "USR1" or "SIGUSR1" are translated
+  int seconds = 60;          // how long before the time limit; 0..65535
+  bool batch_only = false;   // "B:" sends it to the batch shell only
+  bool reservation = false;  // "R:" (also sent at the end of a reservation)
+};
+
+// --export=ALL|NONE|[ALL,]VAR[,VAR=value...].
+struct SbatchExport {
+  bool all = true;  // propagate the submitter's whole environment ("ALL"; false for NONE/lists)
+  // Each named item, as written: "VAR" (copy from the environment) or "VAR=value".
+  std::vector<std::string> variables;
+};
+
+struct SbatchOptions {
+  std::string job_name;   // -J, --job-name
+  std::string partition;  // -p, --partition
+  std::string account;    // -A, --account
+  // -N, --nodes=MIN[-MAX]; "-N 2" sets both to 2.
+  std::optional<int64_t> min_nodes;
+  std::optional<int64_t> max_nodes;
+  std::optional<int64_t> ntasks;            // -n, --ntasks
+  std::optional<int64_t> ntasks_per_node;   // --ntasks-per-node
+  std::optional<int64_t> cpus_per_task;     // -c, --cpus-per-task
+  std::optional<int64_t> mem_per_node_mib;  // --mem; 0 means "all the node's memory"
+  // GPUs per node from --gres=gpu[:TYPE][:N] or --gpus-per-node=[TYPE:]N; gpu_type is "" when
+  // any type will do.
+  std::optional<int64_t> gpus_per_node;
+  std::string gpu_type;
+  std::vector<std::string> other_gres;  // non-GPU items of --gres, as written ("nvme:1")
+  std::optional<int64_t> gpus_total;    // -G, --gpus=[TYPE:]N (type goes to gpu_type)
+  ExclusiveMode exclusive = ExclusiveMode::kUnset;
+  // -t, --time. Seconds round up to whole minutes and 0 means no limit, as sbatch does; no limit
+  // is absl::InfiniteDuration().
+  std::optional<absl::Duration> time_limit;
+  std::optional<int64_t> switches;  // --switches=COUNT[@MAX_WAIT]
+  std::optional<absl::Duration> switches_wait;
+  std::string nodelist;  // -w, --nodelist (a hostlist expression, checked to expand)
+  std::string exclude;   // -x, --exclude (likewise)
+  std::string output;    // -o, --output (a filename pattern; see output_pattern.h)
+  std::string error;     // -e, --error
+  OpenMode open_mode = OpenMode::kUnset;
+  std::string chdir;                       // -D, --chdir
+  std::optional<SbatchExport> export_env;  // --export; unset means sbatch's default (ALL)
+  std::optional<bool> requeue;             // --requeue (true) / --no-requeue (false)
+  bool hold = false;                       // -H, --hold
+  bool parsable = false;                   // --parsable
+  bool test_only = false;                  // --test-only
+  std::string wrap;                        // --wrap
+  std::string array;                       // -a, --array, as written
+  std::optional<int64_t> nice;             // --nice[=ADJ]; bare "--nice" is 100
+  std::optional<SbatchSignal> signal;      // --signal
+  std::string begin;                       // -b, --begin, as written
+  std::string dependency;                  // -d, --dependency, as written
+  std::string script_path;                 // the first non-option argument of the command line
+  std::vector<std::string> script_args;    // the arguments after it
+};
+
+// Parses sbatch's arguments (without argv[0]). Options are "--opt=value", "--opt value",
+// "-N 2", "-N2" and bundles of short flags ("-HN2"); a required value is taken from the next
+// argument even if it starts with '-', as getopt does. Parsing stops at the first non-option
+// argument or after "--": that argument is script_path and the rest are script_args.
+// InvalidArgument (see the header comment for the wording) for an unknown option, a missing or
+// unexpected value, or a bad value.
+absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv);
+
+// Returns the arguments of a script's #SBATCH directives, in order, as sbatch reads them: lines
+// that begin with "#SBATCH" (in column 1) up to the first line that is neither blank nor a
+// comment (the shebang and indented "#" lines are comments). The text after "#SBATCH" is split
+// into words at whitespace; '...' and "..." quote, a backslash escapes the next character
+// (except that it cannot join words), an unquoted '#' ends the line, and an empty word (such as
+// "" or the '#' itself) ends the line too. Does not check the first line (see ParseSbatch).
+// InvalidArgument "fatal: line N: Unmatched `Q` in [REST]" for an unterminated quote (sbatch
+// names the file too).
+absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_view script);
+
+// Parses a batch script's directives and then the command line `argv`; options from the command
+// line replace those from directives. InvalidArgument, in sbatch's words, for an empty script
+// ("error: Batch script is empty!"), a first line without "#!", DOS line breaks, a directive
+// that is not an option ("error: Invalid directive found in batch script: X"), or any error of
+// ParseSbatchCommandLine. A script path in `argv` is kept in script_path but not read.
+absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
+                                          const std::vector<std::string>& argv);
+
+}  // namespace canopy::slurm
