@@ -1,7 +1,8 @@
 // Hostlist parsing and expansion, plus the public compression entry points (the ranged printing
 // itself is RunList in hostlist_runs.cc). Written to reproduce Slurm 22.05's hostlist.c output
-// as `scontrol show hostnames|hostlist|hostlistsorted` print it; see SCONTROL_HOSTLIST_NOTES.md.
-// Where Slurm silently accepts malformed input ("n[1-2" prints "n]") we return InvalidArgument.
+// as `scontrol show hostnames|hostlist|hostlistsorted` print it; see
+// docs/compat/scontrol-hostlist.md. Where Slurm silently accepts malformed input ("n[1-2" prints
+// "n]") we return InvalidArgument.
 #include "common/slurm/hostlist.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // Pure functions with no I/O; thread-safe. Expansion and compression follow Slurm's own
 // hostlist.c (as observed with `scontrol show hostnames` / `scontrol show hostlist` of Slurm
 // 22.05): zero padding is kept, several bracket groups expand as a cartesian product, the last
-// bracket group varies fastest. SCONTROL_HOSTLIST_NOTES.md beside this file records the observed
+// bracket group varies fastest. docs/compat/scontrol-hostlist.md records the observed
 // behaviour, including the few places where we are deliberately stricter than Slurm.
 #pragma once
 

@@ -1,7 +1,7 @@
 // RunList, modelled step by step on Slurm 22.05's hostlist.c (hostlist_push_range,
 // hostrange_cmp, hostlist_sort/coalesce/collapse, hostlist_ranged_string) so that
 // `scontrol show hostlist[sorted]` output is reproduced byte for byte; see
-// SCONTROL_HOSTLIST_NOTES.md. Comments name the Slurm function each piece mirrors.
+// docs/compat/scontrol-hostlist.md. Comments name the Slurm function each piece mirrors.
 #include "common/slurm/hostlist_runs.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Tests for ExpandHostlist / CompressHostlist. Every expected string was produced by Slurm
 // 22.05.8's `scontrol show hostnames EXPR` / `scontrol show hostlist LIST` (see
-// SCONTROL_HOSTLIST_NOTES.md); the error cases are where we are stricter than Slurm on purpose.
+// docs/compat/scontrol-hostlist.md); the error cases are where we are stricter than Slurm on
+// purpose.
 #include "common/slurm/hostlist.h"
 
 #include <chrono>
