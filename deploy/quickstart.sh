@@ -65,6 +65,9 @@ echo
 echo "\$ scontrol show topology"
 "$BUILD_DIR/ctl/scontrol" show topology
 echo
+echo "\$ sinfo"
+"$BUILD_DIR/ctl/sinfo"
+echo
 echo "\$ scontrol show hostnames 'gpu[001-003]'"
 "$BUILD_DIR/ctl/scontrol" show hostnames 'gpu[001-003]'
 
