@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/server/agent_setup.h"
 #include "agent/server/node_session.h"
+#include "common/log/setup.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "the Canopy node agent.\n  canopy-agent [--controller HOST:PORT] [--virtual-nodes EXPR]");
   absl::ParseCommandLine(argc, argv);
-  canopy::agent::SetUpAgentLogging(absl::GetFlag(FLAGS_log_level));
+  canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level));
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -11,9 +11,9 @@
 #include "agent/gpu/nvml_gpu_provider.h"
 #include "common/config/cluster_config.h"
 #include "common/log/absl_format.h"
+#include "common/os/hostname.h"
 #include "common/slurm/hostlist.h"
 #include "grpcpp/create_channel.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent {
@@ -22,15 +22,6 @@ namespace {
 // Virtual nodes share few TCP connections: HTTP/2 multiplexes many streams on one, but
 // spreading them keeps one slow connection from stalling thousands of nodes.
 constexpr int kNodesPerChannel = 64;
-
-std::string ShortHostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) {
-    return "localhost";
-  }
-  std::string name(buf);
-  return name.substr(0, name.find('.'));
-}
 
 // The cluster config, when the environment names one; the agent works without it.
 std::optional<config::ClusterConfig> FindConfig() {
@@ -55,13 +46,6 @@ gpu::FakeGpuOptions NoGpus() {
 
 }  // namespace
 
-void SetUpAgentLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("canopy-agent");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %v");
-  spdlog::set_level(spdlog::level::from_str(level));
-}
-
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     const std::string& target, const AgentOptions& options) {
   const bool virtual_mode = !options.virtual_nodes.empty();
@@ -75,7 +59,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     }
     names = *std::move(expanded);
   } else {
-    names.push_back(options.node_name.empty() ? ShortHostname() : options.node_name);
+    names.push_back(options.node_name.empty() ? os::Hostname(true) : options.node_name);
   }
   if (names.empty()) {
     return absl::InvalidArgumentError("--virtual_nodes names no node");
@@ -98,7 +82,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
       configured[n.name] = &n;
     }
   }
-  const std::string hostname = ShortHostname();
+  const std::string hostname = os::Hostname(true);
   const int real_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   const int64_t real_mem_mib =
       static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / (1024 * 1024);

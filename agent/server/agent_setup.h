@@ -22,8 +22,6 @@ struct AgentOptions {
   int64_t memory_mib = 0;
 };
 
-void SetUpAgentLogging(const std::string& level);
-
 // InvalidArgument for a bad hostlist or provider name; Unavailable when --gpu_provider=nvml and
 // NVML cannot be loaded.
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(

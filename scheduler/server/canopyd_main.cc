@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/cluster_config.h"
+#include "common/log/setup.h"
 #include "scheduler/server/daemon_setup.h"
 #include "scheduler/server/server_runner.h"
 #include "spdlog/spdlog.h"
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");
   absl::ParseCommandLine(argc, argv);
-  canopy::server::SetUpLogging(absl::GetFlag(FLAGS_log_level));
+  canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level));
 
   absl::StatusOr<std::string> config_path =
       canopy::server::ResolveConfigPath(absl::GetFlag(FLAGS_config));

@@ -10,17 +10,8 @@
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
-#include "spdlog/spdlog.h"
 
 namespace canopy::server {
-
-void SetUpLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("canopyd");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%^%l%$] %v");
-  spdlog::set_level(spdlog::level::from_str(level));
-}
 
 absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value) {
   if (!flag_value.empty()) {

@@ -9,9 +9,6 @@
 
 namespace canopy::server {
 
-// spdlog to stderr with timestamps; `level` as in --log_level.
-void SetUpLogging(const std::string& level);
-
 // --config, else $CANOPY_CONFIG, else $SLURM_CONF; FailedPrecondition naming all three if none.
 absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value);
 

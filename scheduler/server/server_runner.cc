@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/absl_format.h"
+#include "common/os/hostname.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
@@ -24,14 +25,6 @@
 
 namespace canopy::server {
 namespace {
-
-std::string Hostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) {
-    return "localhost";
-  }
-  return buf;
-}
 
 // Blocks SIGINT/SIGTERM in this thread (and every thread it starts later, gRPC's included), so
 // that WaitForStopSignal() receives them synchronously instead of a handler running anywhere.
@@ -107,7 +100,7 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   }
   (*controller)->Start();
 
-  ControllerServiceImpl controller_service(controller->get(), Hostname());
+  ControllerServiceImpl controller_service(controller->get(), os::Hostname(false));
   AgentServiceImpl agent_service(controller->get());
 
   grpc::EnableDefaultHealthCheckService(true);
