@@ -20,6 +20,12 @@ class InMemoryStore final : public Store {
     for (const NodeAdminRow& row : mutations.node_admin_upserts) {
       nodes_[row.name] = row;
     }
+    for (const JobRow& row : mutations.job_upserts) {
+      jobs_[row.id] = row;
+    }
+    if (mutations.next_job_id != 0) {
+      next_job_id_ = mutations.next_job_id;
+    }
     ++commits_;
     return absl::OkStatus();
   }
@@ -32,12 +38,23 @@ class InMemoryStore final : public Store {
     return rows;
   }
 
+  absl::StatusOr<JobState> LoadJobs() override {
+    JobState state;
+    for (const auto& [id, row] : jobs_) {
+      state.jobs.push_back(row);
+    }
+    state.next_job_id = next_job_id_;
+    return state;
+  }
+
   // Every Commit() fails with `status` until it is set back to OK.
   void FailCommitsWith(absl::Status status) { fail_with_ = std::move(status); }
   int commits() const { return commits_; }
 
  private:
   std::map<std::string, NodeAdminRow> nodes_;
+  std::map<uint32_t, JobRow> jobs_;
+  uint32_t next_job_id_ = 0;
   absl::Status fail_with_;
   int commits_ = 0;
 };

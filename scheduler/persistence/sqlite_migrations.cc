@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 1> kMigrations = {
+constexpr std::array<const char*, 2> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -18,6 +18,19 @@ constexpr std::array<const char*, 1> kMigrations = {
       reason       TEXT NOT NULL,
       reason_time  INTEGER,            -- unix seconds; NULL when no reason is set
       reason_user  TEXT NOT NULL
+    );
+    )sql",
+    // 2: jobs. `record` is the controller's serialised canopy.v1.Job; `state` repeats its state
+    // for people reading the database. `meta` holds counters such as the next job id.
+    R"sql(
+    CREATE TABLE jobs (
+      id      INTEGER PRIMARY KEY,
+      state   TEXT NOT NULL,
+      record  BLOB NOT NULL
+    );
+    CREATE TABLE meta (
+      key    TEXT PRIMARY KEY,
+      value  INTEGER NOT NULL
     );
     )sql",
 };

@@ -52,40 +52,141 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
   if (!tx.ok()) {
     return tx.status();
   }
-  if (!mutations.node_admin_upserts.empty()) {
+  if (absl::Status st = SaveNodeAdmin(mutations.node_admin_upserts); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = SaveJobs(mutations.job_upserts); !st.ok()) {
+    return st;
+  }
+  if (mutations.next_job_id != 0) {
+    if (absl::Status st = SaveNextJobId(mutations.next_job_id); !st.ok()) {
+      return st;
+    }
+  }
+  return tx->Commit();
+}
+
+absl::Status SqliteStore::SaveNodeAdmin(const std::vector<NodeAdminRow>& rows) {
+  if (rows.empty()) {
+    return absl::OkStatus();
+  }
+  sqlite3* db = db_.get();
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db,
+              "INSERT INTO node_admin(name, drain, admin_down, reason, reason_time, reason_user) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO UPDATE SET drain=?2, "
+              "admin_down=?3, reason=?4, reason_time=?5, reason_user=?6");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  for (const NodeAdminRow& row : rows) {
+    sqlite3_reset(s);
+    if (absl::Status st = BindText(db, s, 1, row.name); !st.ok()) {
+      return st;
+    }
+    sqlite3_bind_int(s, 2, row.drain ? 1 : 0);
+    sqlite3_bind_int(s, 3, row.admin_down ? 1 : 0);
+    if (absl::Status st = BindText(db, s, 4, row.reason); !st.ok()) {
+      return st;
+    }
+    if (row.reason_time == absl::InfinitePast()) {
+      sqlite3_bind_null(s, 5);
+    } else {
+      sqlite3_bind_int64(s, 5, ToUnix(row.reason_time));
+    }
+    if (absl::Status st = BindText(db, s, 6, row.reason_user); !st.ok()) {
+      return st;
+    }
+    if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
+      return SqliteError(db, rc, absl::StrCat("saving node ", row.name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::SaveJobs(const std::vector<JobRow>& rows) {
+  if (rows.empty()) {
+    return absl::OkStatus();
+  }
+  sqlite3* db = db_.get();
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db,
+              "INSERT INTO jobs(id, state, record) VALUES (?1, ?2, ?3) "
+              "ON CONFLICT(id) DO UPDATE SET state=?2, record=?3");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  for (const JobRow& row : rows) {
+    sqlite3_reset(s);
+    sqlite3_bind_int64(s, 1, row.id);
+    if (absl::Status st = BindText(db, s, 2, row.state); !st.ok()) {
+      return st;
+    }
+    if (const int rc = sqlite3_bind_blob(s, 3, row.record.data(),
+                                         static_cast<int>(row.record.size()), SQLITE_TRANSIENT);
+        rc != SQLITE_OK) {
+      return SqliteError(db, rc, "binding a job record");
+    }
+    if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
+      return SqliteError(db, rc, absl::StrCat("saving job ", row.id));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteStore::SaveNextJobId(uint32_t next_job_id) {
+  sqlite3* db = db_.get();
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db,
+              "INSERT INTO meta(key, value) VALUES ('next_job_id', ?1) "
+              "ON CONFLICT(key) DO UPDATE SET value=?1");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_bind_int64(stmt->get(), 1, next_job_id);
+  if (const int rc = sqlite3_step(stmt->get()); rc != SQLITE_DONE) {
+    return SqliteError(db, rc, "saving the next job id");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobState> SqliteStore::LoadJobs() {
+  JobState state;
+  {
     absl::StatusOr<SqliteStatement> stmt =
-        Prepare(db,
-                "INSERT INTO node_admin(name, drain, admin_down, reason, reason_time, reason_user) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(name) DO UPDATE SET drain=?2, "
-                "admin_down=?3, reason=?4, reason_time=?5, reason_user=?6");
+        Prepare(db_.get(), "SELECT id, state, record FROM jobs ORDER BY id");
     if (!stmt.ok()) {
       return stmt.status();
     }
     sqlite3_stmt* s = stmt->get();
-    for (const NodeAdminRow& row : mutations.node_admin_upserts) {
-      sqlite3_reset(s);
-      if (absl::Status st = BindText(db, s, 1, row.name); !st.ok()) {
-        return st;
-      }
-      sqlite3_bind_int(s, 2, row.drain ? 1 : 0);
-      sqlite3_bind_int(s, 3, row.admin_down ? 1 : 0);
-      if (absl::Status st = BindText(db, s, 4, row.reason); !st.ok()) {
-        return st;
-      }
-      if (row.reason_time == absl::InfinitePast()) {
-        sqlite3_bind_null(s, 5);
-      } else {
-        sqlite3_bind_int64(s, 5, ToUnix(row.reason_time));
-      }
-      if (absl::Status st = BindText(db, s, 6, row.reason_user); !st.ok()) {
-        return st;
-      }
-      if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
-        return SqliteError(db, rc, absl::StrCat("saving node ", row.name));
-      }
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      JobRow row;
+      row.id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
+      row.state = ColumnText(s, 1);
+      const void* blob = sqlite3_column_blob(s, 2);
+      row.record.assign(static_cast<const char*>(blob),
+                        static_cast<size_t>(sqlite3_column_bytes(s, 2)));
+      state.jobs.push_back(std::move(row));
+    }
+    if (rc != SQLITE_DONE) {
+      return SqliteError(db_.get(), rc, "loading jobs");
     }
   }
-  return tx->Commit();
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db_.get(), "SELECT value FROM meta WHERE key = 'next_job_id'");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  const int rc = sqlite3_step(stmt->get());
+  if (rc == SQLITE_ROW) {
+    state.next_job_id = static_cast<uint32_t>(sqlite3_column_int64(stmt->get(), 0));
+  } else if (rc != SQLITE_DONE) {
+    return SqliteError(db_.get(), rc, "loading the next job id");
+  }
+  return state;
 }
 
 absl::StatusOr<std::vector<NodeAdminRow>> SqliteStore::LoadNodeAdminState() {

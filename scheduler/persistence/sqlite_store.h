@@ -23,12 +23,16 @@ class SqliteStore final : public Store {
 
   absl::Status Commit(const Mutations& mutations) override;
   absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() override;
+  absl::StatusOr<JobState> LoadJobs() override;
 
   // The schema version this binary writes.
   static int CurrentSchemaVersion();
 
  private:
   explicit SqliteStore(SqliteDb db) : db_(std::move(db)) {}
+  absl::Status SaveNodeAdmin(const std::vector<NodeAdminRow>& rows);
+  absl::Status SaveJobs(const std::vector<JobRow>& rows);
+  absl::Status SaveNextJobId(uint32_t next_job_id);
   SqliteDb db_;
 };
 

@@ -59,6 +59,39 @@ TEST_F(SqliteStoreTest, NodeAdminStateSurvivesReopen) {
   EXPECT_EQ((*rows)[1].reason_time, absl::InfinitePast());
 }
 
+TEST_F(SqliteStoreTest, JobsAndNextIdSurviveReopen) {
+  const std::string binary("\x00\x01record\xff", 10);  // records are opaque bytes, NULs included
+  {
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
+    ASSERT_TRUE(store.ok()) << store.status();
+    Mutations m;
+    m.job_upserts.push_back(JobRow{7, "PENDING", binary});
+    m.job_upserts.push_back(JobRow{3, "RUNNING", "r3"});
+    m.next_job_id = 8;
+    ASSERT_TRUE((*store)->Commit(m).ok());
+    Mutations m2;
+    m2.job_upserts.push_back(JobRow{3, "COMPLETED", "r3 done"});
+    ASSERT_TRUE((*store)->Commit(m2).ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<JobState> jobs = (*store)->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(jobs->next_job_id, 8u);
+  ASSERT_EQ(jobs->jobs.size(), 2u);
+  EXPECT_EQ(jobs->jobs[0], (JobRow{3, "COMPLETED", "r3 done"}));
+  EXPECT_EQ(jobs->jobs[1], (JobRow{7, "PENDING", binary}));
+}
+
+TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<JobState> jobs = (*store)->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->jobs.empty());
+  EXPECT_EQ(jobs->next_job_id, 0u);
+}
+
 TEST_F(SqliteStoreTest, RefusesDatabaseFromNewerCanopyd) {
   {
     absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());

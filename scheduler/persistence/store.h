@@ -7,6 +7,7 @@
 // answers the clients whose commands were in the batch.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,32 @@ struct NodeAdminRow {
   friend bool operator==(const NodeAdminRow&, const NodeAdminRow&) = default;
 };
 
+// One job as stored: the id, its state name (for an admin reading the database with sqlite3)
+// and the whole record, serialised by the controller (a canopy.v1.Job message). The store does
+// not interpret `record`.
+struct JobRow {
+  uint32_t id = 0;
+  std::string state;
+  std::string record;
+
+  friend bool operator==(const JobRow&, const JobRow&) = default;
+};
+
 struct Mutations {
   std::vector<NodeAdminRow> node_admin_upserts;
+  std::vector<JobRow> job_upserts;
+  // The next job id to hand out, when it changed (0 = unchanged).
+  uint32_t next_job_id = 0;
 
-  bool empty() const { return node_admin_upserts.empty(); }
+  bool empty() const {
+    return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0;
+  }
+};
+
+// Everything about jobs needed at start-up.
+struct JobState {
+  std::vector<JobRow> jobs;  // ascending id
+  uint32_t next_job_id = 0;  // 0 = never saved
 };
 
 class Store {
@@ -45,6 +68,7 @@ class Store {
 
   // Everything needed to rebuild the controller's state at start-up.
   virtual absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() = 0;
+  virtual absl::StatusOr<JobState> LoadJobs() = 0;
 };
 
 }  // namespace canopy::persistence
