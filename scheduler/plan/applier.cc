@@ -89,7 +89,7 @@ absl::StatusOr<ApplyReport> PlanApplier::Apply(const Plan& plan, CapacityView& v
       report.refused.push_back({start.job, std::move(why)});
       continue;
     }
-    absl::Status t = core::TransitionTo(*job, core::JobState::kRunning, now);
+    absl::Status t = core::TransitionTo(*job, start_state_, now);
     if (!t.ok()) {
       return absl::InternalError(t.message());
     }
@@ -114,6 +114,34 @@ absl::Status EndJob(CapacityView& view, core::Job& job, core::JobState final_sta
     return s;
   }
   return core::TransitionTo(job, final_state, now);
+}
+
+absl::Status AbortLaunch(CapacityView& view, core::Job& job, core::JobReason reason,
+                         absl::Time now) {
+  if (job.state != core::JobState::kConfiguring) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", job.id.value(), " is ", core::JobStateName(job.state), ", not configuring"));
+  }
+  if (absl::Status s = Release(view, job); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = core::TransitionTo(job, core::JobState::kPending, now); !s.ok()) {
+    return s;
+  }
+  job.reason = reason;
+  return absl::OkStatus();
+}
+
+absl::Status RestoreAllocation(CapacityView& view, const core::Job& job) {
+  if (job.allocation.empty()) {
+    return absl::OkStatus();
+  }
+  absl::Status s = view.ApplyJob(UsesOf(job.allocation), job.allocation.exclusive, true);
+  if (!s.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job.id.value(), ": restoring its allocation: ", s.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FailJobOnNodeLoss(CapacityView& view, core::Job& job, absl::Time now) {

@@ -29,6 +29,11 @@ struct ApplyReport {
 
 class PlanApplier {
  public:
+  // The state a started job enters: RUNNING where starting is instant (the simulator), or
+  // CONFIGURING where agents must first confirm the launch (canopyd; then MarkLaunched).
+  explicit PlanApplier(core::JobState start_state = core::JobState::kRunning)
+      : start_state_(start_state) {}
+
   // Re-checks and commits `plan` at `now`: each start is taken only if the job is still PENDING
   // and every one of its nodes can still take its share (usable, not held exclusively, idle if
   // exclusive, enough free GPUs/CPUs/memory); then the capacity is taken and the job goes
@@ -38,7 +43,20 @@ class PlanApplier {
   // after the re-check passed); the state is then as far as it got.
   absl::StatusOr<ApplyReport> Apply(const Plan& plan, placement::CapacityView& view,
                                     core::JobTable& jobs, absl::Time now) const;
+
+ private:
+  core::JobState start_state_;
 };
+
+// A CONFIGURING job's launch failed or was not confirmed in time: frees its allocation and
+// puts it back to PENDING with `reason` (restart_count unchanged: it never ran).
+// FailedPrecondition if the job is not CONFIGURING (nothing changed).
+absl::Status AbortLaunch(placement::CapacityView& view, core::Job& job, core::JobReason reason,
+                         absl::Time now);
+
+// Takes the capacity of a job recovered from the database with its allocation (after a
+// controller restart). FailedPrecondition if the nodes cannot hold it (nothing changed).
+absl::Status RestoreAllocation(placement::CapacityView& view, const core::Job& job);
 
 // Ends a job that holds an allocation: frees it and moves the job to `final_state` (COMPLETED,
 // FAILED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY). FailedPrecondition for an illegal

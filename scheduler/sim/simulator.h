@@ -44,11 +44,6 @@ struct SimResult {
 // "placement/slurm_tree"; a full "placement/..." name is kept.
 std::string PolicyRegistryName(absl::string_view name);
 
-// The capacity of an idle, healthy cluster: every configured node up, its GPUs/CPUs/memory
-// free, in the partitions that list it. InvalidArgument if the config and topology disagree.
-absl::StatusOr<placement::CapacityView> BuildIdleCapacity(const config::ClusterConfig& config,
-                                                          const topology::Topology& topology);
-
 // Replays `trace` (sorted by submit, as ReadTraceFile returns it). InvalidArgument for an
 // unknown policy or queue sort; Internal if the core reports a broken invariant.
 absl::StatusOr<SimResult> RunSimulation(const config::ClusterConfig& config,

@@ -10,6 +10,7 @@
 #include "scheduler/placement/registry.h"
 #include "scheduler/plan/pass.h"
 #include "scheduler/sim/simulator.h"
+#include "scheduler/state/capacity_builder.h"
 #include "tests/bench/bench_cluster.h"
 
 namespace canopy {
@@ -20,7 +21,7 @@ const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 struct PassFixture {
   PassFixture() : cluster(bench::FatTreeCluster(16384, 32, 16)) {
     absl::StatusOr<placement::CapacityView> v =
-        sim::BuildIdleCapacity(cluster.config, *cluster.topo);
+        state::BuildIdleCapacity(cluster.config, *cluster.topo);
     if (!v.ok()) {
       std::abort();
     }
