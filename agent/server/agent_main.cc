@@ -9,6 +9,7 @@
 // and GPU count configured for them (like slurmd's config_overrides), so a laptop can host a
 // 16-node H100 cluster.
 #include <pthread.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -20,6 +21,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "agent/runtime/cgroup.h"
+#include "agent/runtime/child_reaper.h"
 #include "agent/server/agent_setup.h"
 #include "agent/server/node_session.h"
 #include "common/log/setup.h"
@@ -39,6 +42,9 @@ ABSL_FLAG(std::string, fake_gpu_faults, "",
           "file of injected GPU faults for the fake provider: lines 'NODE INDEX REASON'");
 ABSL_FLAG(int, cpus, 0, "CPUs to report (default: as configured for virtual nodes, else real)");
 ABSL_FLAG(int64_t, memory_mib, 0, "memory to report in MiB (default: as configured / real)");
+ABSL_FLAG(std::string, spool_dir, "",
+          "where batch scripts are written (default: /var/spool/canopy as root, else "
+          "$TMPDIR/canopy-agent-<uid>); virtual nodes get one subdirectory each");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
 
 int main(int argc, char** argv) {
@@ -69,14 +75,48 @@ int main(int argc, char** argv) {
   options.fake_gpu_faults = absl::GetFlag(FLAGS_fake_gpu_faults);
   options.cpus = absl::GetFlag(FLAGS_cpus);
   options.memory_mib = absl::GetFlag(FLAGS_memory_mib);
+  options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
+  if (options.spool_dir.empty()) {
+    options.spool_dir = canopy::agent::DefaultSpoolDir();
+  }
+
+  // One reaper for every node's jobs (it makes this process their subreaper).
+  absl::StatusOr<std::unique_ptr<canopy::agent::runtime::ChildReaper>> reaper =
+      canopy::agent::runtime::ChildReaper::Create();
+  if (!reaper.ok()) {
+    std::fprintf(stderr, "canopy-agent: %s\n", std::string(reaper.status().message()).c_str());
+    return 1;
+  }
+  // Job cgroups live under canopy-agent-<pid> in the agent's own (delegated) cgroup: the pid
+  // keeps several agents on one host (tests, virtual clusters) apart.
+  std::unique_ptr<canopy::agent::runtime::Cgroup> agent_cgroup;
+  if (absl::StatusOr<std::string> root = canopy::agent::runtime::Cgroup::FindDelegatedRoot();
+      root.ok()) {
+    absl::StatusOr<std::unique_ptr<canopy::agent::runtime::Cgroup>> cg =
+        canopy::agent::runtime::Cgroup::Create(*root, absl::StrCat("canopy-agent-", getpid()));
+    if (cg.ok()) {
+      agent_cgroup = *std::move(cg);
+      options.cgroup_parent = agent_cgroup->path();
+      spdlog::info("job cgroups: under {}", options.cgroup_parent);
+    } else {
+      spdlog::info("job cgroups unavailable ({}); jobs are tracked by process group only",
+                   std::string(cg.status().message()));
+    }
+  } else {
+    spdlog::info("job cgroups unavailable ({}); jobs are tracked by process group only",
+                 std::string(root.status().message()));
+  }
+
   absl::StatusOr<std::vector<std::unique_ptr<canopy::agent::NodeSession>>> sessions =
-      canopy::agent::CreateSessions(*target, options);
+      canopy::agent::CreateSessions(*target, options, reaper->get());
   if (!sessions.ok()) {
     std::fprintf(stderr, "canopy-agent: %s\n", std::string(sessions.status().message()).c_str());
     return 1;
   }
   if (geteuid() != 0) {
-    spdlog::warn("not running as root: jobs will run as this agent's own user (uid {})", geteuid());
+    const passwd* pw = getpwuid(geteuid());
+    spdlog::warn("not running as root: jobs run as {}",
+                 pw != nullptr ? std::string(pw->pw_name) : absl::StrCat("uid ", geteuid()));
   }
   spdlog::info("canopy-agent {}: {} node(s), controller {}", CANOPY_VERSION, sessions->size(),
                *target);
@@ -98,8 +138,10 @@ int main(int argc, char** argv) {
       s->Tick(now);
     }
   }
+  // Stop() also kills each node's jobs: a restarted agent does not re-adopt them.
   for (auto& s : *sessions) {
     s->Stop();
   }
+  sessions->clear();  // before agent_cgroup and the reaper, which the sessions use
   return 0;
 }

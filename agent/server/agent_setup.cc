@@ -46,8 +46,17 @@ gpu::FakeGpuOptions NoGpus() {
 
 }  // namespace
 
+std::string DefaultSpoolDir() {
+  if (geteuid() == 0) {
+    return "/var/spool/canopy";
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  return absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/canopy-agent-",
+                      geteuid());
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
-    const std::string& target, const AgentOptions& options) {
+    const std::string& target, const AgentOptions& options, runtime::ChildReaper* reaper) {
   const bool virtual_mode = !options.virtual_nodes.empty();
   std::vector<std::string> names;
   if (virtual_mode) {
@@ -138,8 +147,18 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
         gpus = std::make_unique<gpu::FakeGpuProvider>(name, NoGpus());
       }
     }
+    runtime::RuntimeOptions rt;
+    rt.node_name = name;
+    rt.spool_dir = virtual_mode ? absl::StrCat(options.spool_dir, "/", name) : options.spool_dir;
+    rt.cgroup_parent = options.cgroup_parent;
+    // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES on AMD nodes.
+    if (absl::StatusOr<std::vector<gpu::GpuDevice>> found = gpus->Discover();
+        found.ok() && !found->empty()) {
+      rt.amd_gpus = found->front().vendor == "amd";
+    }
     sessions.push_back(std::make_unique<NodeSession>(std::move(facts), channel, std::move(gpus),
-                                                     BackoffOptions{}, static_cast<uint32_t>(i)));
+                                                     BackoffOptions{}, static_cast<uint32_t>(i),
+                                                     std::move(rt), reaper));
   }
   return sessions;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agent/runtime/child_reaper.h"
 #include "agent/server/node_session.h"
 
 namespace canopy::agent {
@@ -20,11 +21,18 @@ struct AgentOptions {
   std::string fake_gpu_faults;
   int cpus = 0;
   int64_t memory_mib = 0;
+  // Where batch scripts are spooled; each virtual node gets a subdirectory named after it.
+  std::string spool_dir;
+  // cgroup v2 directory for job cgroups (see runtime::RuntimeOptions); empty: none.
+  std::string cgroup_parent;
 };
 
 // InvalidArgument for a bad hostlist or provider name; Unavailable when --gpu_provider=nvml and
-// NVML cannot be loaded.
+// NVML cannot be loaded. `reaper` must outlive the sessions.
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
-    const std::string& target, const AgentOptions& options);
+    const std::string& target, const AgentOptions& options, runtime::ChildReaper* reaper);
+
+// The default --spool_dir: /var/spool/canopy as root, else $TMPDIR (or /tmp)/canopy-agent-<uid>.
+std::string DefaultSpoolDir();
 
 }  // namespace canopy::agent

@@ -26,13 +26,21 @@ void FillGpus(const std::vector<gpu::GpuDevice>& gpus,
 
 NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
                          std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff,
-                         uint32_t seed)
+                         uint32_t seed, runtime::RuntimeOptions runtime_options,
+                         runtime::ChildReaper* reaper)
     : facts_(std::move(facts)),
       stub_(canopy::v1::AgentService::NewStub(channel)),
       gpus_(std::move(gpus)),
       backoff_(backoff),
       rng_(seed),
-      boot_time_(absl::Now()) {}
+      boot_time_(absl::Now()),
+      runtime_(std::make_unique<runtime::JobRuntime>(
+          std::move(runtime_options), reaper,
+          [this](const canopy::v1::AgentMessage& report) {
+            // Without a stream the report is dropped here; EXITED/CLEANED_UP are kept by the
+            // runtime and sent again after the next registration.
+            Write(report);
+          })) {}
 
 NodeSession::~NodeSession() { Stop(); }
 
@@ -51,6 +59,8 @@ void NodeSession::Stop() {
   if (reader_.joinable()) {
     reader_.join();
   }
+  // Only now: LaunchStep runs on the reader thread and must not race with Shutdown.
+  runtime_->Shutdown();
 }
 
 void NodeSession::Run() {
@@ -107,6 +117,9 @@ grpc::Status NodeSession::ConnectOnce() {
   reg->set_agent_version(CANOPY_VERSION);
   *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
   reg->set_runs_as_root(geteuid() == 0);
+  for (uint32_t id : runtime_->RunningJobIds()) {
+    reg->add_running_job_ids(id);
+  }
   absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
   if (!gpus.ok()) {
     spdlog::error("{}: GPU discovery with {} failed: {}", facts_.node_name, gpus_->name(),
@@ -122,6 +135,7 @@ grpc::Status NodeSession::ConnectOnce() {
   while (stream->Read(&in)) {
     switch (in.payload_case()) {
       case canopy::v1::ControllerMessage::kRegisterAck: {
+        OnRegisterAck(in.register_ack());
         absl::MutexLock lock(&mu_);
         const absl::Duration interval =
             rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
@@ -139,8 +153,9 @@ grpc::Status NodeSession::ConnectOnce() {
                      in.drain_node().reason());
         break;
       default:
-        // Launch/signal/kill are handled by the job runtime, which this agent build lacks; the
-        // controller does not send them to it.
+        if (DispatchToRuntime(in)) {
+          break;
+        }
         spdlog::warn("{}: ignoring controller message of kind {}", facts_.node_name,
                      static_cast<int>(in.payload_case()));
         break;
@@ -156,6 +171,47 @@ grpc::Status NodeSession::ConnectOnce() {
   // returns promptly); after this nobody but us touches `stream`.
   { absl::MutexLock write_lock(&write_mu_); }
   return stream->Finish();
+}
+
+void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
+  for (uint32_t id : ack.kill_job_ids()) {
+    spdlog::warn("{}: controller does not know job {}: killing it", facts_.node_name, id);
+    canopy::v1::KillJob kill;
+    kill.set_job_id(id);
+    kill.set_reason("unknown to the controller");
+    runtime_->KillJob(kill);
+  }
+  // Exits and clean-ups the controller may have missed while we were apart.
+  for (canopy::v1::JobStatus& status : runtime_->UnacknowledgedStatuses()) {
+    canopy::v1::AgentMessage msg;
+    *msg.mutable_job_status() = std::move(status);
+    Write(msg);
+  }
+}
+
+bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message) {
+  switch (message.payload_case()) {
+    case canopy::v1::ControllerMessage::kLaunchJob:
+      runtime_->LaunchJob(message.launch_job());
+      return true;
+    case canopy::v1::ControllerMessage::kSignalJob:
+      runtime_->SignalJob(message.signal_job());
+      return true;
+    case canopy::v1::ControllerMessage::kKillJob:
+      runtime_->KillJob(message.kill_job());
+      return true;
+    case canopy::v1::ControllerMessage::kLaunchStep:
+      runtime_->LaunchStep(message.launch_step());
+      return true;
+    case canopy::v1::ControllerMessage::kKillStep:
+      runtime_->KillStep(message.kill_step());
+      return true;
+    case canopy::v1::ControllerMessage::kJobStatusAck:
+      runtime_->AckStatus(message.job_status_ack());
+      return true;
+    default:
+      return false;
+  }
 }
 
 absl::StatusOr<std::vector<gpu::GpuDevice>> NodeSession::Discover() {

@@ -2,6 +2,11 @@
 // stream open: registers, sends heartbeats and GPU health changes, reads the controller's
 // messages, and reconnects with exponential backoff (with jitter) whenever the stream ends.
 //
+// It also owns the node's JobRuntime: the controller's job and step messages are handed to it,
+// and its JobStatus/StepStatus reports go up through the same serialised Write(). After every
+// RegisterAck the session kills the jobs the controller does not know and sends again the
+// statuses the controller has not acknowledged.
+//
 // One reader thread per session; Tick() (heartbeats) is called from the agent's ticker thread.
 // Writes are serialised by the session's mutex. Thread-safe.
 #pragma once
@@ -15,6 +20,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/gpu/gpu_provider.h"
+#include "agent/runtime/child_reaper.h"
+#include "agent/runtime/job_runtime.h"
 #include "canopy/v1/agent.grpc.pb.h"
 #include "grpcpp/channel.h"
 
@@ -35,12 +42,15 @@ struct BackoffOptions {
 
 class NodeSession {
  public:
+  // `reaper` (shared by all sessions of the process) must outlive the session.
   NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
-              std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff, uint32_t seed);
+              std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff, uint32_t seed,
+              runtime::RuntimeOptions runtime_options, runtime::ChildReaper* reaper);
   ~NodeSession();
 
   void Start();
-  // Ends the stream and joins the reader thread.
+  // Ends the stream, joins the reader thread, then kills the node's jobs (JobRuntime::Shutdown:
+  // the agent does not re-adopt jobs when it restarts, so none may outlive it).
   void Stop();
   // Sends a heartbeat if registered and its interval has passed; reports GPU health changes.
   void Tick(absl::Time now);
@@ -52,6 +62,9 @@ class NodeSession {
   void Run();
   // One connection: returns when the stream ends, with the status it ended with.
   grpc::Status ConnectOnce();
+  // Hands a job or step message to the runtime; false for other kinds.
+  bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
+  void OnRegisterAck(const canopy::v1::RegisterAck& ack);
   bool Write(const canopy::v1::AgentMessage& message);
   absl::StatusOr<std::vector<gpu::GpuDevice>> Discover();
 
@@ -76,6 +89,9 @@ class NodeSession {
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   uint64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<gpu::GpuDevice> reported_gpus_ ABSL_GUARDED_BY(mu_);
+
+  // Last: destroyed first, while the Write() path its reports use still exists.
+  std::unique_ptr<runtime::JobRuntime> runtime_;
 };
 
 }  // namespace canopy::agent

@@ -1,0 +1,130 @@
+#include "agent/runtime/cgroup.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/log/absl_format.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+constexpr long kCgroup2SuperMagic = 0x63677270;
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool IsCgroup2(const std::string& dir) {
+  struct statfs fs;
+  return statfs(dir.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kCgroup2SuperMagic;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Cgroup::FindDelegatedRoot() {
+  std::string mount;
+  for (const char* candidate : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+    if (IsCgroup2(candidate)) {
+      mount = candidate;
+      break;
+    }
+  }
+  if (mount.empty()) {
+    return absl::UnavailableError("no cgroup v2 hierarchy at /sys/fs/cgroup");
+  }
+  // The unified hierarchy's line in /proc/self/cgroup is "0::<path>".
+  std::string own;
+  for (absl::string_view line : absl::StrSplit(ReadWhole("/proc/self/cgroup"), '\n')) {
+    if (absl::ConsumePrefix(&line, "0::")) {
+      own = std::string(line);
+    }
+  }
+  const std::string root = own == "/" ? mount : absl::StrCat(mount, own);
+  if (access(root.c_str(), W_OK) != 0 ||
+      access(absl::StrCat(root, "/cgroup.procs").c_str(), W_OK) != 0) {
+    return absl::UnavailableError(
+        absl::StrCat(root, " is not writable (no delegated cgroup subtree)"));
+  }
+  return root;
+}
+
+absl::StatusOr<std::unique_ptr<Cgroup>> Cgroup::Create(const std::string& parent,
+                                                       const std::string& name) {
+  std::string path = absl::StrCat(parent, "/", name);
+  if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InternalError(absl::StrCat("mkdir ", path, ": ", std::strerror(errno)));
+  }
+  return std::unique_ptr<Cgroup>(new Cgroup(std::move(path)));
+}
+
+Cgroup::~Cgroup() {
+  if (rmdir(path_.c_str()) != 0 && errno != ENOENT) {
+    spdlog::warn("rmdir {}: {}", path_, std::strerror(errno));
+  }
+}
+
+absl::StatusOr<os::UniqueFd> Cgroup::OpenProcs() const {
+  const std::string procs = absl::StrCat(path_, "/cgroup.procs");
+  os::UniqueFd fd(open(procs.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    return absl::InternalError(absl::StrCat("open ", procs, ": ", std::strerror(errno)));
+  }
+  return fd;
+}
+
+void Cgroup::Signal(int signal) const {
+  if (signal == SIGKILL) {
+    const std::string kill_file = absl::StrCat(path_, "/cgroup.kill");
+    os::UniqueFd fd(open(kill_file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.valid() && write(fd.get(), "1", 1) == 1) {
+      return;
+    }
+    // Kernels before 5.14 have no cgroup.kill: fall through to one pid at a time.
+  }
+  for (absl::string_view line : absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.procs")),
+                                               '\n', absl::SkipEmpty())) {
+    int pid = 0;
+    if (absl::SimpleAtoi(line, &pid) && pid > 0) {
+      kill(pid, signal);
+    }
+  }
+}
+
+bool Cgroup::Populated() const {
+  for (absl::string_view line :
+       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.events")), '\n')) {
+    if (absl::ConsumePrefix(&line, "populated ")) {
+      return line != "0";
+    }
+  }
+  return false;
+}
+
+int64_t Cgroup::OomKills() const {
+  for (absl::string_view line :
+       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/memory.events")), '\n')) {
+    int64_t count = 0;
+    if (absl::ConsumePrefix(&line, "oom_kill ") && absl::SimpleAtoi(line, &count)) {
+      return count;
+    }
+  }
+  return 0;
+}
+
+}  // namespace canopy::agent::runtime

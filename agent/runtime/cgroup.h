@@ -1,0 +1,49 @@
+// Cgroup: one cgroup v2 directory the agent created (a node's parent, or a job's leaf), with the
+// few operations the runtime needs: put a process in (through cgroup.procs), signal or kill
+// everything in it (cgroup.kill reaches processes that left the job's process groups), ask
+// whether anything is left, read the OOM-kill count. Only the core cgroup files are used, so no
+// controller needs to be delegated; memory.events is read when the memory controller happens to
+// be enabled. Thread-compatible; the runtime guards it with its own lock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/os/unique_fd.h"
+
+namespace canopy::agent::runtime {
+
+class Cgroup {
+ public:
+  // Where the agent may create cgroups: "<cgroup2 mount><the agent's own cgroup>", if cgroup v2
+  // is mounted (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid hosts) and that directory
+  // is writable. Unavailable, saying why, otherwise.
+  static absl::StatusOr<std::string> FindDelegatedRoot();
+
+  // Creates (or adopts, when it already exists) `parent`/`name`. Internal on mkdir failure.
+  static absl::StatusOr<std::unique_ptr<Cgroup>> Create(const std::string& parent,
+                                                        const std::string& name);
+  // Removes the directory if it is empty; a populated cgroup is left (and logged).
+  ~Cgroup();
+  Cgroup(const Cgroup&) = delete;
+  Cgroup& operator=(const Cgroup&) = delete;
+
+  const std::string& path() const { return path_; }
+  // An fd of cgroup.procs for Spawn's child to write itself into. Internal on failure.
+  absl::StatusOr<os::UniqueFd> OpenProcs() const;
+  // Sends `signal` to every process in the cgroup (SIGKILL through cgroup.kill, others one pid
+  // at a time from cgroup.procs). Best effort.
+  void Signal(int signal) const;
+  // True while any live process is in the cgroup (zombies have already left it).
+  bool Populated() const;
+  // memory.events "oom_kill", or 0 when the memory controller is not enabled here.
+  int64_t OomKills() const;
+
+ private:
+  explicit Cgroup(std::string path) : path_(std::move(path)) {}
+  const std::string path_;
+};
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,73 @@
+// ChildReaper: the agent's one reaper of the processes it starts. A thread polls a pidfd per
+// watched child (so it never reaps a child someone else waits for, unlike waitpid(-1)) and
+// calls the child's callback with its wait status.
+//
+// The reaper also makes the process a child subreaper (PR_SET_CHILD_SUBREAPER): whatever a job
+// forks and orphans is re-parented to the agent instead of to an init that may never reap it,
+// and the reaper reaps such unwatched orphans, so no zombie lingers looking alive.
+//
+// One per process (the subreaper flag is process-wide); shared by every node's JobRuntime.
+// Thread-safe. Callbacks run on the reaper thread, one at a time, and must not block for long.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/os/unique_fd.h"
+
+namespace canopy::agent::runtime {
+
+class ChildReaper {
+ public:
+  using ExitCallback = absl::AnyInvocable<void(int wait_status)>;
+
+  // Internal when the wake-up eventfd cannot be created.
+  static absl::StatusOr<std::unique_ptr<ChildReaper>> Create();
+  // Stops the thread; children still watched are not waited for (their callbacks never run).
+  ~ChildReaper();
+  ChildReaper(const ChildReaper&) = delete;
+  ChildReaper& operator=(const ChildReaper&) = delete;
+
+  // Holds off the reaping of orphans while alive. Take one before fork() and keep it until the
+  // child is watched (or reaped by the caller): otherwise a child that exits at once could be
+  // reaped as an orphan before Watch() sees it.
+  class SpawnGuard {
+   public:
+    explicit SpawnGuard(ChildReaper* reaper);
+    ~SpawnGuard();
+    SpawnGuard(const SpawnGuard&) = delete;
+    SpawnGuard& operator=(const SpawnGuard&) = delete;
+
+   private:
+    ChildReaper* const reaper_;
+  };
+
+  // Calls `on_exit` once `pid` (a child of this process, not yet reaped) has exited and been
+  // reaped. Internal if no pidfd can be opened for it (then nothing is called).
+  absl::Status Watch(pid_t pid, ExitCallback on_exit);
+
+ private:
+  explicit ChildReaper(os::UniqueFd wake);
+  void Run();
+  void ReapOrphans();
+
+  struct Watched {
+    os::UniqueFd pidfd;
+    ExitCallback on_exit;
+  };
+
+  const os::UniqueFd wake_;  // eventfd: a new child to watch, or stop
+  std::thread thread_;
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int spawns_in_progress_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<pid_t, Watched> watched_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,121 @@
+// JobRuntime: runs one node's part of jobs and steps for the controller (agent.proto): the
+// batch script on the batch host, step tasks (StepPart) everywhere, signals, kills with
+// SIGTERM -> SIGKILL escalation, and the JobStatus/StepStatus reports that go back up.
+//
+// Processes run in their own sessions (process groups) and, when cgroup v2 is delegated to the
+// agent, in one leaf cgroup per job, through which a kill reaches everything the job forked.
+// EXITED and CLEANED_UP statuses are kept until the controller acknowledges them
+// (JobStatusAck); the session sends UnacknowledgedStatuses() again after every registration.
+//
+// Thread-safe. Handlers return promptly (escalation and clean-up polling run on the runtime's
+// timer thread; exits arrive from the shared ChildReaper). `report` is called from any of the
+// runtime's threads, one call at a time, never while the runtime's state lock is held.
+// Lock order: report_mu_, then mu_, then a StepPart's own lock.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/runtime/cgroup.h"
+#include "agent/runtime/child_reaper.h"
+#include "agent/runtime/job_environment.h"
+#include "agent/runtime/step_part.h"
+#include "agent/runtime/timer_thread.h"
+#include "canopy/v1/agent.pb.h"
+
+namespace canopy::agent::runtime {
+
+struct RuntimeOptions {
+  std::string node_name;
+  // Batch scripts are written to <spool_dir>/job<id>/script; created if missing.
+  std::string spool_dir;
+  // A cgroup v2 directory the runtime may use: it creates <cgroup_parent>/<node_name> (removed
+  // again when the runtime is destroyed) and one job<id> leaf per job in that. Empty, or not
+  // creatable: no cgroups (process groups only).
+  std::string cgroup_parent;
+  bool amd_gpus = false;  // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
+  // KillWait when neither KillJob nor LaunchJob gives one (Slurm's default).
+  absl::Duration default_kill_wait = absl::Seconds(30);
+};
+
+class JobRuntime {
+ public:
+  using Reporter = std::function<void(const canopy::v1::AgentMessage& message)>;
+
+  // `reaper` must outlive the runtime.
+  JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter report);
+  // Shutdown(), then stops the runtime's threads.
+  ~JobRuntime();
+  JobRuntime(const JobRuntime&) = delete;
+  JobRuntime& operator=(const JobRuntime&) = delete;
+
+  // Controller messages. Each answers through `report` (LaunchJob with LAUNCHED or
+  // LAUNCH_FAILED, KillJob eventually with CLEANED_UP, a step with StepStatus).
+  void LaunchJob(const canopy::v1::LaunchJob& launch);
+  void SignalJob(const canopy::v1::SignalJob& signal);
+  void KillJob(const canopy::v1::KillJob& kill);
+  // Must not race with Shutdown(): call it from the thread that reads the controller stream.
+  void LaunchStep(const canopy::v1::LaunchStep& launch);
+  void KillStep(const canopy::v1::KillStep& kill);
+  void AckStatus(const canopy::v1::JobStatusAck& ack);
+
+  // Jobs this node still has (launched and not yet cleaned up), ascending.
+  std::vector<uint32_t> RunningJobIds() const;
+  // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job then phase.
+  std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
+
+  // SIGKILLs every job's processes and waits (up to `timeout`) until they are gone. Used when
+  // the agent stops: the agent does not re-adopt jobs after a restart, so leaving them running
+  // would only leak processes. Idempotent; the runtime accepts no launches afterwards.
+  void Shutdown(absl::Duration timeout = absl::Seconds(10));
+
+ private:
+  struct JobRecord {
+    canopy::v1::LaunchJob launch;
+    pid_t batch_pid = 0;  // process group of the batch script; 0 = none
+    bool batch_running = false;
+    std::unique_ptr<Cgroup> cgroup;
+    int64_t oom_kills_at_start = 0;
+    std::map<uint32_t, std::unique_ptr<StepPart>> steps;
+    std::string spool_dir;  // removed with the job
+    bool killing = false;
+    bool sigkill_sent = false;
+    absl::Time kill_deadline = absl::InfiniteFuture();
+  };
+
+  absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnBatchExit(uint32_t job_id, int wait_status);
+  void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
+  void CheckKill(uint32_t job_id);
+  void SignalEverything(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool Gone(const JobRecord& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReportJob(canopy::v1::JobStatus status, bool keep_until_ack)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
+  void FailStepWithoutJob(const canopy::v1::LaunchStep& launch, const std::string& message);
+  std::optional<Credentials> CredentialsFor(const canopy::v1::Job& job) const;
+
+  const RuntimeOptions options_;
+  const NodeIdentity node_;
+  ChildReaper* const reaper_;
+  const Reporter report_;
+
+  absl::Mutex report_mu_;  // orders reports: LAUNCHED before EXITED before CLEANED_UP
+  mutable absl::Mutex mu_;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<uint32_t, int>, canopy::v1::JobStatus> unacked_ ABSL_GUARDED_BY(mu_);
+  int live_steps_ ABSL_GUARDED_BY(mu_) = 0;  // StepParts not yet destroyed
+
+  std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
+  TimerThread timer_;  // last: stopped first, while everything its tasks use still exists
+};
+
+}  // namespace canopy::agent::runtime

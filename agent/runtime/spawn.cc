@@ -1,0 +1,188 @@
+#include "agent/runtime/spawn.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/os/unique_fd.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+// Where the child gave up; sent with errno through the report pipe.
+enum class Stage : int { kCgroup = 1, kSetsid, kStdio, kChdir, kSetgroups, kSetgid, kSetuid, kExec };
+
+struct ChildError {
+  Stage stage;
+  int error;
+};
+
+std::vector<char*> CStrings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const std::string& s : strings) {
+    out.push_back(const_cast<char*>(s.c_str()));
+  }
+  out.push_back(nullptr);
+  return out;
+}
+
+// The child side of fork(): async-signal-safe calls only. Never returns.
+[[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
+                            const gid_t* groups, size_t ngroups, int report_fd) {
+  auto fail = [report_fd](Stage stage) {
+    const ChildError e{stage, errno};
+    (void)!write(report_fd, &e, sizeof(e));
+    _exit(127);
+  };
+  // The agent blocks SIGINT/SIGTERM (its main thread waits for them) and gRPC ignores SIGPIPE:
+  // both would be inherited across exec.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    sigaction(sig, &dfl, nullptr);  // fails harmlessly for SIGKILL, SIGSTOP and RT internals
+  }
+  if (request.cgroup_procs_fd >= 0 && write(request.cgroup_procs_fd, "0", 1) != 1) {
+    fail(Stage::kCgroup);
+  }
+  if (setsid() < 0) {
+    fail(Stage::kSetsid);
+  }
+  if (dup2(request.stdin_fd, STDIN_FILENO) < 0 || dup2(request.stdout_fd, STDOUT_FILENO) < 0 ||
+      dup2(request.stderr_fd, STDERR_FILENO) < 0) {
+    fail(Stage::kStdio);
+  }
+  if (request.credentials.has_value()) {
+    // Groups first: after setuid we may no longer change them.
+    if (setgroups(ngroups, groups) != 0) {
+      fail(Stage::kSetgroups);
+    }
+    if (setgid(request.credentials->gid) != 0) {
+      fail(Stage::kSetgid);
+    }
+    if (setuid(request.credentials->uid) != 0) {
+      fail(Stage::kSetuid);
+    }
+  }
+  // As the user, so a directory the user may not enter fails the launch.
+  if (chdir(request.work_dir.c_str()) != 0) {
+    fail(Stage::kChdir);
+  }
+  // Every other inherited descriptor closes at exec, the report pipe (already close-on-exec)
+  // included, which tells the parent that exec succeeded.
+  if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < 4096; ++fd) {
+      if (fd != report_fd) {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+      }
+    }
+  }
+  execve(argv[0], argv, envp);
+  fail(Stage::kExec);
+  _exit(127);  // not reached
+}
+
+std::string Describe(const SpawnRequest& request, const ChildError& e) {
+  const char* reason = std::strerror(e.error);
+  switch (e.stage) {
+    case Stage::kCgroup:
+      return absl::StrCat("joining the job's cgroup: ", reason);
+    case Stage::kSetsid:
+      return absl::StrCat("setsid: ", reason);
+    case Stage::kStdio:
+      return absl::StrCat("redirecting stdio: ", reason);
+    case Stage::kChdir:
+      return absl::StrCat("chdir to ", request.work_dir, ": ", reason);
+    case Stage::kSetgroups:
+      return absl::StrCat("setgroups: ", reason);
+    case Stage::kSetgid:
+      return absl::StrCat("setgid(", request.credentials->gid, "): ", reason);
+    case Stage::kSetuid:
+      return absl::StrCat("setuid(", request.credentials->uid, "): ", reason);
+    case Stage::kExec:
+      return absl::StrCat("execve ", request.argv[0], ": ", reason);
+  }
+  return absl::StrCat("child failed: ", reason);
+}
+
+}  // namespace
+
+absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
+                            ChildReaper::ExitCallback on_exit) {
+  if (request.argv.empty()) {
+    return absl::InvalidArgumentError("no program to run");
+  }
+  const std::vector<char*> argv = CStrings(request.argv);
+  const std::vector<char*> envp = CStrings(request.env);
+  std::vector<gid_t> groups;
+  if (request.credentials.has_value()) {
+    groups = request.credentials->supplementary_gids;
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  os::UniqueFd report_read(pipe_fds[0]);
+  os::UniqueFd report_write(pipe_fds[1]);
+
+  ChildReaper::SpawnGuard guard(&reaper);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(),
+              report_write.get());
+  }
+  report_write.reset();
+  ChildError error;
+  ssize_t n;
+  do {
+    n = read(report_read.get(), &error, sizeof(error));
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof(error))) {
+    waitpid(pid, nullptr, 0);  // it _exits right after writing
+    return absl::FailedPreconditionError(Describe(request, error));
+  }
+  // EOF: the report pipe closed at a successful exec.
+  if (absl::Status watched = reaper.Watch(pid, std::move(on_exit)); !watched.ok()) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return watched;
+  }
+  return pid;
+}
+
+absl::StatusOr<std::string> ResolveProgram(const std::string& program,
+                                           const std::string& path_env,
+                                           const std::string& work_dir) {
+  if (program.empty()) {
+    return absl::InvalidArgumentError("empty program name");
+  }
+  if (program.find('/') != std::string::npos) {
+    return program;
+  }
+  const std::string path = path_env.empty() ? "/usr/bin:/bin" : path_env;
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    // An empty PATH entry means the current directory, which for the task is its work dir.
+    const std::string base = dir.empty() ? work_dir : std::string(dir);
+    const std::string candidate = absl::StrCat(base, "/", program);
+    if (access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return absl::NotFoundError(absl::StrCat(program, ": command not found"));
+}
+
+}  // namespace canopy::agent::runtime

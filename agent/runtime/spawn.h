@@ -1,0 +1,54 @@
+// Spawn: fork and exec one job process (a batch script or a step task) the way slurmstepd
+// would: in a new session (its own process group), optionally inside a cgroup, with stdio
+// redirected, in the work dir, as the job's user. Everything the child needs is prepared before
+// fork(); between fork and exec the child makes only async-signal-safe calls. A failure in the
+// child (chdir, setuid, execve, ...) comes back to the caller as a Status with a message like
+// "chdir to /nope: No such file or directory". Thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "agent/runtime/child_reaper.h"
+
+namespace canopy::agent::runtime {
+
+// Whom the child runs as. Applied only when the agent runs as root.
+struct Credentials {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> supplementary_gids;
+};
+
+struct SpawnRequest {
+  // argv[0] must be a path ('/' in it; relative to work_dir if not absolute): see ResolveProgram.
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "KEY=VALUE"
+  std::string work_dir;
+  // Borrowed; dup2'ed onto 0, 1 and 2. Each must be > 2 (the agent's own stdio occupies 0-2).
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  std::optional<Credentials> credentials;  // nullopt: stay the agent's user
+  int cgroup_procs_fd = -1;  // borrowed, optional: the child writes itself into this cgroup.procs
+};
+
+// Starts the process and has `reaper` watch it. Returns its pid, which is also its process
+// group and session id. FailedPrecondition (with the child's reason) when the child could not
+// get as far as execve; the child is then already reaped and `on_exit` is never called.
+// Internal when fork or a pipe fails.
+absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
+                            ChildReaper::ExitCallback on_exit);
+
+// Finds `program` the way execvp would, but in the task's PATH (`path_env`, empty means
+// "/usr/bin:/bin") rather than the agent's. A name with a '/' is returned unchanged (relative
+// names resolve against the work dir the child enters). NotFound: "<program>: command not found".
+absl::StatusOr<std::string> ResolveProgram(const std::string& program,
+                                           const std::string& path_env,
+                                           const std::string& work_dir);
+
+}  // namespace canopy::agent::runtime

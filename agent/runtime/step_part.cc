@@ -1,0 +1,376 @@
+#include "agent/runtime/step_part.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "common/log/absl_format.h"
+#include "common/slurm/output_pattern.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+constexpr size_t kChunkBytes = 64 * 1024;
+// A task's exit is reported once its pipes are drained, or this long after it exited when
+// something it left behind keeps a pipe open.
+constexpr absl::Duration kDrainGrace = absl::Seconds(1);
+
+std::string WorkDir(const canopy::v1::LaunchStep& step, const canopy::v1::LaunchJob& job) {
+  if (!step.work_dir().empty()) {
+    return step.work_dir();
+  }
+  return job.job().spec().work_dir().empty() ? "/" : job.job().spec().work_dir();
+}
+
+}  // namespace
+
+StepPart::StepPart(canopy::v1::LaunchStep launch, StepJobContext job, ChildReaper* reaper,
+                   DoneCallback on_done)
+    : launch_(std::move(launch)),
+      job_(std::move(job)),
+      reaper_(reaper),
+      on_done_(std::move(on_done)),
+      wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  absl::MutexLock lock(&mu_);
+  for (int i = 0; i < launch_.task_ranks_size(); ++i) {
+    Task t;
+    t.rank = launch_.task_ranks(i);
+    t.local_id = i;
+    tasks_.push_back(std::move(t));
+  }
+}
+
+StepPart::~StepPart() {
+  Signal(SIGKILL);
+  if (io_thread_.joinable()) {
+    io_thread_.join();
+  }
+  io_.reset();
+}
+
+void StepPart::Run() {
+  if (!launch_.io_address().empty()) {
+    canopy::v1::StepIoHello hello;
+    hello.set_job_id(launch_.job_id());
+    hello.set_step_id(launch_.step_id());
+    hello.set_io_token(launch_.io_token());
+    hello.set_node_index(launch_.node_index());
+    hello.set_node_name(job_.node.node_name);
+    *hello.mutable_task_ranks() = launch_.task_ranks();
+    absl::StatusOr<std::unique_ptr<StepIoStream>> io = StepIoStream::Open(
+        launch_.io_address(), hello, [this](int signal) { Signal(signal); },
+        [this] {
+          spdlog::warn("step {}.{}: srun's I/O stream broke; killing the node's tasks",
+                       launch_.job_id(), launch_.step_id());
+          {
+            // srun may end the call right after the last exit: that is no breakage.
+            absl::MutexLock lock(&mu_);
+            srun_gone_ = std::any_of(tasks_.begin(), tasks_.end(),
+                                     [](const Task& t) { return t.pid > 0 && !t.exited; });
+          }
+          Signal(SIGKILL);
+        });
+    if (!io.ok()) {
+      failure_ = std::string(io.status().message());
+    } else {
+      io_ = *std::move(io);
+    }
+  }
+  if (failure_.empty()) {
+    if (absl::Status started = StartTasks(); !started.ok()) {
+      failure_ = std::string(started.message());
+      Signal(SIGKILL);  // the ranks that did start
+      if (io_ != nullptr) {
+        canopy::v1::StepIoMessage failed;
+        failed.mutable_launch_failed()->set_message(failure_);
+        io_->Send(failed);
+      }
+    }
+  }
+  if (!failure_.empty()) {
+    spdlog::warn("step {}.{}: launch failed: {}", launch_.job_id(), launch_.step_id(), failure_);
+  }
+  io_thread_ = std::thread([this] { IoLoop(); });
+}
+
+absl::Status StepPart::StartTasks() {
+  const std::string work_dir = WorkDir(launch_, job_.job_launch);
+  if (launch_.argv_size() == 0) {
+    return absl::InvalidArgumentError("no command to run");
+  }
+  os::UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  os::UniqueFd cgroup_procs;
+  if (!job_.cgroup_procs_path.empty()) {
+    cgroup_procs.reset(open(job_.cgroup_procs_path.c_str(), O_WRONLY | O_CLOEXEC));
+  }
+  const canopy::v1::Job& job = job_.job_launch.job();
+  std::map<std::string, os::UniqueFd> files;  // by expanded path: ranks may share a file
+  auto open_output = [&](const std::string& pattern, int rank) -> absl::StatusOr<int> {
+    slurm::OutputPatternContext ctx;
+    ctx.job_id = job.job_id();
+    if (job.array_job_id() != 0) {
+      ctx.array_job_id = job.array_job_id();
+      ctx.array_task_id = job.array_task_id();
+    }
+    ctx.job_name = job.spec().name();
+    ctx.user_name = job.user_name();
+    ctx.node_name = job_.node.node_name;
+    ctx.node_index = static_cast<uint32_t>(launch_.node_index());
+    ctx.task_id = static_cast<uint32_t>(rank);
+    ctx.step_id = launch_.step_id();
+    std::string path = slurm::ExpandOutputPattern(pattern, ctx);
+    if (path.front() != '/') {
+      path = absl::StrCat(work_dir, "/", path);
+    }
+    auto it = files.find(path);
+    if (it == files.end()) {
+      const int mode = job.spec().open_append() ? O_APPEND : O_TRUNC;
+      os::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode, 0644));
+      if (!fd.valid()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("open ", path, ": ", std::strerror(errno)));
+      }
+      if (job_.credentials.has_value()) {
+        (void)!fchown(fd.get(), job_.credentials->uid, job_.credentials->gid);
+      }
+      it = files.emplace(path, std::move(fd)).first;
+    }
+    return it->second.get();
+  };
+
+  for (size_t i = 0; i < static_cast<size_t>(launch_.task_ranks_size()); ++i) {
+    const int rank = launch_.task_ranks(static_cast<int>(i));
+    const Environment env = BuildStepEnvironment(job_.job_launch, launch_, job_.node, rank,
+                                                 static_cast<int>(i));
+    auto path_it = env.find("PATH");
+    absl::StatusOr<std::string> program = ResolveProgram(
+        launch_.argv(0), path_it == env.end() ? "" : path_it->second, work_dir);
+    if (!program.ok()) {
+      return program.status();
+    }
+    SpawnRequest req;
+    req.argv.assign(launch_.argv().begin(), launch_.argv().end());
+    req.argv[0] = *program;
+    req.env = EnvironmentStrings(env);
+    req.work_dir = work_dir;
+    req.stdin_fd = devnull.get();
+    req.credentials = job_.credentials;
+    req.cgroup_procs_fd = cgroup_procs.get();
+    os::UniqueFd out_write;
+    os::UniqueFd err_write;
+    os::UniqueFd out_read;
+    os::UniqueFd err_read;
+    int fds[2];
+    if (!launch_.stdout_path().empty()) {
+      absl::StatusOr<int> fd = open_output(launch_.stdout_path(), rank);
+      if (!fd.ok()) {
+        return fd.status();
+      }
+      req.stdout_fd = *fd;
+    } else {
+      if (pipe2(fds, O_CLOEXEC) != 0) {
+        return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+      }
+      out_read.reset(fds[0]);
+      out_write.reset(fds[1]);
+      req.stdout_fd = out_write.get();
+    }
+    if (!launch_.stderr_path().empty()) {
+      absl::StatusOr<int> fd = open_output(launch_.stderr_path(), rank);
+      if (!fd.ok()) {
+        return fd.status();
+      }
+      req.stderr_fd = *fd;
+    } else if (!launch_.stdout_path().empty()) {
+      req.stderr_fd = req.stdout_fd;  // srun --output alone takes stderr too
+    } else {
+      if (pipe2(fds, O_CLOEXEC) != 0) {
+        return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+      }
+      err_read.reset(fds[0]);
+      err_write.reset(fds[1]);
+      req.stderr_fd = err_write.get();
+    }
+    absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [this, i](int status) { OnExit(i, status); });
+    if (!pid.ok()) {
+      return pid.status();
+    }
+    absl::MutexLock lock(&mu_);
+    Task& t = tasks_[i];
+    t.pid = *pid;
+    t.out = std::move(out_read);
+    t.err = std::move(err_read);
+    if (pending_signal_ != 0) {
+      killpg(t.pid, pending_signal_);
+    }
+  }
+  return absl::OkStatus();
+}
+
+void StepPart::OnExit(size_t index, int wait_status) {
+  {
+    absl::MutexLock lock(&mu_);
+    Task& t = tasks_[index];
+    t.exited = true;
+    t.wait_status = wait_status;
+    t.exited_at = absl::Now();
+  }
+  Wake();
+}
+
+void StepPart::Wake() {
+  const uint64_t one = 1;
+  (void)!write(wake_.get(), &one, sizeof(one));
+}
+
+void StepPart::Signal(int signal) {
+  absl::MutexLock lock(&mu_);
+  pending_signal_ = signal;
+  for (const Task& t : tasks_) {
+    if (t.pid > 0 && !t.exited) {
+      killpg(t.pid, signal);
+    }
+  }
+}
+
+void StepPart::IoLoop() {
+  std::vector<char> buffer(kChunkBytes);
+  while (true) {
+    // Pipe fds are only read and closed on this thread; mu_ guards the Task records.
+    std::vector<pollfd> fds;
+    std::vector<std::pair<size_t, bool>> owners;  // task index, is stderr
+    {
+      absl::MutexLock lock(&mu_);
+      fds.push_back(pollfd{wake_.get(), POLLIN, 0});
+      owners.emplace_back(0, false);
+      for (size_t i = 0; i < tasks_.size(); ++i) {
+        if (tasks_[i].out.valid()) {
+          fds.push_back(pollfd{tasks_[i].out.get(), POLLIN, 0});
+          owners.emplace_back(i, false);
+        }
+        if (tasks_[i].err.valid()) {
+          fds.push_back(pollfd{tasks_[i].err.get(), POLLIN, 0});
+          owners.emplace_back(i, true);
+        }
+      }
+    }
+    if (poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
+      spdlog::error("step {}.{}: poll: {}", launch_.job_id(), launch_.step_id(),
+                    std::strerror(errno));
+    }
+    if (fds[0].revents != 0) {
+      uint64_t count;
+      (void)!read(wake_.get(), &count, sizeof(count));
+    }
+    for (size_t k = 1; k < fds.size(); ++k) {
+      if (fds[k].revents == 0) {
+        continue;
+      }
+      const ssize_t n = read(fds[k].fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      const auto [index, is_err] = owners[k];
+      int rank;
+      {
+        absl::MutexLock lock(&mu_);
+        rank = tasks_[index].rank;
+        if (n <= 0) {
+          (is_err ? tasks_[index].err : tasks_[index].out).reset();
+        }
+      }
+      if (n > 0 && io_ != nullptr) {
+        canopy::v1::StepIoMessage msg;
+        canopy::v1::TaskOutput* out = msg.mutable_output();
+        out->set_rank(rank);
+        out->set_stream(is_err ? canopy::v1::TaskOutput::STREAM_STDERR
+                               : canopy::v1::TaskOutput::STREAM_STDOUT);
+        out->set_data(buffer.data(), static_cast<size_t>(n));
+        io_->Send(msg);
+      }
+    }
+    std::vector<canopy::v1::StepIoMessage> exits;
+    bool all_done = true;
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Time now = absl::Now();
+      for (Task& t : tasks_) {
+        if (t.reported || t.pid == 0) {
+          continue;
+        }
+        const bool drained = !t.out.valid() && !t.err.valid();
+        if (t.exited && (drained || now - t.exited_at > kDrainGrace)) {
+          t.out.reset();
+          t.err.reset();
+          t.reported = true;
+          canopy::v1::StepIoMessage msg;
+          canopy::v1::TaskExited* e = msg.mutable_exited();
+          e->set_rank(t.rank);
+          e->set_exit_code(WIFEXITED(t.wait_status) ? WEXITSTATUS(t.wait_status) : 0);
+          e->set_exit_signal(WIFSIGNALED(t.wait_status) ? WTERMSIG(t.wait_status) : 0);
+          exits.push_back(std::move(msg));
+        } else {
+          all_done = false;
+        }
+      }
+    }
+    // A failed launch is reported as StepLaunchFailed, not as exits of the ranks that started.
+    if (io_ != nullptr && failure_.empty()) {
+      for (const canopy::v1::StepIoMessage& m : exits) {
+        io_->Send(m);
+      }
+    }
+    if (all_done) {
+      break;
+    }
+  }
+  Finish();
+}
+
+void StepPart::Finish() {
+  canopy::v1::StepStatus status;
+  status.set_job_id(launch_.job_id());
+  status.set_step_id(launch_.step_id());
+  status.set_node_index(launch_.node_index());
+  status.set_exited(true);
+  int exit_code = 0;
+  int exit_signal = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const Task& t : tasks_) {
+      if (t.pid == 0) {
+        continue;
+      }
+      if (WIFEXITED(t.wait_status)) {
+        exit_code = std::max(exit_code, WEXITSTATUS(t.wait_status));
+      } else if (WIFSIGNALED(t.wait_status) && exit_signal == 0) {
+        exit_signal = WTERMSIG(t.wait_status);
+      }
+    }
+    if (srun_gone_) {
+      status.set_message("srun's I/O stream broke: tasks killed");
+    }
+  }
+  if (!failure_.empty()) {
+    exit_code = std::max(exit_code, 1);
+    status.set_message(failure_);
+  }
+  status.set_exit_code(exit_code);
+  status.set_exit_signal(exit_signal);
+  if (io_ != nullptr) {
+    io_->Close(absl::Seconds(2));
+  }
+  on_done_(status);
+}
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,96 @@
+// StepPart: this node's part of one job step (srun): its tasks, their output and their exits.
+//
+// Life: the runtime constructs it (under its lock, so KillJob can find it at once), then calls
+// Run() without the lock. Run() attaches to srun's StepIo server, starts one process per rank
+// (each in its own process group, as the job's user, inside the job's cgroup) and starts the I/O
+// thread, which streams the tasks' stdout/stderr (or lets them write to files when the step
+// names output paths), sends each TaskExited once the task has exited and its output is drained,
+// and finally calls `on_done` with the node's StepStatus (highest exit code). If srun's stream
+// breaks, every task is SIGKILLed. Signal() may be called from any thread at any time.
+//
+// Thread-safe. `on_done` runs once, on the I/O thread (or on Run()'s caller when nothing could
+// be started); the owner must not destroy the part from inside `on_done` (hand it to another
+// thread: the destructor joins the I/O thread).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "agent/runtime/child_reaper.h"
+#include "agent/runtime/job_environment.h"
+#include "agent/runtime/spawn.h"
+#include "agent/runtime/step_io_stream.h"
+#include "canopy/v1/agent.pb.h"
+#include "common/os/unique_fd.h"
+
+namespace canopy::agent::runtime {
+
+// What a step needs from the job it belongs to.
+struct StepJobContext {
+  NodeIdentity node;
+  canopy::v1::LaunchJob job_launch;        // the job's LaunchJob on this node
+  std::optional<Credentials> credentials;  // nullopt: run as the agent's user
+  std::string cgroup_procs_path;           // empty: no cgroup
+};
+
+class StepPart {
+ public:
+  using DoneCallback = absl::AnyInvocable<void(const canopy::v1::StepStatus& status)>;
+
+  StepPart(canopy::v1::LaunchStep launch, StepJobContext job, ChildReaper* reaper,
+           DoneCallback on_done);
+  // SIGKILLs tasks still running and joins the I/O thread (which waits for their exits).
+  ~StepPart();
+  StepPart(const StepPart&) = delete;
+  StepPart& operator=(const StepPart&) = delete;
+
+  // Call once.
+  void Run();
+  // Sends `signal` to every task's process group (now, and to tasks still being started).
+  void Signal(int signal);
+
+  uint32_t step_id() const { return launch_.step_id(); }
+
+ private:
+  struct Task {
+    int rank = 0;
+    int local_id = 0;
+    pid_t pid = 0;  // 0: not started
+    os::UniqueFd out;  // pipe read ends; empty when writing to a file
+    os::UniqueFd err;
+    bool exited = false;
+    int wait_status = 0;
+    absl::Time exited_at;
+    bool reported = false;
+  };
+
+  absl::Status StartTasks();
+  void OnExit(size_t index, int wait_status);
+  void IoLoop();
+  void Wake();
+  void Finish();
+
+  const canopy::v1::LaunchStep launch_;
+  const StepJobContext job_;
+  ChildReaper* const reaper_;
+  DoneCallback on_done_;
+  os::UniqueFd wake_;  // eventfd: a task exited
+  std::unique_ptr<StepIoStream> io_;
+  std::string failure_;  // set by Run() before the I/O thread starts, read by it after
+  std::thread io_thread_;
+
+  absl::Mutex mu_;
+  std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
+  int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;  // last Signal(), applied to late starters
+  bool srun_gone_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,227 @@
+// Steps end to end through JobRuntime: tasks stream to an in-process StepIo server (srun's
+// role) on 127.0.0.1.
+#include <signal.h>
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
+#include "agent/runtime/job_runtime.h"
+#include "agent/runtime/runtime_test_util.h"
+#include "canopy/v1/step_io.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+using canopy::v1::JobStatus;
+using testing::Alive;
+using testing::BatchJob;
+using testing::ReadFile;
+using testing::WaitFor;
+
+// srun's side: records what one node attaches with. With `hang_up`, ends the call right after
+// the hello, as a dying srun would.
+class FakeSrun final : public canopy::v1::StepIo::Service {
+ public:
+  explicit FakeSrun(bool hang_up) : hang_up_(hang_up) {}
+
+  grpc::Status Attach(grpc::ServerContext* /*context*/,
+                      grpc::ServerReaderWriter<canopy::v1::StepIoControl,
+                                               canopy::v1::StepIoMessage>* stream) override {
+    canopy::v1::StepIoMessage msg;
+    if (!stream->Read(&msg) || !msg.has_hello()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no hello");
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      hello_ = msg.hello();
+      attached_ = true;
+    }
+    if (hang_up_) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "srun went away");
+    }
+    while (stream->Read(&msg)) {
+      absl::MutexLock lock(&mu_);
+      if (msg.has_output()) {
+        auto& text = msg.output().stream() == canopy::v1::TaskOutput::STREAM_STDOUT
+                         ? out_[msg.output().rank()]
+                         : err_[msg.output().rank()];
+        text += msg.output().data();
+      } else if (msg.has_exited()) {
+        exits_[msg.exited().rank()] = msg.exited();
+      } else if (msg.has_launch_failed()) {
+        launch_failed_ = msg.launch_failed().message();
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  absl::Mutex mu_;
+  const bool hang_up_;
+  bool attached_ ABSL_GUARDED_BY(mu_) = false;
+  canopy::v1::StepIoHello hello_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::string> out_ ABSL_GUARDED_BY(mu_);
+  std::map<int, std::string> err_ ABSL_GUARDED_BY(mu_);
+  std::map<int, canopy::v1::TaskExited> exits_ ABSL_GUARDED_BY(mu_);
+  std::string launch_failed_ ABSL_GUARDED_BY(mu_);
+};
+
+class StepTest : public ::testing::Test {
+ protected:
+  void StartSrun(bool hang_up) {
+    srun_ = std::make_unique<FakeSrun>(hang_up);
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(srun_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+    ASSERT_TRUE(reaper.ok());
+    reaper_ = *std::move(reaper);
+    RuntimeOptions options;
+    options.node_name = "n1";
+    options.spool_dir = dir_.path() + "/spool";
+    runtime_ = std::make_unique<JobRuntime>(
+        options, reaper_.get(), [this](const canopy::v1::AgentMessage& m) { recorder_.Add(m); });
+    // An allocation-only job (srun outside sbatch) with two GPUs on this node.
+    canopy::v1::LaunchJob job = BatchJob(21, "", dir_.path());
+    job.add_gpu_indexes(0);
+    job.add_gpu_indexes(1);
+    runtime_->LaunchJob(job);
+    ASSERT_TRUE(recorder_.WaitJob(21, JobStatus::PHASE_LAUNCHED).has_value());
+  }
+  void TearDown() override {
+    runtime_.reset();
+    reaper_.reset();
+    if (server_ != nullptr) {
+      server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    }
+  }
+  canopy::v1::LaunchStep Step(std::vector<std::string> argv) {
+    canopy::v1::LaunchStep s;
+    s.set_job_id(21);
+    s.set_step_id(0);
+    s.set_node_index(0);
+    s.add_task_ranks(2);
+    s.add_task_ranks(3);
+    s.set_ntasks(4);
+    s.set_step_nodelist("n[0-1]");
+    s.set_step_num_nodes(2);
+    s.set_tasks_per_node("2(x2)");
+    for (auto& a : argv) {
+      s.add_argv(a);
+    }
+    (*s.mutable_environment())["PATH"] = "/usr/bin:/bin";
+    s.set_io_address(absl::StrCat("127.0.0.1:", port_));
+    s.set_io_token("secret");
+    s.mutable_kill_wait()->set_nanos(200'000'000);
+    return s;
+  }
+
+  testing::TempDir dir_;
+  testing::Recorder recorder_;
+  std::unique_ptr<FakeSrun> srun_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::unique_ptr<ChildReaper> reaper_;
+  std::unique_ptr<JobRuntime> runtime_;
+};
+
+TEST_F(StepTest, TwoRanksStreamOutputAndExits) {
+  StartSrun(false);
+  runtime_->LaunchStep(Step(
+      {"sh", "-c",
+       "echo rank=$SLURM_PROCID local=$SLURM_LOCALID gpus=$CUDA_VISIBLE_DEVICES "
+       "tasks=$SLURM_NTASKS; echo e$SLURM_PROCID >&2; exit $((SLURM_PROCID + 4))"}));
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(status->exited());
+  EXPECT_EQ(status->exit_code(), 7);
+  EXPECT_EQ(status->exit_signal(), 0);
+  absl::MutexLock lock(&srun_->mu_);
+  EXPECT_EQ(srun_->hello_.io_token(), "secret");
+  EXPECT_EQ(srun_->hello_.node_name(), "n1");
+  EXPECT_THAT(srun_->hello_.task_ranks(), ::testing::ElementsAre(2, 3));
+  EXPECT_EQ(srun_->out_[2], "rank=2 local=0 gpus=0,1 tasks=4\n");
+  EXPECT_EQ(srun_->out_[3], "rank=3 local=1 gpus=0,1 tasks=4\n");
+  EXPECT_EQ(srun_->err_[2], "e2\n");
+  EXPECT_EQ(srun_->err_[3], "e3\n");
+  ASSERT_EQ(srun_->exits_.size(), 2u);
+  EXPECT_EQ(srun_->exits_[2].exit_code(), 6);
+  EXPECT_EQ(srun_->exits_[3].exit_code(), 7);
+}
+
+TEST_F(StepTest, OutputToFilesPerRank) {
+  StartSrun(false);
+  canopy::v1::LaunchStep s = Step({"sh", "-c", "echo out$SLURM_PROCID; echo err$SLURM_PROCID >&2"});
+  s.set_stdout_path("step-%t.out");
+  s.set_work_dir(dir_.path());
+  runtime_->LaunchStep(s);
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 0);
+  EXPECT_EQ(ReadFile(dir_.path() + "/step-2.out"), "out2\nerr2\n");
+  EXPECT_EQ(ReadFile(dir_.path() + "/step-3.out"), "out3\nerr3\n");
+  absl::MutexLock lock(&srun_->mu_);
+  EXPECT_EQ(srun_->exits_.size(), 2u);
+  EXPECT_TRUE(srun_->out_.empty());
+}
+
+TEST_F(StepTest, BrokenSrunStreamKillsTheTasks) {
+  StartSrun(true);
+  const std::string pid_file = dir_.path() + "/pid";
+  runtime_->LaunchStep(Step({"sh", "-c",
+                             absl::StrCat("echo $$ > ", pid_file, ".$SLURM_PROCID; exec sleep 1000")}));
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_signal(), SIGKILL);
+  for (int rank : {2, 3}) {
+    int pid = 0;
+    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(pid_file, ".", rank))),
+                         &pid)) {
+      EXPECT_FALSE(Alive(pid));
+    }
+  }
+}
+
+TEST_F(StepTest, KillJobKillsRunningSteps) {
+  StartSrun(false);
+  runtime_->LaunchStep(Step({"sleep", "1000"}));
+  canopy::v1::KillJob kill;
+  kill.set_job_id(21);
+  kill.mutable_kill_wait()->set_nanos(200'000'000);
+  runtime_->KillJob(kill);
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_signal(), SIGTERM);
+  ASSERT_TRUE(recorder_.WaitJob(21, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
+TEST_F(StepTest, BadProgramAndUnknownJobFailTheStep) {
+  StartSrun(false);
+  runtime_->LaunchStep(Step({"no-such-program-xyz"}));
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 1);
+  EXPECT_EQ(status->message(), "no-such-program-xyz: command not found");
+  EXPECT_TRUE(WaitFor([&] {
+    absl::MutexLock lock(&srun_->mu_);
+    return !srun_->launch_failed_.empty();
+  }));
+
+  canopy::v1::LaunchStep other = Step({"true"});
+  other.set_job_id(77);
+  runtime_->LaunchStep(other);
+  status = recorder_.WaitStep(77, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 1);
+}
+
+}  // namespace
+}  // namespace canopy::agent::runtime

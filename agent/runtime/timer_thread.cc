@@ -1,0 +1,57 @@
+#include "agent/runtime/timer_thread.h"
+
+#include <utility>
+
+namespace canopy::agent::runtime {
+
+TimerThread::TimerThread() : thread_([this] { Run(); }) {}
+
+TimerThread::~TimerThread() {
+  std::multimap<absl::Time, absl::AnyInvocable<void()>> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  thread_.join();
+  {
+    absl::MutexLock lock(&mu_);
+    dropped.swap(tasks_);
+  }
+  // `dropped` is destroyed here, outside the lock: a task's captures may own threads to join.
+}
+
+void TimerThread::Schedule(absl::Time when, absl::AnyInvocable<void()> task) {
+  absl::MutexLock lock(&mu_);
+  tasks_.emplace(when, std::move(task));
+  ++scheduled_;  // wakes Run() to recompute its deadline
+}
+
+void TimerThread::Run() {
+  while (true) {
+    absl::AnyInvocable<void()> task;
+    {
+      absl::MutexLock lock(&mu_);
+      const uint64_t seen = scheduled_;
+      auto due = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || scheduled_ != seen ||
+               (!tasks_.empty() && tasks_.begin()->first <= absl::Now());
+      };
+      // Wake at the earliest deadline, or when a new task or Stop arrives (the condition is
+      // re-evaluated whenever mu_ is released by a writer).
+      const absl::Time deadline =
+          tasks_.empty() ? absl::Now() + absl::Seconds(1) : tasks_.begin()->first;
+      mu_.AwaitWithDeadline(absl::Condition(&due), deadline);
+      if (stopping_) {
+        return;
+      }
+      if (tasks_.empty() || tasks_.begin()->first > absl::Now()) {
+        continue;
+      }
+      task = std::move(tasks_.begin()->second);
+      tasks_.erase(tasks_.begin());
+    }
+    task();
+  }
+}
+
+}  // namespace canopy::agent::runtime

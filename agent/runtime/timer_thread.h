@@ -1,0 +1,38 @@
+// TimerThread: runs closures at given times on one thread of its own, so the runtime can escalate
+// SIGTERM to SIGKILL, poll for a job's last process and destroy finished steps without blocking
+// the controller stream's reader. Tasks still pending at destruction are dropped (destroyed
+// without running). Thread-safe; tasks run one at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <thread>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace canopy::agent::runtime {
+
+class TimerThread {
+ public:
+  TimerThread();
+  ~TimerThread();
+  TimerThread(const TimerThread&) = delete;
+  TimerThread& operator=(const TimerThread&) = delete;
+
+  // Runs `task` at `when` (at once if it has passed). Tasks due at the same time run in the
+  // order they were scheduled.
+  void Schedule(absl::Time when, absl::AnyInvocable<void()> task);
+
+ private:
+  void Run();
+
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t scheduled_ ABSL_GUARDED_BY(mu_) = 0;  // tasks ever scheduled
+  std::multimap<absl::Time, absl::AnyInvocable<void()>> tasks_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;  // last: starts after the members it uses exist
+};
+
+}  // namespace canopy::agent::runtime
