@@ -7,7 +7,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/slurm/hostlist.h"
+#include "ctl/canopyctl_jobs.h"
 #include "ctl/controller_client.h"
+#include "ctl/srun.h"
 #include "ctl/text_table.h"
 
 namespace canopy::ctl {
@@ -22,9 +24,16 @@ commands:
   down NODES --reason TEXT        take NODES out of service now
   resume NODES                    return drained/down NODES to service
   ping                            is the controller up?
+  jobs [--user U] [--partition P] jobs with state, nodes, leaf switches, time, reason/nodelist
+  job ID                          one job: state, exit code, nodes, leaves, placement, times
+  cancel ID...                    cancel jobs
+  run [SRUN OPTIONS] CMD [ARGS]   run CMD as a job step, as srun does
+  whoami                          who the controller thinks you are
 
 The controller is found from --controller, else $CANOPY_CONTROLLER, else the config named by
-$CANOPY_CONFIG or $SLURM_CONF. Called as scontrol, the same binary acts as Slurm's scontrol.
+$CANOPY_CONFIG or $SLURM_CONF (its unix socket when readable, so job commands know who you
+are). Called as scontrol, sinfo, sbatch, squeue, scancel or srun, the same binary acts as that
+Slurm command.
 )";
 
 std::string FormatMemory(int64_t mib) {
@@ -88,11 +97,39 @@ int NodesCommand(ControllerClient& client, const std::vector<std::string>& args,
   return 0;
 }
 
+// Job ids as a compact list: "jobs 7,9-12" (at most 8 ranges, then "+N more").
+std::string JobList(const canopy::v1::Switch& s) {
+  if (s.job_ids().empty()) {
+    return "";
+  }
+  std::vector<std::string> ranges;
+  int shown = 0;
+  for (int i = 0; i < s.job_ids_size();) {
+    int j = i;
+    while (j + 1 < s.job_ids_size() && s.job_ids(j + 1) == s.job_ids(j) + 1) {
+      ++j;
+    }
+    if (ranges.size() < 8) {
+      ranges.push_back(j == i ? absl::StrCat(s.job_ids(i))
+                              : absl::StrCat(s.job_ids(i), "-", s.job_ids(j)));
+      shown = j + 1;
+    }
+    i = j + 1;
+  }
+  std::string out = absl::StrCat("; jobs ", absl::StrJoin(ranges, ","));
+  if (shown < s.job_ids_size()) {
+    absl::StrAppend(&out, " +", s.job_ids_size() - shown, " more");
+  }
+  return out;
+}
+
 std::string SwitchLine(const canopy::v1::Switch& s) {
-  return absl::StrFormat(
-      "%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down", s.name(),
-      s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(), s.total_gpus(), s.free_gpus(),
-      s.used_gpus(), s.down_gpus());
+  return absl::StrCat(
+      absl::StrFormat(
+          "%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down",
+          s.name(), s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(), s.total_gpus(),
+          s.free_gpus(), s.used_gpus(), s.down_gpus()),
+      JobList(s));
 }
 
 // Node states under a leaf, grouped: "idle gpu[001-006]  down* gpu[007-008]".
@@ -231,8 +268,12 @@ int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, st
   }
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "run") {
+    return RunSrun(rest, controller, out, err);
+  }
   if (command != "nodes" && command != "topology" && command != "ping" && command != "drain" &&
-      command != "down" && command != "resume") {
+      command != "down" && command != "resume" && command != "jobs" && command != "job" &&
+      command != "cancel" && command != "whoami") {
     err << "canopyctl: unknown command '" << command << "'\n" << kUsage;
     return 2;
   }
@@ -246,6 +287,18 @@ int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, st
   }
   if (command == "topology") {
     return TopologyCommand(*client, rest, out, err);
+  }
+  if (command == "jobs") {
+    return JobsCommand(*client, rest, out, err);
+  }
+  if (command == "job") {
+    return JobCommand(*client, rest, out, err);
+  }
+  if (command == "cancel") {
+    return CancelCommand(*client, rest, out, err);
+  }
+  if (command == "whoami") {
+    return WhoAmICommand(*client, out, err);
   }
   if (command == "ping") {
     absl::StatusOr<canopy::v1::PingResponse> p = client->Ping();

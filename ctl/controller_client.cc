@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/rpc/controller_target.h"
 #include "common/rpc/status_convert.h"
@@ -98,6 +99,83 @@ absl::StatusOr<canopy::v1::PingResponse> ControllerClient::Ping() {
     return Explain(s);
   }
   return response;
+}
+
+absl::StatusOr<canopy::v1::SubmitJobResponse> ControllerClient::SubmitJob(
+    const canopy::v1::SubmitJobRequest& request) {
+  canopy::v1::SubmitJobResponse response;
+  grpc::Status s = stub_->SubmitJob(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::CancelJobResponse> ControllerClient::CancelJob(
+    const canopy::v1::CancelJobRequest& request) {
+  canopy::v1::CancelJobResponse response;
+  grpc::Status s = stub_->CancelJob(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::Job> ControllerClient::GetJob(uint32_t job_id) {
+  canopy::v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  canopy::v1::Job response;
+  grpc::Status s = stub_->GetJob(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::ListJobsResponse> ControllerClient::ListJobs(
+    const canopy::v1::ListJobsRequest& request) {
+  canopy::v1::ListJobsResponse response;
+  grpc::Status s = stub_->ListJobs(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::CreateStepResponse> ControllerClient::CreateStep(
+    const canopy::v1::CreateStepRequest& request) {
+  canopy::v1::CreateStepResponse response;
+  grpc::Status s = stub_->CreateStep(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::Status ControllerClient::CancelStep(const canopy::v1::CancelStepRequest& request) {
+  canopy::v1::CancelStepResponse response;
+  grpc::Status s = stub_->CancelStep(NewContext().get(), request, &response);
+  return s.ok() ? absl::OkStatus() : Explain(s);
+}
+
+absl::Status ControllerClient::CompleteJob(const canopy::v1::CompleteJobRequest& request) {
+  canopy::v1::CompleteJobResponse response;
+  grpc::Status s = stub_->CompleteJob(NewContext().get(), request, &response);
+  return s.ok() ? absl::OkStatus() : Explain(s);
+}
+
+absl::StatusOr<canopy::v1::WhoAmIResponse> ControllerClient::WhoAmI() {
+  canopy::v1::WhoAmIResponse response;
+  grpc::Status s = stub_->WhoAmI(NewContext().get(), canopy::v1::WhoAmIRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+bool ControllerClient::IsLocal() const {
+  return absl::StartsWith(target_, "unix:") || absl::StartsWith(target_, "127.") ||
+         absl::StartsWith(target_, "[::1]") || absl::StartsWith(target_, "localhost:");
 }
 
 }  // namespace canopy::ctl

@@ -4,6 +4,7 @@
 // running?"). One per command invocation; thread-compatible.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,24 @@ class ControllerClient {
   absl::StatusOr<canopy::v1::UpdateNodeResponse> UpdateNode(
       const canopy::v1::UpdateNodeRequest& request);
   absl::StatusOr<canopy::v1::PingResponse> Ping();
+
+  // Job calls. Job-changing ones should reach canopyd over its unix socket (Connect prefers it
+  // when a config names the state dir) so that it can tell who the caller is.
+  absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitJob(
+      const canopy::v1::SubmitJobRequest& request);
+  absl::StatusOr<canopy::v1::CancelJobResponse> CancelJob(
+      const canopy::v1::CancelJobRequest& request);
+  absl::StatusOr<canopy::v1::Job> GetJob(uint32_t job_id);
+  absl::StatusOr<canopy::v1::ListJobsResponse> ListJobs(const canopy::v1::ListJobsRequest& request);
+  absl::StatusOr<canopy::v1::CreateStepResponse> CreateStep(
+      const canopy::v1::CreateStepRequest& request);
+  absl::Status CancelStep(const canopy::v1::CancelStepRequest& request);
+  absl::Status CompleteJob(const canopy::v1::CompleteJobRequest& request);
+  absl::StatusOr<canopy::v1::WhoAmIResponse> WhoAmI();
+
+  // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
+  // on this machine (srun then serves its step I/O on 127.0.0.1 only).
+  bool IsLocal() const;
 
   const std::string& target() const { return target_; }
 

@@ -5,8 +5,12 @@
 #include <vector>
 
 #include "ctl/canopyctl_commands.h"
+#include "ctl/sbatch.h"
+#include "ctl/scancel.h"
 #include "ctl/scontrol.h"
 #include "ctl/sinfo.h"
+#include "ctl/squeue.h"
+#include "ctl/srun.h"
 
 int main(int argc, char** argv) {
   std::string name = argv[0];
@@ -20,10 +24,24 @@ int main(int argc, char** argv) {
   if (name == "sinfo") {
     return canopy::ctl::RunSinfo(args, std::cout, std::cerr);
   }
+  if (name == "sbatch") {
+    return canopy::ctl::RunSbatch(args, std::cin, std::cout, std::cerr);
+  }
+  if (name == "squeue") {
+    return canopy::ctl::RunSqueue(args, std::cout, std::cerr);
+  }
+  if (name == "scancel") {
+    return canopy::ctl::RunScancel(args, std::cout, std::cerr);
+  }
+  if (name == "srun") {
+    return canopy::ctl::RunSrun(args, "", std::cout, std::cerr);
+  }
   if (name == "canopyctl") {
     return canopy::ctl::RunCanopyctl(args, std::cout, std::cerr);
   }
-  std::cerr << name << ": this Canopy build answers to canopyctl, scontrol and sinfo; '" << name
-            << "' is not one of its front ends\n";
+  std::cerr << name
+            << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
+               " scancel and srun; '"
+            << name << "' is not one of its front ends\n";
   return 2;
 }
