@@ -153,6 +153,15 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
   if (key == "kill_wait") {
     return Assign(reader_.Duration(value, absl::ZeroDuration()), config_.kill_wait);
   }
+  if (key == "launch_timeout") {
+    return Assign(reader_.Duration(value, absl::Seconds(1)), config_.launch_timeout);
+  }
+  if (key == "min_job_age") {
+    return Assign(reader_.Duration(value, absl::ZeroDuration()), config_.min_job_age);
+  }
+  if (key == "operators") {
+    return Assign(reader_.StringList(value), config_.operators);
+  }
   if (key == "nodes") {
     return reader_.ForEachElement(value, [this](const YamlValue& e) { return NodeEntry(e); });
   }

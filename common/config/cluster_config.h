@@ -69,6 +69,14 @@ struct ClusterConfig {
   absl::Duration node_timeout = absl::Seconds(300);       // SlurmdTimeout (Slurm default 300 s)
   absl::Duration heartbeat_interval = absl::Seconds(10);  // how often agents report
   absl::Duration kill_wait = absl::Seconds(30);           // KillWait (Slurm default 30 s)
+  // How long every agent of a new allocation has to confirm the launch before the job goes back
+  // to PENDING (slurm.conf BatchStartTimeout, Slurm default 10 s).
+  absl::Duration launch_timeout = absl::Seconds(10);
+  // How long a finished job stays listed by squeue (slurm.conf MinJobAge, Slurm default 300 s).
+  absl::Duration min_job_age = absl::Seconds(300);
+  // Users who may administer the cluster (drain nodes, cancel any job), besides root and the
+  // user canopyd runs as. YAML `operators`; slurm.conf SlurmUser.
+  std::vector<std::string> operators;
 
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;

@@ -212,6 +212,23 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
       return error("KillWait", "a number of seconds");
     }
     config_.kill_wait = absl::Seconds(*seconds);
+  } else if (lower == "batchstarttimeout") {
+    std::optional<int64_t> seconds = internal::ParseDecimal(value, int64_t{1} << 40);
+    if (!seconds || *seconds == 0) {
+      return error("BatchStartTimeout", "a positive number of seconds");
+    }
+    config_.launch_timeout = absl::Seconds(*seconds);
+  } else if (lower == "minjobage") {
+    std::optional<int64_t> seconds = internal::ParseDecimal(value, int64_t{1} << 40);
+    if (!seconds) {
+      return error("MinJobAge", "a number of seconds");
+    }
+    config_.min_job_age = absl::Seconds(*seconds);
+  } else if (lower == "slurmuser") {
+    if (value.empty()) {
+      return error("SlurmUser", "a user name");
+    }
+    config_.operators = {std::string(value)};
   } else if (lower == "topologyplugin") {
     const std::string plugin = absl::AsciiStrToLower(value);
     if (plugin == "topology/tree" || plugin == "topology/block") {
