@@ -20,6 +20,7 @@
 #include "scheduler/server/controller.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
+#include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
 #include "spdlog/spdlog.h"
 
@@ -90,6 +91,13 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   if (!store.ok()) {
     return store.status();
   }
+  // The unix socket is ours (we hold the state-dir lock), so Listen() may remove a leftover file
+  // from a killed canopyd. canopyd accepts on it itself to learn each caller's uid/gid/pid.
+  const std::string socket_path = config.unix_socket;
+  absl::StatusOr<std::unique_ptr<UnixPeerListener>> peers = UnixPeerListener::Listen(socket_path);
+  if (!peers.ok()) {
+    return peers.status();
+  }
 
   auto shared_config = std::make_shared<const config::ClusterConfig>(std::move(config));
   core::SystemClock clock;
@@ -100,7 +108,7 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   }
   (*controller)->Start();
 
-  ControllerServiceImpl controller_service(controller->get(), os::Hostname(false));
+  ControllerServiceImpl controller_service(controller->get(), os::Hostname(false), peers->get());
   AgentServiceImpl agent_service(controller->get());
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -108,12 +116,6 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   grpc::ServerBuilder builder;
   int tcp_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &tcp_port);
-  // The unix socket is ours (we hold the state-dir lock), so a leftover file from a killed
-  // canopyd can be removed safely.
-  const std::string& socket_path = shared_config->unix_socket;
-  std::error_code ec;
-  std::filesystem::remove(socket_path, ec);
-  builder.AddListeningPort(absl::StrCat("unix:", socket_path), grpc::InsecureServerCredentials());
   // Agents ping every 20 s to notice dead connections; accept that (gRPC's default would answer
   // pings more often than every 5 minutes with GOAWAY "too_many_pings", dropping 64 nodes).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
@@ -123,10 +125,11 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || tcp_port == 0) {
     (*controller)->Stop();
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", listen, " and unix:", socket_path,
-                     " (address in use, or not an address of this machine?)"));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", listen, " (address in use, or not an address of this machine?)"));
   }
+  // Local connections queued since Listen() are served from here on.
+  (*peers)->Start(server.get());
   server->GetHealthCheckService()->SetServingStatus(true);
   const std::string bound = listen.substr(0, listen.rfind(':'));
   spdlog::info("canopyd {} for cluster {}: {} nodes, listening on {}:{} and unix:{}, state in {}",
@@ -142,11 +145,13 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   sigwait(&stop_signals, &signal_number);
   spdlog::info("received {}, shutting down", strsignal(signal_number));
   server->GetHealthCheckService()->SetServingStatus(false);
+  // No new local connections (this also removes the socket file); while the server still runs,
+  // as Stop() requires.
+  (*peers)->Stop();
   // Controller first: it closes the agents' streams, so the server's shutdown has nothing
   // long-lived to wait for.
   (*controller)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  std::filesystem::remove(socket_path, ec);
   return absl::OkStatus();
 }
 
