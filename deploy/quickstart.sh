@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Canopy quickstart: installs what is missing, builds, then runs a real canopyd and one
 # canopy-agent hosting 16 virtual nodes with fake GPUs on 127.0.0.1, shows the nodes and the
-# topology, and stops everything it started when it ends (or on Ctrl-C).
+# topology, submits a 4-node and a 2-node 8-GPU job and three 1-GPU jobs with sbatch (the
+# multi-node ones run an srun step), shows where they ran and their output, and stops everything
+# it started when it ends (or on Ctrl-C).
 #
 #   ./deploy/quickstart.sh            # run the demo and exit
 #   QUICKSTART_KEEP=1 ./deploy/quickstart.sh   # leave the cluster up until Ctrl-C
@@ -40,8 +42,9 @@ if [ ! -s "$WORK/port" ]; then
   cat "$WORK/canopyd.log" >&2
   exit 1
 fi
-export CANOPY_CONTROLLER="127.0.0.1:$(cat "$WORK/port")"
-echo "    canopyd is listening on $CANOPY_CONTROLLER"
+echo "    canopyd is listening on 127.0.0.1:$(cat "$WORK/port") and unix:$WORK/state/canopyd.sock"
+# The unix socket: canopyd identifies local callers by it (job owners, operators).
+export CANOPY_CONTROLLER="unix:$WORK/state/canopyd.sock"
 
 echo "==> starting canopy-agent with 16 virtual nodes gpu[001-016], 8 fake H100 each"
 CANOPY_CONFIG="$CONFIG" "$BUILD_DIR/agent/server/canopy-agent" --virtual_nodes 'gpu[001-016]' \
@@ -49,6 +52,8 @@ CANOPY_CONFIG="$CONFIG" "$BUILD_DIR/agent/server/canopy-agent" --virtual_nodes '
 PIDS+=($!)
 
 CTL="$BUILD_DIR/ctl/canopyctl"
+# sbatch, srun, squeue, ... are canopyctl under Slurm's names; job scripts find srun on PATH.
+export PATH="$BUILD_DIR/ctl:$PATH"
 for _ in $(seq 1 100); do
   idle=$("$CTL" nodes 2>/dev/null | awk '$2 == "idle"' | wc -l)
   [ "$idle" -eq 16 ] && break
@@ -71,9 +76,47 @@ echo
 echo "\$ scontrol show hostnames 'gpu[001-003]'"
 "$BUILD_DIR/ctl/scontrol" show hostnames 'gpu[001-003]'
 
+JOBS="$WORK/jobs"
+mkdir -p "$JOBS"
+cd "$JOBS"
+STEP='echo "$SLURMD_NODENAME at $SLURM_TOPOLOGY_ADDR rank $SLURM_PROCID of $SLURM_NTASKS, GPUs $CUDA_VISIBLE_DEVICES"'
+echo
+echo "==> submitting jobs (output files in $JOBS)"
+echo "\$ sbatch -J train4 -N 4 --ntasks-per-node=1 --gpus-per-node=8 --wrap 'srun -l ...; sleep 3'"
+sbatch -J train4 -N 4 --ntasks-per-node=1 --gpus-per-node=8 -o '%x-%j.out' \
+  --wrap "srun -l sh -c '$STEP'; sleep 3"
+echo "\$ sbatch -J train2 -N 2 --ntasks-per-node=2 --gpus-per-node=8 --wrap 'srun -l ...; sleep 3'"
+sbatch -J train2 -N 2 --ntasks-per-node=2 --gpus-per-node=8 -o '%x-%j.out' \
+  --wrap "srun -l sh -c '$STEP'; sleep 3"
+for i in 1 2 3; do
+  echo "\$ sbatch -J small$i --gpus-per-node=1 --wrap '...; sleep 3'"
+  sbatch -J "small$i" --gpus-per-node=1 -o '%x-%j.out' --wrap "$STEP; sleep 3"
+done
+sleep 1.5
+echo
+echo "\$ squeue"
+squeue
+echo
+echo "\$ canopyctl topology     # which jobs sit under each switch"
+"$CTL" topology
+for _ in $(seq 1 150); do
+  [ -z "$(squeue -h -t PD,CF,R,CG -o %i)" ] && break
+  sleep 0.2
+done
+echo
+echo "\$ canopyctl jobs         # where they ran: nodes and leaf switches"
+"$CTL" jobs
+for f in train4-*.out train2-*.out small*.out; do
+  echo
+  echo "\$ cat $f"
+  cat "$f"
+done
+cd "$ROOT"
+
 if [ "${QUICKSTART_KEEP:-0}" = 1 ]; then
   echo
-  echo "Cluster is up: export CANOPY_CONTROLLER=$CANOPY_CONTROLLER and use $CTL. Ctrl-C stops it."
+  echo "Cluster is up: export CANOPY_CONTROLLER=$CANOPY_CONTROLLER PATH=$BUILD_DIR/ctl:\$PATH"
+  echo "and use sbatch, squeue, srun, scancel, sinfo, scontrol or canopyctl. Ctrl-C stops it."
   wait
 fi
 echo

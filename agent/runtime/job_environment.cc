@@ -88,6 +88,9 @@ Environment JobVariables(const canopy::v1::LaunchJob& launch, const NodeIdentity
   env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count());
   env["SLURMD_NODENAME"] = node.node_name;
   env["SLURM_NODEID"] = absl::StrCat(launch.node_index());
+  // The batch script is task 0 of the batch step, as in Slurm; a step's tasks override these.
+  env["SLURM_PROCID"] = "0";
+  env["SLURM_LOCALID"] = "0";
   env["SLURM_TOPOLOGY_ADDR"] = launch.topology_addr();
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = launch.topology_addr_pattern();
   if (launch.gpu_indexes_size() > 0) {

@@ -68,6 +68,8 @@ TEST(JobEnvironmentTest, BatchVariablesExact) {
       {"SLURM_RESTART_COUNT", "1"},
       {"SLURMD_NODENAME", "gpu002"},
       {"SLURM_NODEID", "1"},
+      {"SLURM_PROCID", "0"},
+      {"SLURM_LOCALID", "0"},
       {"SLURM_TOPOLOGY_ADDR", "spine1.leaf2.gpu002"},
       {"SLURM_TOPOLOGY_ADDR_PATTERN", "switch.switch.node"},
       {"SLURM_GPUS_ON_NODE", "2"},

@@ -97,12 +97,18 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
         *ack.mutable_register_ack()->mutable_heartbeat_interval() =
             rpc::ToProtoDuration(controller_->config().heartbeat_interval);
         controller_->AgentRegistered(
-            reg.node_name(), FromProto(reg), outbox_,
-            [outbox = outbox_, ack = std::move(ack)](absl::StatusOr<core::NodeId> id) mutable {
-              if (id.ok()) {
+            reg.node_name(), FromProto(reg),
+            std::vector<uint32_t>(reg.running_job_ids().begin(), reg.running_job_ids().end()),
+            outbox_,
+            [outbox = outbox_,
+             ack = std::move(ack)](absl::StatusOr<Controller::Registered> registered) mutable {
+              if (registered.ok()) {
+                for (uint32_t id : registered->kill_job_ids) {
+                  ack.mutable_register_ack()->add_kill_job_ids(id);
+                }
                 outbox->Send(std::move(ack));
               } else {
-                outbox->Close(rpc::ToGrpcStatus(id.status()));
+                outbox->Close(rpc::ToGrpcStatus(registered.status()));
               }
             });
         return;
@@ -110,9 +116,14 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
       case AgentMessage::kGpuHealth:
         controller_->AgentGpuHealth(GpusFromProto(message.gpu_health().gpus()), outbox_);
         return;
+      case AgentMessage::kJobStatus:
+        controller_->AgentJobStatus(message.job_status(), outbox_);
+        return;
+      case AgentMessage::kStepStatus:
+        controller_->AgentStepStatus(message.step_status(), outbox_);
+        return;
       default:
-        // Heartbeats, and job/step status (whose consumer arrives with the job runtime), all
-        // prove the agent is alive.
+        // Heartbeats prove the agent is alive.
         controller_->AgentHeard(outbox_);
         return;
     }

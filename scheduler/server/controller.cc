@@ -21,6 +21,9 @@ absl::Duration TickFor(absl::Duration node_timeout) {
 // second would be waste, so such changes are published at most this often.
 constexpr absl::Duration kHeartbeatPublishInterval = absl::Seconds(1);
 
+// Scheduling passes run after events that may let a job start, and at least this often.
+constexpr absl::Duration kPassInterval = absl::Seconds(5);
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
@@ -32,8 +35,32 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
     return absl::Status(rows.status().code(),
                         absl::StrCat("loading node state: ", rows.status().message()));
   }
+  absl::StatusOr<persistence::JobState> jobs = store->LoadJobs();
+  if (!jobs.ok()) {
+    return absl::Status(jobs.status().code(),
+                        absl::StrCat("loading jobs: ", jobs.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<lifecycle::JobLifecycle>> lifecycle =
+      lifecycle::JobLifecycle::Create(config, topology);
+  if (!lifecycle.ok()) {
+    return lifecycle.status();
+  }
   std::unique_ptr<Controller> c(
       new Controller(std::move(config), std::move(topology), std::move(store), clock));
+  c->jobs_ = *std::move(lifecycle);
+  lifecycle::Effects restored;
+  if (absl::Status s = c->jobs_->Restore(*jobs, clock->Now(), restored); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("restoring jobs: ", s.message()));
+  }
+  for (const std::string& w : restored.warnings) {
+    spdlog::warn("{}", w);
+  }
+  // Records changed by the restore (jobs that no longer fit) are saved with the first batch.
+  c->unsaved_jobs_ = std::move(restored.dirty);
+  if (!jobs->jobs.empty()) {
+    spdlog::info("restored {} job(s) from the database; next job id {}", jobs->jobs.size(),
+                 c->jobs_->next_job_id());
+  }
   for (persistence::NodeAdminRow& row : *rows) {
     absl::StatusOr<core::NodeId> id = c->state_.FindNode(row.name);
     if (!id.ok()) {
@@ -117,7 +144,34 @@ void Controller::RunOwnerLoop() {
       Tick(batch);
       next_tick = now + tick_interval_;
     }
+    // A pass after every batch that freed capacity or queued work, and at least every few
+    // seconds (a --switches wait may run out with nothing else happening).
+    schedule_pending_ = schedule_pending_ || batch.effects.schedule;
+    if (schedule_pending_ || now >= next_pass_) {
+      schedule_pending_ = false;
+      jobs_->Schedule(now, batch.effects);
+      next_pass_ = now + kPassInterval;
+    }
+    for (core::JobId id : batch.effects.dirty) {
+      unsaved_jobs_.insert(id);
+    }
+    batch.mutations.job_upserts = jobs_->Publish(unsaved_jobs_);
+    if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
+      batch.mutations.next_job_id = jobs_->next_job_id();
+    }
+    if (!unsaved_jobs_.empty()) {
+      batch.visible_change = true;
+    }
+    for (const std::string& line : batch.effects.info) {
+      spdlog::info("{}", line);
+    }
+    for (const std::string& line : batch.effects.warnings) {
+      spdlog::warn("{}", line);
+    }
     const absl::Status committed = CommitWithRetry(batch.mutations);
+    if (committed.ok()) {
+      unsaved_jobs_.clear();
+    }
     // Publish before answering, so a caller that reads right after its write sees it.
     if (batch.visible_change ||
         (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
@@ -126,6 +180,7 @@ void Controller::RunOwnerLoop() {
     for (auto& done : batch.after_commit) {
       done(committed);
     }
+    Deliver(committed.ok(), batch);
     if (stopping) {
       absl::MutexLock lock(&queue_mu_);
       if (queue_.empty()) {
@@ -146,8 +201,10 @@ void Controller::Tick(Batch& batch) {
     const state::NodeRecord& node = state_.node(id);
     spdlog::warn("node {} not responding for more than {}: marked DOWN", node.name,
                  absl::FormatDuration(config_->node_timeout));
+    NodeTouched(id, batch);
     batch.visible_change = true;
   }
+  jobs_->Tick(clock_->Now(), batch.effects);
 }
 
 absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations) {
@@ -174,6 +231,17 @@ void Controller::Publish() {
   snapshot->config = config_;
   snapshot->topology = topology_;
   snapshot->nodes = state_.nodes();
+  const placement::CapacityView& capacity = jobs_->capacity();
+  for (state::NodeRecord& node : snapshot->nodes) {
+    const placement::NodeCapacity& c = capacity.node(node.id);
+    node.alloc_gpus = c.total_gpus - c.free_gpus;
+    node.alloc_cpus = c.total_cpus - c.free_cpus;
+    node.alloc_memory_mib = c.total_mem_mib - c.free_mem_mib;
+  }
+  snapshot->jobs.reserve(jobs_->published().size());
+  for (const auto& [id, job] : jobs_->published()) {
+    snapshot->jobs.push_back(job);
+  }
   last_publish_ = snapshot->taken;
   heard_since_publish_ = false;
   absl::MutexLock lock(&snapshot_mu_);
@@ -189,6 +257,139 @@ void Controller::SaveAdminState(core::NodeId id, Batch& batch) {
       .reason = n.reason,
       .reason_time = n.reason_time,
       .reason_user = n.reason_user,
+  });
+}
+
+void Controller::NodeTouched(core::NodeId id, Batch& batch) {
+  jobs_->NodeChanged(state_.node(id), clock_->Now(), batch.effects);
+}
+
+void Controller::Deliver(bool committed, Batch& batch) {
+  if (!committed) {
+    // Nothing of this batch is durable: its messages wait for the commit that saves it.
+    for (lifecycle::OutgoingMessage& m : batch.effects.messages) {
+      undelivered_.push_back(std::move(m));
+    }
+    return;
+  }
+  auto send = [this](lifecycle::OutgoingMessage& m) {
+    const std::shared_ptr<AgentOutbox>& outbox = sessions_[m.node.value()];
+    // A node without a stream gets what it needs again when it registers.
+    if (outbox != nullptr) {
+      outbox->Send(std::move(m.message));
+    }
+  };
+  for (lifecycle::OutgoingMessage& m : undelivered_) {
+    send(m);
+  }
+  undelivered_.clear();
+  for (lifecycle::OutgoingMessage& m : batch.effects.messages) {
+    send(m);
+  }
+}
+
+template <typename T>
+absl::StatusOr<T> Controller::RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn) {
+  auto result = std::make_shared<std::promise<absl::StatusOr<T>>>();
+  std::future<absl::StatusOr<T>> future = result->get_future();
+  const bool posted = Post([fn = std::move(fn), result](Batch& batch) {
+    absl::StatusOr<T> out = fn(batch);
+    if (!out.ok()) {
+      result->set_value(out.status());
+      return;
+    }
+    batch.after_commit.push_back(
+        [result, out = std::move(out)](const absl::Status& committed) mutable {
+          if (committed.ok()) {
+            result->set_value(std::move(out));
+          } else {
+            result->set_value(absl::UnavailableError(absl::StrCat(
+                "canopyd could not save the change (", committed.message(), "); try again")));
+          }
+        });
+  });
+  if (!posted) {
+    return absl::UnavailableError("canopyd is shutting down; try again when it is back");
+  }
+  return future.get();
+}
+
+absl::StatusOr<canopy::v1::SubmitJobResponse> Controller::SubmitJob(
+    canopy::v1::SubmitJobRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<canopy::v1::SubmitJobResponse>(
+      [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
+        return jobs_->Submit(request, caller, clock_->Now(), batch.effects);
+      });
+}
+
+absl::StatusOr<canopy::v1::CancelJobResponse> Controller::CancelJob(
+    canopy::v1::CancelJobRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<canopy::v1::CancelJobResponse>(
+      [this, request = std::move(request), caller = std::move(caller)](
+          Batch& batch) -> absl::StatusOr<canopy::v1::CancelJobResponse> {
+        return jobs_->Cancel(request, caller, clock_->Now(), batch.effects);
+      });
+}
+
+absl::StatusOr<canopy::v1::CreateStepResponse> Controller::CreateStep(
+    canopy::v1::CreateStepRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<canopy::v1::CreateStepResponse>(
+      [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
+        return jobs_->CreateStep(request, caller, batch.effects);
+      });
+}
+
+absl::Status Controller::CancelStep(canopy::v1::CancelStepRequest request,
+                                    lifecycle::Caller caller) {
+  return RunJobCommand<bool>([this, request = std::move(request), caller = std::move(caller)](
+                                 Batch& batch) -> absl::StatusOr<bool> {
+           absl::Status s = jobs_->CancelStep(request, caller, batch.effects);
+           if (!s.ok()) {
+             return s;
+           }
+           return true;
+         })
+      .status();
+}
+
+absl::Status Controller::CompleteJob(canopy::v1::CompleteJobRequest request,
+                                     lifecycle::Caller caller) {
+  return RunJobCommand<bool>([this, request = std::move(request), caller = std::move(caller)](
+                                 Batch& batch) -> absl::StatusOr<bool> {
+           absl::Status s = jobs_->CompleteJob(request, caller, clock_->Now(), batch.effects);
+           if (!s.ok()) {
+             return s;
+           }
+           return true;
+         })
+      .status();
+}
+
+void Controller::AgentJobStatus(canopy::v1::JobStatus status,
+                                std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, status = std::move(status), outbox = std::move(outbox)](Batch& batch) {
+    const core::NodeId node = SessionNode(outbox);
+    if (!node.valid()) {
+      return;
+    }
+    state_.NoteHeard(node, clock_->Now());
+    std::optional<canopy::v1::ControllerMessage> ack =
+        jobs_->JobStatus(node, status, clock_->Now(), batch.effects);
+    if (ack.has_value()) {
+      // After the commit, like every message: the agent forgets the report only once it is safe.
+      batch.effects.messages.push_back({node, *std::move(ack)});
+    }
+  });
+}
+
+void Controller::AgentStepStatus(canopy::v1::StepStatus status,
+                                 std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, status = std::move(status), outbox = std::move(outbox)](Batch& batch) {
+    const core::NodeId node = SessionNode(outbox);
+    if (node.valid()) {
+      state_.NoteHeard(node, clock_->Now());
+      jobs_->StepStatus(node, status, batch.effects);
+    }
   });
 }
 
@@ -209,6 +410,7 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
     std::vector<std::string> changed;
     for (core::NodeId id : *ids) {
       SaveAdminState(id, batch);
+      NodeTouched(id, batch);
       changed.push_back(state_.node(id).name);
     }
     spdlog::info("{} set {} on {} node(s){}", user,
@@ -238,13 +440,15 @@ core::NodeId Controller::SessionNode(const std::shared_ptr<AgentOutbox>& outbox)
 }
 
 void Controller::AgentRegistered(std::string node_name, state::NodeRegistration registration,
+                                 std::vector<uint32_t> running_job_ids,
                                  std::shared_ptr<AgentOutbox> outbox,
-                                 std::function<void(absl::StatusOr<core::NodeId>)> done) {
+                                 std::function<void(absl::StatusOr<Registered>)> done) {
   // `done` is shared so the refusal path can still call it after Post() took the command.
   auto shared_done =
-      std::make_shared<std::function<void(absl::StatusOr<core::NodeId>)>>(std::move(done));
+      std::make_shared<std::function<void(absl::StatusOr<Registered>)>>(std::move(done));
   const bool posted =
-      Post([this, node_name = std::move(node_name), registration = std::move(registration), outbox,
+      Post([this, node_name = std::move(node_name), registration = std::move(registration),
+            running_job_ids = std::move(running_job_ids), outbox,
             shared_done](Batch& batch) mutable {
         const bool was_drained = [&] {
           absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
@@ -274,9 +478,17 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
                      node.registration.gpus.size(), node.registration.agent_version,
                      node.registration.hostname);
         batch.visible_change = true;
-        // The agent learns it is registered only once any drain caused by its report is durable.
+        NodeTouched(*id, batch);
+        Registered registered;
+        registered.node = *id;
+        registered.kill_job_ids =
+            jobs_->NodeRegistered(node, running_job_ids, clock_->Now(), batch.effects);
+        // The agent learns it is registered only once any drain caused by its report is durable
+        // (and before the messages the registration caused: Deliver runs after this).
         batch.after_commit.push_back(
-            [id = *id, shared_done](const absl::Status&) { (*shared_done)(id); });
+            [registered = std::move(registered), shared_done](const absl::Status&) mutable {
+              (*shared_done)(std::move(registered));
+            });
       });
   if (!posted) {
     (*shared_done)(absl::UnavailableError("canopyd is shutting down"));
@@ -306,6 +518,7 @@ void Controller::AgentGpuHealth(std::vector<state::GpuStatus> gpus,
       }
     }
     state_.UpdateGpus(node, std::move(gpus), clock_->Now());
+    NodeTouched(node, batch);
     batch.visible_change = true;
   });
 }
@@ -319,6 +532,7 @@ void Controller::AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox) {
     sessions_[node.value()] = nullptr;
     session_nodes_.erase(outbox.get());
     state_.StreamClosed(node, clock_->Now());
+    NodeTouched(node, batch);
     spdlog::info("node {}: agent stream closed; DOWN after {} unless it reconnects",
                  state_.node(node).name, absl::FormatDuration(config_->node_timeout));
     batch.visible_change = true;

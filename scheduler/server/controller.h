@@ -18,8 +18,11 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "canopy/v1/controller.pb.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/clock.h"
+#include "scheduler/lifecycle/caller.h"
+#include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/server/agent_outbox.h"
 #include "scheduler/server/snapshot.h"
@@ -30,7 +33,7 @@ namespace canopy::server {
 
 class Controller {
  public:
-  // Loads what the store remembers (node drain/down state) into a fresh ClusterState.
+  // Loads what the store remembers (node drain/down state, jobs) into a fresh ClusterState.
   static absl::StatusOr<std::unique_ptr<Controller>> Create(
       std::shared_ptr<const config::ClusterConfig> config,
       std::shared_ptr<const topology::Topology> topology, std::unique_ptr<persistence::Store> store,
@@ -51,12 +54,29 @@ class Controller {
                                                        state::NodeAdminAction action,
                                                        std::string reason, std::string user);
 
+  // ---- Jobs (block until the change is committed; errors carry Slurm's words).
+  absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitJob(canopy::v1::SubmitJobRequest request,
+                                                          lifecycle::Caller caller);
+  absl::StatusOr<canopy::v1::CancelJobResponse> CancelJob(canopy::v1::CancelJobRequest request,
+                                                          lifecycle::Caller caller);
+  absl::StatusOr<canopy::v1::CreateStepResponse> CreateStep(canopy::v1::CreateStepRequest request,
+                                                            lifecycle::Caller caller);
+  absl::Status CancelStep(canopy::v1::CancelStepRequest request, lifecycle::Caller caller);
+  absl::Status CompleteJob(canopy::v1::CompleteJobRequest request, lifecycle::Caller caller);
+
   // ---- Agent stream events (called from gRPC threads; return at once).
-  // A Register arrived. `done` runs on the owner thread with the node's id, or with the error to
-  // close the stream with.
+  // A Register arrived. `done` runs on the owner thread with the node's id and the jobs the agent
+  // must kill, or with the error to close the stream with. It runs before any message the
+  // registration causes is sent down the stream.
+  struct Registered {
+    core::NodeId node;
+    std::vector<uint32_t> kill_job_ids;
+  };
   void AgentRegistered(std::string node_name, state::NodeRegistration registration,
-                       std::shared_ptr<AgentOutbox> outbox,
-                       std::function<void(absl::StatusOr<core::NodeId>)> done);
+                       std::vector<uint32_t> running_job_ids, std::shared_ptr<AgentOutbox> outbox,
+                       std::function<void(absl::StatusOr<Registered>)> done);
+  void AgentJobStatus(canopy::v1::JobStatus status, std::shared_ptr<AgentOutbox> outbox);
+  void AgentStepStatus(canopy::v1::StepStatus status, std::shared_ptr<AgentOutbox> outbox);
   // Events on a stream are keyed by its outbox: the owner thread maps it to the node, and drops
   // events from streams that never registered or were replaced by a newer one.
   void AgentHeard(std::shared_ptr<AgentOutbox> outbox);
@@ -67,6 +87,7 @@ class Controller {
   // What one drained batch of commands produced.
   struct Batch {
     persistence::Mutations mutations;
+    lifecycle::Effects effects;
     std::vector<std::function<void(const absl::Status&)>> after_commit;
     bool visible_change = false;  // something a reader can see changed: publish a snapshot
   };
@@ -83,6 +104,14 @@ class Controller {
   absl::Status CommitWithRetry(const persistence::Mutations& mutations);
   void Publish();
   void SaveAdminState(core::NodeId id, Batch& batch);
+  // Tells the job lifecycle a node's facts may have changed.
+  void NodeTouched(core::NodeId id, Batch& batch);
+  // Runs `fn` on the owner thread and returns its result once the batch is committed.
+  template <typename T>
+  absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
+  // After a commit: hand the effects' messages to the agents' streams (or keep them for the
+  // next commit when this one failed).
+  void Deliver(bool committed, Batch& batch);
   // The node whose current stream is `outbox`; invalid for unregistered or replaced streams.
   core::NodeId SessionNode(const std::shared_ptr<AgentOutbox>& outbox) const;
 
@@ -95,6 +124,12 @@ class Controller {
 
   // Owned by the owner thread once Start() ran.
   state::ClusterState state_;
+  std::unique_ptr<lifecycle::JobLifecycle> jobs_;
+  // Job changes whose commit failed: retried with the next batch; their messages wait for it.
+  absl::btree_set<core::JobId> unsaved_jobs_;
+  std::vector<lifecycle::OutgoingMessage> undelivered_;
+  bool schedule_pending_ = true;
+  absl::Time next_pass_ = absl::InfinitePast();
   std::vector<std::shared_ptr<AgentOutbox>> sessions_;  // by NodeId; null when none
   absl::flat_hash_map<const AgentOutbox*, core::NodeId> session_nodes_;  // reverse of sessions_
   absl::Time last_publish_ = absl::InfinitePast();

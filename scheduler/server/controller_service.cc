@@ -8,21 +8,10 @@
 #include "scheduler/server/topology_view.h"
 
 namespace canopy::server {
-namespace {
 
-// Who is asking, for reason_user and logs. Clients send it as metadata; it is informational
-// until callers are authenticated by the unix socket's peer credentials.
-std::string CallerName(const grpc::ServerContext* context) {
-  const auto& md = context->client_metadata();
-  auto it = md.find("canopy-user");
-  return it == md.end() ? std::string("unknown")
-                        : std::string(it->second.data(), it->second.size());
-}
-
-}  // namespace
-
-ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string hostname)
-    : controller_(controller), hostname_(std::move(hostname)) {
+ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string hostname,
+                                             const UnixPeerListener* peers)
+    : controller_(controller), peers_(peers), hostname_(std::move(hostname)) {
   const config::ClusterConfig& config = controller_->config();
   absl::flat_hash_map<std::string, size_t> index;
   for (size_t i = 0; i < config.nodes.size(); ++i) {
@@ -36,6 +25,14 @@ ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string
       }
     }
   }
+}
+
+std::optional<PeerCredentials> ControllerServiceImpl::CallerCredentials(
+    const grpc::ServerContext* context) const {
+  if (peers_ == nullptr || context == nullptr) {
+    return std::nullopt;
+  }
+  return peers_->Lookup(*context);
 }
 
 grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
@@ -111,8 +108,18 @@ grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "action: expected ACTION_DRAIN, ACTION_RESUME or ACTION_DOWN");
   }
+  const lifecycle::Caller caller = CallerOf(context);
+  if (!caller.is_operator) {
+    return grpc::Status(
+        grpc::StatusCode::PERMISSION_DENIED,
+        caller.authenticated
+            ? absl::StrCat("Access/permission denied: ", caller.user_name,
+                           " is not an operator (root, canopyd's user, or the config's operators)")
+            : std::string("Access/permission denied: changing nodes needs an operator identified "
+                          "by canopyd's unix socket; run this on the controller host"));
+  }
   absl::StatusOr<std::vector<std::string>> changed =
-      controller_->UpdateNodes(*std::move(names), action, request->reason(), CallerName(context));
+      controller_->UpdateNodes(*std::move(names), action, request->reason(), caller.user_name);
   if (!changed.ok()) {
     return rpc::ToGrpcStatus(changed.status());
   }

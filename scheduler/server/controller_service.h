@@ -2,22 +2,27 @@
 // adapter: reads are answered from the Controller's latest snapshot, writes go through the
 // Controller's command queue. Thread-safe (called on gRPC's sync server threads).
 //
-// The job RPCs (SubmitJob, CancelJob, GetJob, ListJobs) are part of API v1 but not served by
-// this build: gRPC answers them UNIMPLEMENTED until the job runtime is in (docs/architecture.md,
-// "Not built yet").
+// Callers are identified by the unix socket's peer credentials (UnixPeerListener); over TCP a
+// caller is anonymous and may only read. Job RPCs live in controller_service_jobs.cc.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "canopy/v1/controller.grpc.pb.h"
+#include "scheduler/lifecycle/caller.h"
 #include "scheduler/server/controller.h"
+#include "scheduler/server/unix_peer_listener.h"
 
 namespace canopy::server {
 
 class ControllerServiceImpl final : public canopy::v1::Controller::Service {
  public:
-  explicit ControllerServiceImpl(Controller* controller, std::string hostname);
+  // `peers` identifies callers on the unix socket; nullptr (tests) makes every caller
+  // unauthenticated. Not owned; must outlive the service's calls.
+  ControllerServiceImpl(Controller* controller, std::string hostname,
+                        const UnixPeerListener* peers);
 
   grpc::Status ListNodes(grpc::ServerContext* context, const canopy::v1::ListNodesRequest* request,
                          canopy::v1::ListNodesResponse* response) override;
@@ -33,8 +38,37 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status Ping(grpc::ServerContext* context, const canopy::v1::PingRequest* request,
                     canopy::v1::PingResponse* response) override;
 
+  // Jobs (controller_service_jobs.cc).
+  grpc::Status SubmitJob(grpc::ServerContext* context, const canopy::v1::SubmitJobRequest* request,
+                         canopy::v1::SubmitJobResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext* context, const canopy::v1::CancelJobRequest* request,
+                         canopy::v1::CancelJobResponse* response) override;
+  grpc::Status GetJob(grpc::ServerContext* context, const canopy::v1::GetJobRequest* request,
+                      canopy::v1::Job* response) override;
+  grpc::Status ListJobs(grpc::ServerContext* context, const canopy::v1::ListJobsRequest* request,
+                        canopy::v1::ListJobsResponse* response) override;
+  grpc::Status CreateStep(grpc::ServerContext* context,
+                          const canopy::v1::CreateStepRequest* request,
+                          canopy::v1::CreateStepResponse* response) override;
+  grpc::Status CancelStep(grpc::ServerContext* context,
+                          const canopy::v1::CancelStepRequest* request,
+                          canopy::v1::CancelStepResponse* response) override;
+  grpc::Status CompleteJob(grpc::ServerContext* context,
+                           const canopy::v1::CompleteJobRequest* request,
+                           canopy::v1::CompleteJobResponse* response) override;
+  grpc::Status WhoAmI(grpc::ServerContext* context, const canopy::v1::WhoAmIRequest* request,
+                      canopy::v1::WhoAmIResponse* response) override;
+
  private:
+  // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
+  // (unauthenticated) or without a listener.
+  std::optional<PeerCredentials> CallerCredentials(const grpc::ServerContext* context) const;
+  // Who is calling: authenticated (with name, groups and operator rights) over the unix socket,
+  // anonymous otherwise.
+  lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
+
   Controller* const controller_;
+  const UnixPeerListener* const peers_;  // may be null
   const std::string hostname_;
   std::vector<std::vector<std::string>> node_partitions_;  // by NodeId
 };

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/persistence/in_memory_store.h"
+#include "scheduler/topology/load_topology.h"
 #include "tests/testing/fake_clock.h"
 
 namespace canopy::server {
@@ -36,8 +37,11 @@ class ControllerTest : public ::testing::Test {
     }
     auto store = std::make_unique<persistence::InMemoryStore>();
     store_ = store.get();
-    auto controller = Controller::Create(config, std::make_shared<topology::Topology>(),
-                                         std::move(store), &clock_);
+    absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
+    ASSERT_TRUE(topo.ok()) << topo.status();
+    auto controller =
+        Controller::Create(config, std::make_shared<topology::Topology>(*std::move(topo)),
+                           std::move(store), &clock_);
     ASSERT_TRUE(controller.ok()) << controller.status();
     controller_ = *std::move(controller);
     controller_->Start();
@@ -47,11 +51,12 @@ class ControllerTest : public ::testing::Test {
   // Registers `name` on a new stream and waits until the controller accepted it.
   std::shared_ptr<AgentOutbox> Register(const std::string& name, RecordingSink* sink) {
     auto outbox = std::make_shared<AgentOutbox>(sink);
-    std::promise<absl::StatusOr<core::NodeId>> done;
+    std::promise<absl::StatusOr<Controller::Registered>> done;
     state::NodeRegistration reg;
     reg.cpus = 4;
-    controller_->AgentRegistered(name, reg, outbox,
-                                 [&](absl::StatusOr<core::NodeId> id) { done.set_value(id); });
+    controller_->AgentRegistered(
+        name, reg, {}, outbox,
+        [&](absl::StatusOr<Controller::Registered> r) { done.set_value(std::move(r)); });
     EXPECT_TRUE(done.get_future().get().ok());
     return outbox;
   }
@@ -89,9 +94,10 @@ TEST_F(ControllerTest, FailedCommitIsReportedToTheCaller) {
 
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {
   auto outbox = std::make_shared<AgentOutbox>(&first_);
-  std::promise<absl::StatusOr<core::NodeId>> done;
-  controller_->AgentRegistered("n9", {}, outbox,
-                               [&](absl::StatusOr<core::NodeId> id) { done.set_value(id); });
+  std::promise<absl::StatusOr<Controller::Registered>> done;
+  controller_->AgentRegistered(
+      "n9", {}, {}, outbox,
+      [&](absl::StatusOr<Controller::Registered> r) { done.set_value(std::move(r)); });
   EXPECT_EQ(done.get_future().get().status().code(), absl::StatusCode::kNotFound);
 }
 

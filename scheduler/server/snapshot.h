@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "canopy/v1/types.pb.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/state/node_record.h"
 #include "scheduler/topology/topology.h"
@@ -19,6 +20,9 @@ struct ClusterSnapshot {
   std::shared_ptr<const config::ClusterConfig> config;
   std::shared_ptr<const topology::Topology> topology;
   std::vector<state::NodeRecord> nodes;  // indexed by NodeId
+  // Every job the controller remembers, ascending id. Records are shared between snapshots and
+  // never change once published.
+  std::vector<std::shared_ptr<const canopy::v1::Job>> jobs;
 };
 
 }  // namespace canopy::server

@@ -33,7 +33,27 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
   return u;
 }
 
-void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage, core::SwitchId sw,
+// Per node, the jobs holding it now (CONFIGURING, RUNNING or COMPLETING), ascending.
+std::vector<std::vector<uint32_t>> JobsByNode(const ClusterSnapshot& snap) {
+  std::vector<std::vector<uint32_t>> out(snap.nodes.size());
+  for (const std::shared_ptr<const canopy::v1::Job>& job : snap.jobs) {
+    const canopy::v1::JobState s = job->state();
+    if (s != canopy::v1::JOB_STATE_CONFIGURING && s != canopy::v1::JOB_STATE_RUNNING &&
+        s != canopy::v1::JOB_STATE_COMPLETING) {
+      continue;
+    }
+    for (const std::string& name : job->nodes()) {
+      const core::NodeId id = snap.topology->FindNode(name);
+      if (id.valid()) {
+        out[id.value()].push_back(job->job_id());
+      }
+    }
+  }
+  return out;
+}
+
+void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage,
+                const std::vector<std::vector<uint32_t>>& jobs_by_node, core::SwitchId sw,
                 canopy::v1::Switch* out) {
   const topology::Topology& topo = *snap.topology;
   out->set_name(topo.switch_name(sw));
@@ -48,7 +68,10 @@ void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage
     out->add_nodes(topo.node_name(n));
   }
   int total = 0, idle = 0, down = 0, gpus = 0, used = 0, down_gpus = 0;
+  std::vector<uint32_t> jobs;
   for (core::NodeId n : topo.nodes_under(sw)) {
+    const std::vector<uint32_t>& here = jobs_by_node[n.value()];
+    jobs.insert(jobs.end(), here.begin(), here.end());
     const NodeUsage& u = usage[n.value()];
     ++total;
     idle += u.idle ? 1 : 0;
@@ -64,6 +87,11 @@ void FillSwitch(const ClusterSnapshot& snap, const std::vector<NodeUsage>& usage
   out->set_used_gpus(used);
   out->set_down_gpus(down_gpus);
   out->set_free_gpus(std::max(0, gpus - used - down_gpus));
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  for (uint32_t id : jobs) {
+    out->add_job_ids(id);
+  }
 }
 
 }  // namespace
@@ -96,8 +124,9 @@ absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& no
       response->add_unswitched_nodes(topo.node_name(n));
     }
   }
+  const std::vector<std::vector<uint32_t>> jobs_by_node = JobsByNode(snapshot);
   for (core::SwitchId sw : wanted) {
-    FillSwitch(snapshot, usage, sw, response->add_switches());
+    FillSwitch(snapshot, usage, jobs_by_node, sw, response->add_switches());
   }
   if (node.empty()) {
     for (int b = 0; b < topo.block_count(); ++b) {

@@ -83,8 +83,14 @@ void LocalCluster::KillAgent() {
   }
 }
 
+std::string LocalCluster::socket_target() const {
+  return absl::StrCat("unix:", dir_, "/state/canopyd.sock");
+}
+
 CommandResult LocalCluster::Canopyctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {CANOPYCTL_PATH, "--controller", address_};
+  // Over the unix socket, so the controller knows who is asking (tests run as an operator: the
+  // same user as canopyd).
+  std::vector<std::string> argv = {CANOPYCTL_PATH, "--controller", socket_target()};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv);
 }
@@ -93,7 +99,23 @@ CommandResult LocalCluster::FrontEnd(const std::string& name,
                                      const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {absl::StrCat(CANOPYCTL_DIR, "/", name)};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, {{"CANOPY_CONTROLLER", address_}});
+  return RunCommand(argv, {{"CANOPY_CONTROLLER", socket_target()}});
+}
+
+CommandResult LocalCluster::FrontEndIn(const std::string& name,
+                                       const std::vector<std::string>& args,
+                                       const std::string& cwd, absl::Duration timeout) const {
+  // sh -c 'cd DIR && exec "$0" "$@"': the front ends take the working directory as the submit dir.
+  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$CANOPY_TEST_CWD\" && exec \"$0\" \"$@\"",
+                                   absl::StrCat(CANOPYCTL_DIR, "/", name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // The front ends first on PATH, so a job script's `srun` is ours.
+  const char* path = getenv("PATH");
+  return RunCommand(argv,
+                    {{"CANOPY_CONTROLLER", socket_target()},
+                     {"CANOPY_TEST_CWD", cwd},
+                     {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
+                    timeout);
 }
 
 }  // namespace canopy::testing

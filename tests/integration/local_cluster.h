@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "tests/testing/subprocess.h"
 
 namespace canopy::testing {
@@ -31,8 +32,15 @@ class LocalCluster {
 
   // canopyctl --controller ADDR ARGS...
   CommandResult Canopyctl(const std::vector<std::string>& args) const;
-  // The binary run under another name (scontrol, ...) with CANOPY_CONTROLLER set.
+  // The binary run under another name (scontrol, ...) with CANOPY_CONTROLLER set to the
+  // controller's unix socket.
   CommandResult FrontEnd(const std::string& name, const std::vector<std::string>& args) const;
+  // The same, run in directory `cwd` (sbatch's submit directory), killed after `timeout`.
+  CommandResult FrontEndIn(const std::string& name, const std::vector<std::string>& args,
+                           const std::string& cwd,
+                           absl::Duration timeout = absl::Seconds(30)) const;
+  // "unix:<state dir>/canopyd.sock".
+  std::string socket_target() const;
 
   const std::string& dir() const { return dir_; }
   const std::string& address() const { return address_; }

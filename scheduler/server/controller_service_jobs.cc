@@ -1,0 +1,164 @@
+// ControllerServiceImpl's job RPCs: identify the caller, hand writes to the Controller (which
+// answers once they are committed), answer reads from the latest snapshot.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/os/user_info.h"
+#include "common/rpc/status_convert.h"
+#include "scheduler/server/controller_service.h"
+
+namespace canopy::server {
+
+lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* context) const {
+  lifecycle::Caller caller;
+  std::optional<PeerCredentials> creds = CallerCredentials(context);
+  if (!creds.has_value()) {
+    caller.user_name = "(anonymous)";
+    return caller;
+  }
+  caller.authenticated = true;
+  caller.uid = creds->uid;
+  caller.gid = creds->gid;
+  absl::StatusOr<os::UserInfo> user = os::LookupUser(creds->uid);
+  if (user.ok()) {
+    caller.user_name = user->name;
+    for (uint32_t g : user->groups) {
+      if (g != caller.gid) {
+        caller.groups.push_back(g);
+      }
+    }
+  } else {
+    caller.user_name = absl::StrCat(creds->uid);  // like Slurm for a uid without a name
+  }
+  const std::vector<std::string>& operators = controller_->config().operators;
+  caller.is_operator = creds->uid == 0 || creds->uid == geteuid() ||
+                       std::find(operators.begin(), operators.end(), caller.user_name) !=
+                           operators.end();
+  return caller;
+}
+
+grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
+                                              const canopy::v1::SubmitJobRequest* request,
+                                              canopy::v1::SubmitJobResponse* response) {
+  absl::StatusOr<canopy::v1::SubmitJobResponse> r =
+      controller_->SubmitJob(*request, CallerOf(context));
+  if (!r.ok()) {
+    return rpc::ToGrpcStatus(r.status());
+  }
+  *response = *std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
+                                              const canopy::v1::CancelJobRequest* request,
+                                              canopy::v1::CancelJobResponse* response) {
+  if (request->job_ids().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_ids: no job id given");
+  }
+  absl::StatusOr<canopy::v1::CancelJobResponse> r =
+      controller_->CancelJob(*request, CallerOf(context));
+  if (!r.ok()) {
+    return rpc::ToGrpcStatus(r.status());
+  }
+  *response = *std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext*,
+                                           const canopy::v1::GetJobRequest* request,
+                                           canopy::v1::Job* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  auto it = std::lower_bound(snap->jobs.begin(), snap->jobs.end(), request->job_id(),
+                             [](const std::shared_ptr<const canopy::v1::Job>& j, uint32_t id) {
+                               return j->job_id() < id;
+                             });
+  if (it == snap->jobs.end() || (*it)->job_id() != request->job_id()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                        absl::StrCat("Invalid job id specified: ", request->job_id()));
+  }
+  *response = **it;
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
+                                             const canopy::v1::ListJobsRequest* request,
+                                             canopy::v1::ListJobsResponse* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  const absl::Time now = absl::Now();
+  const absl::flat_hash_set<uint32_t> ids(request->job_ids().begin(), request->job_ids().end());
+  absl::flat_hash_set<int> states;
+  for (int s : request->states()) {
+    states.insert(s);
+  }
+  const absl::Duration min_age = controller_->config().min_job_age;
+  for (const std::shared_ptr<const canopy::v1::Job>& job : snap->jobs) {
+    // A requested id matches a job or, for an array, every task of it (squeue -j 5 for 5_[1-3]).
+    if (!ids.empty() && !ids.contains(job->job_id()) && !ids.contains(job->array_job_id())) {
+      continue;
+    }
+    if (!states.empty()) {
+      if (!states.contains(job->state())) {
+        continue;
+      }
+    } else if (ids.empty()) {
+      // Like squeue: finished jobs only while they are younger than MinJobAge.
+      const bool finished = job->state() >= canopy::v1::JOB_STATE_COMPLETED &&
+                            job->state() != canopy::v1::JOB_STATE_REQUEUED;
+      if (finished && now - rpc::FromProtoTime(job->end_time()) > min_age) {
+        continue;
+      }
+    }
+    if (!request->user_name().empty() && job->user_name() != request->user_name()) {
+      continue;
+    }
+    if (!request->partition().empty() && job->partition() != request->partition()) {
+      continue;
+    }
+    *response->add_jobs() = *job;
+  }
+  if (!ids.empty() && response->jobs().empty()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
+  }
+  *response->mutable_server_time() = rpc::ToProtoTime(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::CreateStep(grpc::ServerContext* context,
+                                               const canopy::v1::CreateStepRequest* request,
+                                               canopy::v1::CreateStepResponse* response) {
+  absl::StatusOr<canopy::v1::CreateStepResponse> r =
+      controller_->CreateStep(*request, CallerOf(context));
+  if (!r.ok()) {
+    return rpc::ToGrpcStatus(r.status());
+  }
+  *response = *std::move(r);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::CancelStep(grpc::ServerContext* context,
+                                               const canopy::v1::CancelStepRequest* request,
+                                               canopy::v1::CancelStepResponse*) {
+  return rpc::ToGrpcStatus(controller_->CancelStep(*request, CallerOf(context)));
+}
+
+grpc::Status ControllerServiceImpl::CompleteJob(grpc::ServerContext* context,
+                                                const canopy::v1::CompleteJobRequest* request,
+                                                canopy::v1::CompleteJobResponse*) {
+  return rpc::ToGrpcStatus(controller_->CompleteJob(*request, CallerOf(context)));
+}
+
+grpc::Status ControllerServiceImpl::WhoAmI(grpc::ServerContext* context,
+                                           const canopy::v1::WhoAmIRequest*,
+                                           canopy::v1::WhoAmIResponse* response) {
+  const lifecycle::Caller caller = CallerOf(context);
+  response->set_user_id(caller.uid);
+  response->set_user_name(caller.user_name);
+  response->set_authenticated(caller.authenticated);
+  response->set_operator_(caller.is_operator);
+  return grpc::Status::OK;
+}
+
+}  // namespace canopy::server

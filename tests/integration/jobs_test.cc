@@ -1,0 +1,300 @@
+// Issue #4: real jobs end to end on loopback. canopyd and one agent hosting 4 virtual nodes
+// (two leaves of two, 4 fake GPUs each); jobs submitted with the real sbatch/srun/scancel front
+// ends; states and exit codes read back over the API. Checks a 4-node x 2-task srun step inside
+// an sbatch job (8 ranks, the right SLURM_* values), the batch environment, output files and
+// patterns, exit codes, the time-limit kill, cancel (nothing survives), and that a queued job
+// survives kill -9 of canopyd.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/rpc/status_convert.h"
+#include "ctl/controller_client.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/local_cluster.h"
+
+namespace canopy::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kConfig[] = R"(
+cluster_name: itjobs
+node_timeout: 5s
+heartbeat_interval: 500ms
+kill_wait: 2s
+launch_timeout: 10s
+nodes:
+  - names: gpu[1-4]
+    cpus: 8
+    memory_mib: 64000
+    gpus: {type: h100, count: 4}
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+topology_plugin: topology/tree
+topology:
+  switches:
+    - name: leaf1
+      nodes: gpu[1-2]
+    - name: leaf2
+      nodes: gpu[3-4]
+    - name: spine
+      switches: leaf[1-2]
+)";
+
+std::map<std::string, std::string> ParseEnv(const std::string& text) {
+  std::map<std::string, std::string> env;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    const size_t eq = line.find('=');
+    if (eq != absl::string_view::npos) {
+      env[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+    }
+  }
+  return env;
+}
+
+class JobsTest : public ::testing::Test {
+ protected:
+  JobsTest() : cluster_(kConfig) {}
+
+  void SetUp() override {
+    work_ = cluster_.dir() + "/work";
+    std::filesystem::create_directories(work_);
+    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+    ASSERT_TRUE(StartAgent());
+  }
+
+  bool StartAgent() {
+    if (!cluster_.StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir",
+                                          cluster_.dir() + "/spool"})
+             .ok()) {
+      return false;
+    }
+    return WaitUntil(
+        [&] {
+          const CommandResult r = cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"});
+          return absl::StrContains(r.out, "idle 4");
+        },
+        absl::Seconds(30));
+  }
+
+  ctl::ControllerClient Client() {
+    absl::StatusOr<ctl::ControllerClient> c = ctl::ControllerClient::Connect(cluster_.socket_target());
+    EXPECT_TRUE(c.ok()) << c.status();
+    return *std::move(c);
+  }
+
+  canopy::v1::Job GetJob(uint32_t id) {
+    absl::StatusOr<canopy::v1::Job> job = Client().GetJob(id);
+    return job.ok() ? *job : canopy::v1::Job();
+  }
+
+  bool WaitForState(uint32_t id, canopy::v1::JobState state, absl::Duration timeout) {
+    return WaitUntil([&] { return GetJob(id).state() == state; }, timeout);
+  }
+
+  // sbatch in the work directory; returns the job id (0 on failure, with the output logged).
+  uint32_t Sbatch(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"--parsable"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CommandResult r = cluster_.FrontEndIn("sbatch", all, work_);
+    uint32_t id = 0;
+    if (r.exit_code != 0 ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
+      ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
+    }
+    return id;
+  }
+
+  std::string WriteScript(const std::string& name, const std::string& text) {
+    const std::string path = work_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::string Diagnostics(uint32_t id) {
+    const canopy::v1::Job job = GetJob(id);
+    return absl::StrCat("job: ", job.DebugString(), "\ncanopyd log:\n", cluster_.ControllerLog(),
+                        "\nagent log:\n", cluster_.AgentLog());
+  }
+
+  LocalCluster cluster_;
+  std::string work_;
+};
+
+TEST_F(JobsTest, SrunStepInsideSbatchRunsEightRanksWithSlurmEnvironment) {
+  WriteScript("step.sh", R"(#!/bin/sh
+#SBATCH -J ranks
+#SBATCH -N 4 --ntasks-per-node=2 --gpus-per-node=2
+#SBATCH -o step-%j.out
+env | grep -E '^(SLURM|SLURMD|CUDA)_' | sort > batch-env-$SLURM_JOB_ID.txt
+srun -l sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID node=$SLURM_NODEID ntasks=$SLURM_NTASKS step=$SLURM_STEP_ID host=$SLURMD_NODENAME nodes=$SLURM_STEP_NODELIST job=$SLURM_JOB_ID gpus=$CUDA_VISIBLE_DEVICES'
+echo "srun exit $?"
+)");
+  const uint32_t id = Sbatch({"step.sh"});
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_COMPLETED, absl::Seconds(60)))
+      << Diagnostics(id);
+  const canopy::v1::Job job = GetJob(id);
+  EXPECT_EQ(job.exit_code(), 0);
+  EXPECT_EQ(job.nodes_size(), 4);
+
+  const std::string out = ReadFile(absl::StrCat(work_, "/step-", id, ".out"));
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    if (absl::StrContains(line, "rank=")) {
+      lines.emplace_back(line);
+    }
+  }
+  ASSERT_EQ(lines.size(), 8u) << out << Diagnostics(id);
+  const char* hosts[] = {"gpu1", "gpu1", "gpu2", "gpu2", "gpu3", "gpu3", "gpu4", "gpu4"};
+  for (int rank = 0; rank < 8; ++rank) {
+    const std::string want = absl::StrCat(
+        rank, ": rank=", rank, " local=", rank % 2, " node=", rank / 2,
+        " ntasks=8 step=0 host=", hosts[rank], " nodes=gpu[1-4] job=", id, " gpus=");
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                            [&](const std::string& l) { return absl::StartsWith(l, want); }))
+        << "no line starting with '" << want << "' in:\n"
+        << out;
+  }
+  EXPECT_THAT(out, HasSubstr("srun exit 0"));
+
+  const std::map<std::string, std::string> env =
+      ParseEnv(ReadFile(absl::StrCat(work_, "/batch-env-", id, ".txt")));
+  EXPECT_EQ(env.at("SLURM_JOB_ID"), absl::StrCat(id));
+  EXPECT_EQ(env.at("SLURM_JOBID"), absl::StrCat(id));
+  EXPECT_EQ(env.at("SLURM_JOB_NAME"), "ranks");
+  EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "gpu[1-4]");
+  EXPECT_EQ(env.at("SLURM_NODELIST"), "gpu[1-4]");
+  EXPECT_EQ(env.at("SLURM_JOB_NUM_NODES"), "4");
+  EXPECT_EQ(env.at("SLURM_NNODES"), "4");
+  EXPECT_EQ(env.at("SLURM_NTASKS"), "8");
+  EXPECT_EQ(env.at("SLURM_NTASKS_PER_NODE"), "2");
+  EXPECT_EQ(env.at("SLURM_JOB_PARTITION"), "gpu");
+  EXPECT_EQ(env.at("SLURM_CLUSTER_NAME"), "itjobs");
+  EXPECT_EQ(env.at("SLURM_SUBMIT_DIR"), work_);
+  EXPECT_EQ(env.at("SLURM_RESTART_COUNT"), "0");
+  EXPECT_EQ(env.at("SLURMD_NODENAME"), "gpu1");
+  EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR"), "spine.leaf1.gpu1");
+  EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR_PATTERN"), "switch.switch.node");
+  EXPECT_EQ(env.at("SLURM_GPUS_ON_NODE"), "2");
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0,1");
+  EXPECT_EQ(env.at("SLURM_JOB_UID"), absl::StrCat(getuid()));
+  EXPECT_TRUE(env.contains("SLURM_JOB_USER"));
+  EXPECT_TRUE(env.contains("SLURM_SUBMIT_HOST"));
+  EXPECT_TRUE(env.contains("SLURM_CPUS_ON_NODE"));
+}
+
+TEST_F(JobsTest, ExitCodesOutputPatternsAndWorkingDirectory) {
+  std::filesystem::create_directories(work_ + "/sub");
+  const uint32_t ok = Sbatch({"-J", "pat", "-D", "sub", "-o", "%x-%j.out", "-e", "%x-%j.err",
+                              "--wrap", "pwd; echo to-stderr >&2"});
+  const uint32_t bad = Sbatch({"-o", "fail-%j.out", "--wrap", "exit 3"});
+  ASSERT_TRUE(WaitForState(ok, canopy::v1::JOB_STATE_COMPLETED, absl::Seconds(30)))
+      << Diagnostics(ok);
+  ASSERT_TRUE(WaitForState(bad, canopy::v1::JOB_STATE_FAILED, absl::Seconds(30)))
+      << Diagnostics(bad);
+  EXPECT_EQ(GetJob(bad).exit_code(), 3);
+  EXPECT_EQ(GetJob(bad).exit_signal(), 0);
+  EXPECT_EQ(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(work_, "/sub/pat-", ok, ".out"))),
+            work_ + "/sub");
+  EXPECT_EQ(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(work_, "/sub/pat-", ok, ".err"))),
+            "to-stderr");
+
+  // squeue still lists finished jobs (MinJobAge) with their state.
+  const CommandResult q =
+      cluster_.FrontEnd("squeue", {"-h", "-j", absl::StrCat(bad), "-o", "%i %T %t %D %j"});
+  EXPECT_EQ(absl::StripAsciiWhitespace(q.out), absl::StrCat(bad, " FAILED F 1 wrap")) << q.err;
+}
+
+TEST_F(JobsTest, TimeLimitSendsTermThenKill) {
+  // Through the API: sbatch's --time has minute granularity, too slow for a test.
+  canopy::v1::SubmitJobRequest req;
+  canopy::v1::JobSpec* spec = req.mutable_spec();
+  spec->set_name("limit");
+  spec->set_script(
+      "#!/bin/sh\ntrap 'echo got-TERM; sleep 30' TERM\necho started\nwhile :; do sleep 1; done\n");
+  spec->set_work_dir(work_);
+  spec->set_submit_dir(work_);
+  spec->set_stdout_path("limit-%j.out");
+  *spec->mutable_time_limit() = rpc::ToProtoDuration(absl::Seconds(3));
+  absl::StatusOr<canopy::v1::SubmitJobResponse> r = Client().SubmitJob(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const uint32_t id = r->job_id();
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_TIMEOUT, absl::Seconds(30)))
+      << Diagnostics(id);
+  const std::string out = ReadFile(absl::StrCat(work_, "/limit-", id, ".out"));
+  EXPECT_THAT(out, HasSubstr("started"));
+  EXPECT_THAT(out, HasSubstr("got-TERM"));  // SIGTERM first; SIGKILL after KillWait (2 s)
+  EXPECT_EQ(GetJob(id).exit_signal(), SIGKILL) << Diagnostics(id);
+}
+
+TEST_F(JobsTest, ScancelKillsEveryProcessOfTheJob) {
+  const uint32_t id = Sbatch({"-o", "cancel.out", "--wrap",
+                              "sleep 1000 & echo $! > child.pid; echo $$ > shell.pid; wait"});
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
+      << Diagnostics(id);
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(work_ + "/child.pid"); },
+                        absl::Seconds(10)));
+  absl::SleepFor(absl::Milliseconds(200));
+  int child = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(work_ + "/child.pid")), &child));
+  const CommandResult c = cluster_.FrontEnd("scancel", {absl::StrCat(id)});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_CANCELLED, absl::Seconds(30)))
+      << Diagnostics(id);
+  EXPECT_TRUE(WaitUntil([&] { return kill(child, 0) != 0; }, absl::Seconds(5)))
+      << "the job's background sleep " << child << " survived";
+
+  // Cancelling it again, or an unknown job, is quiet and exits 0 as in Slurm; -v says why.
+  const CommandResult again = cluster_.FrontEnd("scancel", {"-v", absl::StrCat(id)});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_THAT(again.err, HasSubstr("already completing or completed"));
+  const CommandResult unknown = cluster_.FrontEnd("scancel", {"-v", "4242"});
+  EXPECT_THAT(unknown.err, HasSubstr("Invalid job id specified"));
+}
+
+TEST_F(JobsTest, QueuedJobSurvivesKillNineOfTheController) {
+  // Ask for more GPUs per node than are free while another job holds the cluster.
+  const uint32_t blocker = Sbatch({"-N", "4", "--exclusive", "-o", "/dev/null", "--wrap",
+                                   "sleep 1000"});
+  ASSERT_TRUE(WaitForState(blocker, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
+      << Diagnostics(blocker);
+  const uint32_t queued = Sbatch({"-J", "survivor", "-o", "survivor-%j.out", "--wrap",
+                                  "echo survived"});
+  ASSERT_TRUE(WaitForState(queued, canopy::v1::JOB_STATE_PENDING, absl::Seconds(10)));
+
+  cluster_.CrashController();
+  ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+  canopy::v1::Job job = GetJob(queued);
+  EXPECT_EQ(job.state(), canopy::v1::JOB_STATE_PENDING) << Diagnostics(queued);
+  EXPECT_EQ(job.spec().name(), "survivor");
+  // The running blocker is still known and still holds its nodes once the agent reconnects.
+  EXPECT_EQ(GetJob(blocker).state(), canopy::v1::JOB_STATE_RUNNING) << Diagnostics(blocker);
+
+  const CommandResult c = cluster_.FrontEnd("scancel", {absl::StrCat(blocker)});
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  ASSERT_TRUE(WaitForState(queued, canopy::v1::JOB_STATE_COMPLETED, absl::Seconds(60)))
+      << Diagnostics(queued);
+  EXPECT_EQ(absl::StripAsciiWhitespace(
+                ReadFile(absl::StrCat(work_, "/survivor-", queued, ".out"))),
+            "survived");
+  // A new job gets a fresh id: the counter was durable too.
+  const uint32_t next = Sbatch({"-o", "/dev/null", "--wrap", "true"});
+  EXPECT_GT(next, queued);
+}
+
+}  // namespace
+}  // namespace canopy::testing
