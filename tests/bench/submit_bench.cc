@@ -1,0 +1,166 @@
+// End to end over gRPC on loopback: a real canopyd (the 16,384-node fat tree of
+// ../shared/data/clusters/fat-tree-16k, no agents, so every job stays queued) and clients that
+// submit 1-node jobs through its unix socket. Every answer comes only after the job is committed
+// to SQLite (synchronous=FULL), so the rate is the durable submit rate.
+//
+//   ./build/tests/bench/canopy_submit_bench                  # 8 client threads
+//   ./build/tests/bench/canopy_submit_bench --benchmark_filter=Rss
+//
+// Targets (issue: simulator and benchmarks): > 5,000 durable submits/s from 8 client threads;
+// canopyd's RSS < 1 GiB with 16,384 nodes and 100,000 jobs queued. CANOPY_BENCH_CLUSTER
+// overrides the slurm.conf.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "benchmark/benchmark.h"
+#include "canopy/v1/controller.grpc.pb.h"
+#include "grpcpp/create_channel.h"
+#include "tests/testing/subprocess.h"
+
+namespace canopy {
+namespace {
+
+std::string ClusterConf() {
+  const char* env = std::getenv("CANOPY_BENCH_CLUSTER");
+  return env != nullptr ? env : CANOPY_SHARED_DIR "/data/clusters/fat-tree-16k/slurm.conf";
+}
+
+// One canopyd for the whole program.
+class Daemon {
+ public:
+  Daemon() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "canopy-bench-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    absl::StatusOr<testing::Subprocess> p = testing::Subprocess::Start(
+        {CANOPYD_PATH, "--config", ClusterConf(), "--listen", "127.0.0.1:0", "--state_dir",
+         dir_ + "/state", "--port_file", dir_ + "/port", "--log_level", "warn"},
+        {}, dir_ + "/canopyd.log");
+    if (!p.ok()) {
+      std::abort();
+    }
+    process_.emplace(*std::move(p));
+    testing::WaitUntil([&] { return std::filesystem::exists(dir_ + "/port"); },
+                       absl::Seconds(120));
+    channel_ = grpc::CreateChannel(absl::StrCat("unix:", dir_, "/state/canopyd.sock"),
+                                   grpc::InsecureChannelCredentials());
+  }
+  ~Daemon() {
+    process_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+  // canopyd's resident set, MiB.
+  double RssMib() const {
+    std::ifstream status(absl::StrCat("/proc/", process_->pid(), "/status"));
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("VmRSS:", 0) == 0) {
+        double kb = 0;
+        (void)absl::SimpleAtod(absl::StripAsciiWhitespace(
+                                   absl::StripSuffix(absl::string_view(line).substr(6), "kB")),
+                               &kb);
+        return kb / 1024;
+      }
+    }
+    return 0;
+  }
+
+ private:
+  std::string dir_;
+  std::optional<testing::Subprocess> process_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+Daemon& TheDaemon() {
+  static Daemon* daemon = new Daemon();  // killed at exit by the OS-level cleanup below
+  return *daemon;
+}
+
+canopy::v1::SubmitJobRequest OneNodeJob() {
+  canopy::v1::SubmitJobRequest req;
+  canopy::v1::JobSpec* spec = req.mutable_spec();
+  spec->set_name("bench");
+  spec->set_script("#!/bin/sh\nsrun python train.py\n");
+  spec->set_min_nodes(1);
+  spec->set_gpus_per_node(1);
+  spec->set_work_dir("/tmp");
+  spec->set_submit_dir("/tmp");
+  spec->set_requeue(true);
+  return req;
+}
+
+bool Submit(canopy::v1::Controller::Stub& stub, const canopy::v1::SubmitJobRequest& req) {
+  grpc::ClientContext ctx;
+  canopy::v1::SubmitJobResponse resp;
+  return stub.SubmitJob(&ctx, req, &resp).ok();
+}
+
+// Sustained durable submits per second; one RPC per iteration, per client thread.
+void BM_DurableSubmit(benchmark::State& state) {
+  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+  const canopy::v1::SubmitJobRequest req = OneNodeJob();
+  int64_t failed = 0;
+  for (auto _ : state) {
+    if (!Submit(*stub, req)) {
+      ++failed;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_DurableSubmit)->Threads(8)->UseRealTime()->MinTime(5.0);
+
+// Fills the queue to 100,000 jobs (8 threads) and reports canopyd's RSS.
+void BM_RssWith100kQueuedJobs(benchmark::State& state) {
+  constexpr int kJobs = 100'000;
+  for (auto _ : state) {
+    auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+    const canopy::v1::SubmitJobRequest req = OneNodeJob();
+    grpc::ClientContext ctx;
+    canopy::v1::ListJobsRequest list;
+    canopy::v1::ListJobsResponse jobs;
+    (void)stub->ListJobs(&ctx, list, &jobs);
+    std::vector<std::thread> threads;
+    const int missing = std::max(0, kJobs - jobs.jobs_size());
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        auto s = canopy::v1::Controller::NewStub(TheDaemon().channel());
+        for (int i = t; i < missing; i += 8) {
+          Submit(*s, req);
+        }
+      });
+    }
+    for (std::thread& t : threads) {
+      t.join();
+    }
+    absl::SleepFor(absl::Seconds(2));  // a pass over the full queue has run
+    state.counters["rss_mib"] = TheDaemon().RssMib();
+    state.counters["jobs"] = kJobs;
+  }
+}
+BENCHMARK(BM_RssWith100kQueuedJobs)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+
+}  // namespace
+}  // namespace canopy
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Stop canopyd (the Subprocess kills its process group).
+  delete &canopy::TheDaemon();
+  return 0;
+}
