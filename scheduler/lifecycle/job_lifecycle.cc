@@ -186,6 +186,9 @@ absl::Status JobLifecycle::Restore(const persistence::JobState& state, absl::Tim
     if (!r.idempotency_key().empty()) {
       idempotency_[r.idempotency_key()] = job.id;
     }
+    if (r.spec().array_spec().find('%') != std::string::npos) {
+      has_throttled_arrays_ = true;
+    }
     if (absl::Status s = jobs_.Add(std::move(job)); !s.ok()) {
       return s;
     }
@@ -194,6 +197,7 @@ absl::Status JobLifecycle::Restore(const persistence::JobState& state, absl::Tim
     published_[id.value()] = std::make_shared<const canopy::v1::Job>(it->second.record);
   }
   next_job_id_ = std::max({next_job_id_, state.next_job_id, max_id + 1});
+  ++capacity_version_;
   return absl::OkStatus();
 }
 
@@ -212,6 +216,7 @@ void JobLifecycle::NodeChanged(const state::NodeRecord& node, absl::Time now, Ef
     gpu_indexes_[i] = std::move(indexes);
   }
   (void)view_.UpdateNode(node.id, c);
+  ++capacity_version_;
   const bool usable = c.usable();
   if (usable && !node_usable_[i]) {
     effects.schedule = true;
@@ -352,6 +357,9 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> JobLifecycle::Submit(
   }
   std::vector<uint32_t> task_ids;
   bool is_array = !request.spec().array_spec().empty();
+  if (request.spec().array_spec().find('%') != std::string::npos) {
+    has_throttled_arrays_ = true;
+  }
   if (is_array) {
     absl::StatusOr<ArraySpec> array = ParseArraySpec(request.spec().array_spec());
     if (!array.ok()) {
@@ -425,7 +433,7 @@ void JobLifecycle::Schedule(absl::Time now, Effects& effects) {
   for (const auto& [id, job] : jobs_.jobs()) {
     if (job.state == JobState::kPending && !Blocked(job.reason)) {
       pending.push_back(&job);
-    } else if (HoldsNodes(job.state)) {
+    } else if (has_throttled_arrays_ && HoldsNodes(job.state)) {
       const canopy::v1::Job& r = entries_.at(id).record;
       if (r.array_job_id() != 0) {
         ++array_running[r.array_job_id()];
@@ -437,7 +445,7 @@ void JobLifecycle::Schedule(absl::Time now, Effects& effects) {
     return;
   }
   // Array throttles ("%N"): tasks beyond the limit wait this pass.
-  {
+  if (has_throttled_arrays_) {
     std::vector<const Job*> allowed;
     allowed.reserve(pending.size());
     absl::flat_hash_map<uint32_t, int> limits;
@@ -507,6 +515,7 @@ std::vector<int> JobLifecycle::PickGpus(core::NodeId node, int count) {
 }
 
 void JobLifecycle::Launch(Job& job, Entry& entry, absl::Time now, Effects& effects) {
+  ++capacity_version_;
   const size_t n = job.allocation.nodes.size();
   entry.gpu_indexes.clear();
   for (const core::NodeShare& share : job.allocation.nodes) {
@@ -562,6 +571,7 @@ canopy::v1::ControllerMessage JobLifecycle::LaunchMessage(const Job& job, const 
 // ------------------------------------------------------------------ ending
 
 void JobLifecycle::ForgetAllocation(const Job& job, Entry& entry) {
+  ++capacity_version_;
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
     const int node = job.allocation.nodes[i].node.value();
     node_jobs_[node].erase(job.id);

@@ -106,6 +106,8 @@ class JobLifecycle {
   std::vector<persistence::JobRow> Publish(const absl::btree_set<core::JobId>& dirty);
   uint32_t next_job_id() const { return next_job_id_; }
   const placement::CapacityView& capacity() const { return view_; }
+  // Changes whenever the capacity view may have changed (jobs started or ended, node facts).
+  uint64_t capacity_version() const { return capacity_version_; }
   size_t pending_count() const { return pending_count_; }
 
  private:
@@ -165,6 +167,8 @@ class JobLifecycle {
   std::vector<std::vector<int>> gpu_indexes_;            // by NodeId: the agent's GPU indexes
   std::vector<bool> node_usable_;                        // by NodeId: as last seen
   uint32_t next_job_id_ = 1;
+  uint64_t capacity_version_ = 0;
+  bool has_throttled_arrays_ = false;  // some array was submitted with "%N"
   size_t pending_count_ = 0;
 };
 

@@ -23,6 +23,9 @@ constexpr absl::Duration kHeartbeatPublishInterval = absl::Seconds(1);
 
 // Scheduling passes run after events that may let a job start, and at least this often.
 constexpr absl::Duration kPassInterval = absl::Seconds(5);
+// ... but event-driven passes no closer together than this: under a burst of submissions one
+// pass covers many batches instead of one pass per batch (Slurm's sched_min_interval idea).
+constexpr absl::Duration kMinPassGap = absl::Milliseconds(50);
 
 }  // namespace
 
@@ -57,6 +60,9 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
   }
   // Records changed by the restore (jobs that no longer fit) are saved with the first batch.
   c->unsaved_jobs_ = std::move(restored.dirty);
+  for (const auto& [id, job] : c->jobs_->published()) {
+    c->dirty_chunks_.insert(id / kJobChunkSize);
+  }
   if (!jobs->jobs.empty()) {
     spdlog::info("restored {} job(s) from the database; next job id {}", jobs->jobs.size(),
                  c->jobs_->next_job_id());
@@ -127,8 +133,13 @@ void Controller::RunOwnerLoop() {
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
         return !queue_.empty() || stopping_;
       };
+      // Wake for the next tick, or for a pass that was put off by kMinPassGap.
+      absl::Time wake = next_tick;
+      if (schedule_pending_) {
+        wake = std::min(wake, last_pass_ + kMinPassGap);
+      }
       queue_mu_.AwaitWithTimeout(absl::Condition(&ready),
-                                 std::max(next_tick - clock_->Now(), absl::ZeroDuration()));
+                                 std::max(wake - clock_->Now(), absl::ZeroDuration()));
       commands.swap(queue_);
       stopping = stopping_;
       // From the first pass after Stop(), Post() refuses new commands, so the queue drains in a
@@ -147,13 +158,17 @@ void Controller::RunOwnerLoop() {
     // A pass after every batch that freed capacity or queued work, and at least every few
     // seconds (a --switches wait may run out with nothing else happening).
     schedule_pending_ = schedule_pending_ || batch.effects.schedule;
-    if (schedule_pending_ || now >= next_pass_) {
+    if ((schedule_pending_ && now - last_pass_ >= kMinPassGap) || now >= next_pass_) {
       schedule_pending_ = false;
       jobs_->Schedule(now, batch.effects);
+      last_pass_ = now;
       next_pass_ = now + kPassInterval;
     }
     for (core::JobId id : batch.effects.dirty) {
       unsaved_jobs_.insert(id);
+    }
+    for (core::JobId id : unsaved_jobs_) {
+      dirty_chunks_.insert(id.value() / kJobChunkSize);
     }
     batch.mutations.job_upserts = jobs_->Publish(unsaved_jobs_);
     if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
@@ -203,6 +218,7 @@ void Controller::Tick(Batch& batch) {
                  absl::FormatDuration(config_->node_timeout));
     NodeTouched(id, batch);
     batch.visible_change = true;
+    nodes_dirty_ = true;
   }
   jobs_->Tick(clock_->Now(), batch.effects);
 }
@@ -230,18 +246,37 @@ void Controller::Publish() {
   snapshot->taken = clock_->Now();
   snapshot->config = config_;
   snapshot->topology = topology_;
-  snapshot->nodes = state_.nodes();
-  const placement::CapacityView& capacity = jobs_->capacity();
-  for (state::NodeRecord& node : snapshot->nodes) {
-    const placement::NodeCapacity& c = capacity.node(node.id);
-    node.alloc_gpus = c.total_gpus - c.free_gpus;
-    node.alloc_cpus = c.total_cpus - c.free_cpus;
-    node.alloc_memory_mib = c.total_mem_mib - c.free_mem_mib;
+  // Copying every node record is the costly part of a publish on a big cluster: only when a
+  // node or the jobs' use of nodes changed.
+  if (nodes_dirty_ || nodes_snapshot_ == nullptr ||
+      jobs_->capacity_version() != published_capacity_version_) {
+    auto nodes = std::make_shared<std::vector<state::NodeRecord>>(state_.nodes());
+    const placement::CapacityView& capacity = jobs_->capacity();
+    for (state::NodeRecord& node : *nodes) {
+      const placement::NodeCapacity& c = capacity.node(node.id);
+      node.alloc_gpus = c.total_gpus - c.free_gpus;
+      node.alloc_cpus = c.total_cpus - c.free_cpus;
+      node.alloc_memory_mib = c.total_mem_mib - c.free_mem_mib;
+    }
+    nodes_snapshot_ = std::move(nodes);
+    nodes_dirty_ = false;
+    published_capacity_version_ = jobs_->capacity_version();
   }
-  snapshot->jobs.reserve(jobs_->published().size());
-  for (const auto& [id, job] : jobs_->published()) {
-    snapshot->jobs.push_back(job);
+  snapshot->nodes = nodes_snapshot_;
+  const auto& published = jobs_->published();
+  for (uint32_t k : dirty_chunks_) {
+    if (k >= job_chunks_.size()) {
+      job_chunks_.resize(k + 1);
+    }
+    auto chunk = std::make_shared<JobChunk>();
+    for (auto it = published.lower_bound(k * kJobChunkSize);
+         it != published.end() && it->first < (k + 1) * kJobChunkSize; ++it) {
+      chunk->jobs.push_back(it->second);
+    }
+    job_chunks_[k] = std::move(chunk);
   }
+  dirty_chunks_.clear();
+  snapshot->job_chunks = job_chunks_;
   last_publish_ = snapshot->taken;
   heard_since_publish_ = false;
   absl::MutexLock lock(&snapshot_mu_);
@@ -419,6 +454,7 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
                                                            : "RESUME",
                  changed.size(), reason.empty() ? "" : absl::StrCat(": ", reason));
     batch.visible_change = true;
+    nodes_dirty_ = true;
     batch.after_commit.push_back(
         [result, changed = std::move(changed)](const absl::Status& committed) mutable {
           if (committed.ok()) {
@@ -478,6 +514,7 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
                      node.registration.gpus.size(), node.registration.agent_version,
                      node.registration.hostname);
         batch.visible_change = true;
+        nodes_dirty_ = true;
         NodeTouched(*id, batch);
         Registered registered;
         registered.node = *id;
@@ -500,6 +537,7 @@ void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox) {
     if (core::NodeId node = SessionNode(outbox); node.valid()) {
       state_.NoteHeard(node, clock_->Now());
       heard_since_publish_ = true;
+      nodes_dirty_ = true;
     }
   });
 }
@@ -520,6 +558,7 @@ void Controller::AgentGpuHealth(std::vector<state::GpuStatus> gpus,
     state_.UpdateGpus(node, std::move(gpus), clock_->Now());
     NodeTouched(node, batch);
     batch.visible_change = true;
+    nodes_dirty_ = true;
   });
 }
 
@@ -536,6 +575,7 @@ void Controller::AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox) {
     spdlog::info("node {}: agent stream closed; DOWN after {} unless it reconnects",
                  state_.node(node).name, absl::FormatDuration(config_->node_timeout));
     batch.visible_change = true;
+    nodes_dirty_ = true;
   });
 }
 

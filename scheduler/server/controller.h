@@ -129,6 +129,14 @@ class Controller {
   absl::btree_set<core::JobId> unsaved_jobs_;
   std::vector<lifecycle::OutgoingMessage> undelivered_;
   bool schedule_pending_ = true;
+  absl::Time last_pass_ = absl::InfinitePast();
+  // The snapshot's node records, rebuilt only when nodes or their allocations changed.
+  std::shared_ptr<const std::vector<state::NodeRecord>> nodes_snapshot_;
+  bool nodes_dirty_ = true;
+  uint64_t published_capacity_version_ = 0;
+  // The snapshot's job chunks, and those to rebuild at the next publish.
+  std::vector<std::shared_ptr<const JobChunk>> job_chunks_;
+  absl::btree_set<uint32_t> dirty_chunks_;
   absl::Time next_pass_ = absl::InfinitePast();
   std::vector<std::shared_ptr<AgentOutbox>> sessions_;  // by NodeId; null when none
   absl::flat_hash_map<const AgentOutbox*, core::NodeId> session_nodes_;  // reverse of sessions_

@@ -47,7 +47,7 @@ grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
     }
     wanted.insert(names->begin(), names->end());
   }
-  for (const state::NodeRecord& node : snap->nodes) {
+  for (const state::NodeRecord& node : *snap->nodes) {
     if (!wanted.empty() && !wanted.contains(node.name)) {
       continue;
     }

@@ -71,15 +71,12 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext*,
                                            const canopy::v1::GetJobRequest* request,
                                            canopy::v1::Job* response) {
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-  auto it = std::lower_bound(snap->jobs.begin(), snap->jobs.end(), request->job_id(),
-                             [](const std::shared_ptr<const canopy::v1::Job>& j, uint32_t id) {
-                               return j->job_id() < id;
-                             });
-  if (it == snap->jobs.end() || (*it)->job_id() != request->job_id()) {
+  const canopy::v1::Job* job = snap->FindJob(request->job_id());
+  if (job == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         absl::StrCat("Invalid job id specified: ", request->job_id()));
   }
-  *response = **it;
+  *response = *job;
   return grpc::Status::OK;
 }
 
@@ -94,31 +91,31 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
     states.insert(s);
   }
   const absl::Duration min_age = controller_->config().min_job_age;
-  for (const std::shared_ptr<const canopy::v1::Job>& job : snap->jobs) {
+  snap->ForEachJob([&](const canopy::v1::Job& job) {
     // A requested id matches a job or, for an array, every task of it (squeue -j 5 for 5_[1-3]).
-    if (!ids.empty() && !ids.contains(job->job_id()) && !ids.contains(job->array_job_id())) {
-      continue;
+    if (!ids.empty() && !ids.contains(job.job_id()) && !ids.contains(job.array_job_id())) {
+      return;
     }
     if (!states.empty()) {
-      if (!states.contains(job->state())) {
-        continue;
+      if (!states.contains(job.state())) {
+        return;
       }
     } else if (ids.empty()) {
       // Like squeue: finished jobs only while they are younger than MinJobAge.
-      const bool finished = job->state() >= canopy::v1::JOB_STATE_COMPLETED &&
-                            job->state() != canopy::v1::JOB_STATE_REQUEUED;
-      if (finished && now - rpc::FromProtoTime(job->end_time()) > min_age) {
-        continue;
+      const bool finished = job.state() >= canopy::v1::JOB_STATE_COMPLETED &&
+                            job.state() != canopy::v1::JOB_STATE_REQUEUED;
+      if (finished && now - rpc::FromProtoTime(job.end_time()) > min_age) {
+        return;
       }
     }
-    if (!request->user_name().empty() && job->user_name() != request->user_name()) {
-      continue;
+    if (!request->user_name().empty() && job.user_name() != request->user_name()) {
+      return;
     }
-    if (!request->partition().empty() && job->partition() != request->partition()) {
-      continue;
+    if (!request->partition().empty() && job.partition() != request->partition()) {
+      return;
     }
-    *response->add_jobs() = *job;
-  }
+    *response->add_jobs() = job;
+  });
   if (!ids.empty() && response->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
   }

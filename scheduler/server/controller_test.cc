@@ -61,7 +61,7 @@ class ControllerTest : public ::testing::Test {
     return outbox;
   }
 
-  const state::NodeRecord& Node(int i) { return controller_->Snapshot()->nodes[i]; }
+  const state::NodeRecord& Node(int i) { return (*controller_->Snapshot()->nodes)[i]; }
 
   // Sinks outlive the controller: it closes every stream it still holds when it stops.
   RecordingSink first_, second_;

@@ -4,6 +4,7 @@
 // to read from any thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -15,14 +16,47 @@
 
 namespace canopy::server {
 
+// Jobs with ids in [k * kJobChunkSize, (k + 1) * kJobChunkSize), ascending. Snapshots share
+// chunks: publishing rebuilds only the chunks holding changed jobs, so its cost does not grow
+// with the number of jobs the controller remembers.
+inline constexpr uint32_t kJobChunkSize = 1024;
+struct JobChunk {
+  std::vector<std::shared_ptr<const canopy::v1::Job>> jobs;
+};
+
 struct ClusterSnapshot {
   absl::Time taken;
   std::shared_ptr<const config::ClusterConfig> config;
   std::shared_ptr<const topology::Topology> topology;
-  std::vector<state::NodeRecord> nodes;  // indexed by NodeId
-  // Every job the controller remembers, ascending id. Records are shared between snapshots and
-  // never change once published.
-  std::vector<std::shared_ptr<const canopy::v1::Job>> jobs;
+  std::shared_ptr<const std::vector<state::NodeRecord>> nodes;  // indexed by NodeId; shared
+  // Every job the controller remembers, by chunk (index = id / kJobChunkSize; null = none).
+  // Records are shared between snapshots and never change once published.
+  std::vector<std::shared_ptr<const JobChunk>> job_chunks;
+
+  // Calls fn(const canopy::v1::Job&) for every job, ascending id.
+  template <typename Fn>
+  void ForEachJob(Fn&& fn) const {
+    for (const std::shared_ptr<const JobChunk>& chunk : job_chunks) {
+      if (chunk != nullptr) {
+        for (const std::shared_ptr<const canopy::v1::Job>& job : chunk->jobs) {
+          fn(*job);
+        }
+      }
+    }
+  }
+  // The job with this id, or nullptr.
+  const canopy::v1::Job* FindJob(uint32_t id) const {
+    const uint32_t k = id / kJobChunkSize;
+    if (k >= job_chunks.size() || job_chunks[k] == nullptr) {
+      return nullptr;
+    }
+    for (const std::shared_ptr<const canopy::v1::Job>& job : job_chunks[k]->jobs) {
+      if (job->job_id() == id) {
+        return job.get();
+      }
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace canopy::server

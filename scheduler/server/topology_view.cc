@@ -35,20 +35,20 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
 
 // Per node, the jobs holding it now (CONFIGURING, RUNNING or COMPLETING), ascending.
 std::vector<std::vector<uint32_t>> JobsByNode(const ClusterSnapshot& snap) {
-  std::vector<std::vector<uint32_t>> out(snap.nodes.size());
-  for (const std::shared_ptr<const canopy::v1::Job>& job : snap.jobs) {
-    const canopy::v1::JobState s = job->state();
+  std::vector<std::vector<uint32_t>> out(snap.nodes->size());
+  snap.ForEachJob([&](const canopy::v1::Job& job) {
+    const canopy::v1::JobState s = job.state();
     if (s != canopy::v1::JOB_STATE_CONFIGURING && s != canopy::v1::JOB_STATE_RUNNING &&
         s != canopy::v1::JOB_STATE_COMPLETING) {
-      continue;
+      return;
     }
-    for (const std::string& name : job->nodes()) {
+    for (const std::string& name : job.nodes()) {
       const core::NodeId id = snap.topology->FindNode(name);
       if (id.valid()) {
-        out[id.value()].push_back(job->job_id());
+        out[id.value()].push_back(job.job_id());
       }
     }
-  }
+  });
   return out;
 }
 
@@ -101,8 +101,8 @@ absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& no
   const topology::Topology& topo = *snapshot.topology;
   response->set_topology_plugin(snapshot.config->topology_plugin);
   std::vector<NodeUsage> usage;
-  usage.reserve(snapshot.nodes.size());
-  for (const state::NodeRecord& n : snapshot.nodes) {
+  usage.reserve(snapshot.nodes->size());
+  for (const state::NodeRecord& n : *snapshot.nodes) {
     usage.push_back(UsageOf(n));
   }
 

@@ -121,7 +121,7 @@ void BM_DurableSubmit(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   state.counters["failed"] = static_cast<double>(failed);
 }
-BENCHMARK(BM_DurableSubmit)->Threads(8)->UseRealTime()->MinTime(5.0);
+BENCHMARK(BM_DurableSubmit)->Threads(8)->Threads(32)->UseRealTime()->MinTime(5.0);
 
 // Fills the queue to 100,000 jobs (8 threads) and reports canopyd's RSS.
 void BM_RssWith100kQueuedJobs(benchmark::State& state) {
