@@ -529,7 +529,7 @@ void JobLifecycle::Launch(Job& job, Entry& entry, absl::Time now, Effects& effec
   entry.lost_batch_since = absl::InfiniteFuture();
   entry.warned = false;
   entry.steps.clear();
-  entry.record.set_state_message("");
+  // state_message stays: after a requeue it still says why the job had to start again.
   entry.record.set_completing_to(canopy::v1::JOB_STATE_UNSPECIFIED);
   entry.record.set_exit_code(0);
   entry.record.set_exit_signal(0);

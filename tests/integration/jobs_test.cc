@@ -76,11 +76,16 @@ class JobsTest : public ::testing::Test {
     ASSERT_TRUE(StartAgent());
   }
 
-  bool StartAgent() {
+  // Starts the agent; with `wait_idle`, waits until all four nodes are idle.
+  bool StartAgent(bool wait_idle = true) {
     if (!cluster_.StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir",
-                                          cluster_.dir() + "/spool"})
+                                          cluster_.dir() + "/spool", "--fake_gpu_faults",
+                                          cluster_.dir() + "/faults"})
              .ok()) {
       return false;
+    }
+    if (!wait_idle) {
+      return true;
     }
     return WaitUntil(
         [&] {
@@ -116,6 +121,12 @@ class JobsTest : public ::testing::Test {
       ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
     }
     return id;
+  }
+
+  int ReadPid(const std::string& file) {
+    int pid = 0;
+    (void)absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(work_ + "/" + file)), &pid);
+    return pid;
   }
 
   std::string WriteScript(const std::string& name, const std::string& text) {
@@ -294,6 +305,107 @@ TEST_F(JobsTest, QueuedJobSurvivesKillNineOfTheController) {
   // A new job gets a fresh id: the counter was durable too.
   const uint32_t next = Sbatch({"-o", "/dev/null", "--wrap", "true"});
   EXPECT_GT(next, queued);
+}
+
+TEST_F(JobsTest, LostNodeRequeuesTheJobAndItRunsAgainWhenTheNodeReturns) {
+  const uint32_t id = Sbatch({"-o", "requeue.out", "--wrap",
+                              "echo run $SLURM_RESTART_COUNT >> runs.txt; echo $$ > run.pid; "
+                              "exec sleep 1000"});
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
+      << Diagnostics(id);
+  ASSERT_TRUE(WaitUntil([&] { return ReadPid("run.pid") > 0; }, absl::Seconds(10)));
+  const int first_run = ReadPid("run.pid");
+
+  // The node's agent dies (kill -9): after node_timeout (5 s) the node is DOWN and the job is
+  // requeued. Its process outlived the agent, as on a real node whose slurmd died.
+  cluster_.KillAgent();
+  ASSERT_TRUE(WaitUntil([&] { return GetJob(id).restart_count() == 1; }, absl::Seconds(30)))
+      << Diagnostics(id);
+  EXPECT_EQ(GetJob(id).state(), canopy::v1::JOB_STATE_PENDING);
+  EXPECT_THAT(GetJob(id).state_message(), HasSubstr("down"));
+  kill(first_run, SIGKILL);
+
+  ASSERT_TRUE(StartAgent(/*wait_idle=*/false));
+  ASSERT_TRUE(WaitUntil([&] { return absl::StrContains(ReadFile(work_ + "/runs.txt"), "run 1"); },
+                        absl::Seconds(30)))
+      << Diagnostics(id);
+  EXPECT_EQ(ReadFile(work_ + "/runs.txt"), "run 0\nrun 1\n");
+  EXPECT_EQ(GetJob(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
+  EXPECT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_CANCELLED, absl::Seconds(30)));
+}
+
+TEST_F(JobsTest, BrokenGpuRequeuesTheJobOntoAnotherNode) {
+  const uint32_t id = Sbatch({"--gpus-per-node=4", "-o", "gpu.out", "--wrap",
+                              "echo $SLURMD_NODENAME >> hosts.txt; exec sleep 1000"});
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
+      << Diagnostics(id);
+  const std::string first = GetJob(id).nodes(0);
+  // Inject an XID on one of its GPUs through the fake provider's faults file.
+  std::ofstream(cluster_.dir() + "/faults") << first << " 2 XID 79: GPU has fallen off the bus\n";
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const canopy::v1::Job job = GetJob(id);
+        return job.restart_count() == 1 && job.state() == canopy::v1::JOB_STATE_RUNNING;
+      },
+      absl::Seconds(30)))
+      << Diagnostics(id);
+  EXPECT_NE(GetJob(id).nodes(0), first);
+  EXPECT_THAT(GetJob(id).state_message(), HasSubstr("GPU"));
+  // The old run was killed on the node with the broken GPU; the new one runs elsewhere.
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        std::vector<std::string> hosts =
+            absl::StrSplit(ReadFile(work_ + "/hosts.txt"), '\n', absl::SkipEmpty());
+        return hosts.size() == 2 && hosts[0] == first && hosts[1] != first;
+      },
+      absl::Seconds(10)));
+  const CommandResult topo = cluster_.Canopyctl({"topology"});
+  EXPECT_THAT(topo.out, HasSubstr(absl::StrCat("jobs ", id))) << topo.out;
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
+  EXPECT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_CANCELLED, absl::Seconds(30)));
+}
+
+TEST_F(JobsTest, SrunOutsideAnAllocationReturnsTheHighestTaskExitCode) {
+  const CommandResult r = cluster_.FrontEndIn(
+      "srun", {"-N", "2", "-n", "3", "-l", "sh", "-c", "echo hi from $SLURM_PROCID; exit $SLURM_PROCID"},
+      work_);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("0: hi from 0"));
+  EXPECT_THAT(r.out, HasSubstr("1: hi from 1"));
+  EXPECT_THAT(r.out, HasSubstr("2: hi from 2"));
+  EXPECT_THAT(r.err, HasSubstr("Exited with exit code 2"));
+  // The allocation srun made for itself ended with the step, as FAILED (exit 2).
+  canopy::v1::ListJobsRequest list;
+  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = Client().ListJobs(list);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->jobs_size(), 1);
+  EXPECT_TRUE(WaitForState(jobs->jobs(0).job_id(), canopy::v1::JOB_STATE_FAILED, absl::Seconds(10)));
+  EXPECT_EQ(GetJob(jobs->jobs(0).job_id()).exit_code(), 2);
+  EXPECT_EQ(GetJob(jobs->jobs(0).job_id()).nodes_size(), 2);
+}
+
+TEST_F(JobsTest, KillingSrunKillsItsStep) {
+  const uint32_t alloc = Sbatch({"-N", "2", "-o", "/dev/null", "--wrap", "sleep 1000"});
+  ASSERT_TRUE(WaitForState(alloc, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)));
+  absl::StatusOr<Subprocess> srun = Subprocess::Start(
+      {"/bin/sh", "-c",
+       absl::StrCat("cd ", work_, " && exec ", CANOPYCTL_DIR, "/srun --jobid ", alloc,
+                    " -N 2 sh -c 'echo $$ > task-$SLURM_PROCID.pid; exec sleep 1000'")},
+      {{"CANOPY_CONTROLLER", cluster_.socket_target()}}, cluster_.dir() + "/srun.log");
+  ASSERT_TRUE(srun.ok());
+  ASSERT_TRUE(WaitUntil([&] { return ReadPid("task-0.pid") > 0 && ReadPid("task-1.pid") > 0; },
+                        absl::Seconds(20)))
+      << ReadFile(cluster_.dir() + "/srun.log") << Diagnostics(alloc);
+  const int task0 = ReadPid("task-0.pid");
+  const int task1 = ReadPid("task-1.pid");
+  srun->Kill();  // kill -9: srun cannot even say goodbye
+  EXPECT_TRUE(WaitUntil([&] { return kill(task0, 0) != 0 && kill(task1, 0) != 0; },
+                        absl::Seconds(15)))
+      << "step tasks outlived srun";
+  // The job itself goes on.
+  EXPECT_EQ(GetJob(alloc).state(), canopy::v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(alloc)}).exit_code, 0);
 }
 
 }  // namespace

@@ -19,7 +19,9 @@ LocalCluster::LocalCluster(const std::string& config_yaml) {
 }
 
 LocalCluster::~LocalCluster() {
-  agent_.reset();
+  // SIGTERM first: the agent kills its jobs' process groups on the way out (a SIGKILLed agent
+  // cannot, and jobs run in their own sessions).
+  StopAgent();
   controller_.reset();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
@@ -74,6 +76,14 @@ absl::Status LocalCluster::StartAgent(const std::string& virtual_nodes,
   }
   agent_.emplace(*std::move(p));
   return absl::OkStatus();
+}
+
+void LocalCluster::StopAgent() {
+  if (agent_.has_value()) {
+    agent_->Signal(SIGTERM);
+    (void)agent_->Wait(absl::Seconds(10));
+    agent_.reset();
+  }
 }
 
 void LocalCluster::KillAgent() {

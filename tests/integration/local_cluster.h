@@ -28,7 +28,8 @@ class LocalCluster {
   void StopController();  // SIGTERM and wait
   absl::Status StartAgent(const std::string& virtual_nodes,
                           const std::vector<std::string>& extra_flags = {});
-  void KillAgent();  // kill -9
+  void KillAgent();  // kill -9 (its jobs' processes may survive it, as on a real node)
+  void StopAgent();  // SIGTERM and wait: the agent kills its jobs first
 
   // canopyctl --controller ADDR ARGS...
   CommandResult Canopyctl(const std::vector<std::string>& args) const;
