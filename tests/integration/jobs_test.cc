@@ -5,6 +5,8 @@
 // patterns, exit codes, the time-limit kill, cancel (nothing survives), and that a queued job
 // survives kill -9 of canopyd.
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -406,6 +408,79 @@ TEST_F(JobsTest, KillingSrunKillsItsStep) {
   // The job itself goes on.
   EXPECT_EQ(GetJob(alloc).state(), canopy::v1::JOB_STATE_RUNNING);
   EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(alloc)}).exit_code, 0);
+}
+
+TEST_F(JobsTest, JobsRunAsTheSubmitterAndOnlyTheOwnerMayCancel) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "submitting as another user needs root";
+  }
+  // Let other users reach the controller's socket and the agent's spool, as on a real head node.
+  chmod(cluster_.dir().c_str(), 0755);
+  chmod((cluster_.dir() + "/state").c_str(), 0755);
+  const std::string home = cluster_.dir() + "/nobody";
+  std::filesystem::create_directories(home);
+  chmod(home.c_str(), 0777);
+  // Runs a front end as uid/gid `id` (no supplementary groups) in `home`.
+  auto as_user = [&](int id, const std::string& command) {
+    return RunCommand({"/usr/bin/setpriv", absl::StrCat("--reuid=", id),
+                       absl::StrCat("--regid=", id), "--clear-groups", "/bin/sh", "-c",
+                       absl::StrCat("cd ", home, " && ", command)},
+                      {{"CANOPY_CONTROLLER", cluster_.socket_target()},
+                       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":/usr/bin:/bin")}});
+  };
+  const CommandResult submitted =
+      as_user(65534, "sbatch --parsable -o id.out --wrap 'id -u; id -g; exec sleep 1000'");
+  uint32_t id = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(submitted.out), &id))
+      << submitted.out << submitted.err;
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
+      << Diagnostics(id);
+  EXPECT_EQ(GetJob(id).user_name(), "nobody");
+  EXPECT_EQ(GetJob(id).user_id(), 65534u);
+  ASSERT_TRUE(WaitUntil([&] { return !ReadFile(home + "/id.out").empty(); }, absl::Seconds(10)));
+  EXPECT_EQ(ReadFile(home + "/id.out"), "65534\n65534\n");  // never as root
+
+  // Another user may neither cancel the job nor drain a node.
+  const CommandResult other = as_user(1, absl::StrCat("scancel -v ", id));
+  EXPECT_THAT(other.err, HasSubstr("Access/permission denied")) << other.out;
+  EXPECT_EQ(GetJob(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  const CommandResult drain = as_user(1, "scontrol update nodename=gpu1 state=drain reason=x");
+  EXPECT_NE(drain.exit_code, 0);
+  EXPECT_THAT(drain.err, HasSubstr("not an operator")) << drain.out;
+
+  // The owner may.
+  const CommandResult own = as_user(65534, absl::StrCat("scancel ", id));
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_CANCELLED, absl::Seconds(30)));
+}
+
+TEST_F(JobsTest, SignalsBeforeTheLimitAndOnRequest) {
+  // --signal=B:USR1@2 with a 4 s limit (through the API: sbatch's --time counts minutes), and
+  // scancel --signal=USR2 while it runs.
+  canopy::v1::SubmitJobRequest req;
+  canopy::v1::JobSpec* spec = req.mutable_spec();
+  spec->set_script(
+      "#!/bin/sh\ntrap 'echo got-USR1' USR1\ntrap 'echo got-USR2' USR2\n"
+      "echo started\nwhile :; do sleep 0.2; done\n");
+  spec->set_work_dir(work_);
+  spec->set_stdout_path("signals.out");
+  *spec->mutable_time_limit() = rpc::ToProtoDuration(absl::Seconds(4));
+  spec->set_warn_signal(SIGUSR1);
+  *spec->mutable_warn_time() = rpc::ToProtoDuration(absl::Seconds(2));
+  spec->set_warn_batch_only(true);
+  absl::StatusOr<canopy::v1::SubmitJobResponse> r = Client().SubmitJob(req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const uint32_t id = r->job_id();
+  ASSERT_TRUE(WaitUntil([&] { return absl::StrContains(ReadFile(work_ + "/signals.out"), "started"); },
+                        absl::Seconds(10)));
+  const CommandResult c = cluster_.FrontEnd("scancel", {"--signal=USR2", absl::StrCat(id)});
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_TIMEOUT, absl::Seconds(30)))
+      << Diagnostics(id);
+  const std::string out = ReadFile(work_ + "/signals.out");
+  EXPECT_THAT(out, HasSubstr("got-USR2"));
+  EXPECT_THAT(out, HasSubstr("got-USR1"));
+  EXPECT_LT(out.find("got-USR2"), out.find("got-USR1")) << out;
 }
 
 }  // namespace
