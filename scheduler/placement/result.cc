@@ -104,7 +104,11 @@ std::string Explanation::ToString() const {
   if (switch_limit_waived) {
     absl::StrAppend(&out, " switch limit waived after wait,");
   }
-  absl::StrAppend(&out, " ", eligible_nodes, " eligible nodes");
+  if (eligible_nodes >= 0) {  // -1: a fast path that did not count the cluster
+    absl::StrAppend(&out, " ", eligible_nodes, " eligible nodes");
+  } else if (!out.empty() && out.back() == ',') {
+    out.pop_back();
+  }
   std::string rejects;
   for (int i = 0; i < kRejectCauseCount; ++i) {
     if (rejected[i] == 0) {
