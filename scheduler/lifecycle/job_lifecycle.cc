@@ -301,7 +301,7 @@ std::vector<uint32_t> JobLifecycle::NodeRegistered(const state::NodeRecord& node
     switch (job->state) {
       case JobState::kConfiguring:
         if (running.contains(id)) {
-          entry->confirmed[idx] = true;
+          Confirm(*job, *entry, idx, now, effects);
         } else {
           effects.messages.push_back({node.id, LaunchMessage(*job, *entry, idx)});
         }
@@ -533,6 +533,7 @@ void JobLifecycle::Launch(Job& job, Entry& entry, absl::Time now, Effects& effec
   entry.record.set_completing_to(canopy::v1::JOB_STATE_UNSPECIFIED);
   entry.record.set_exit_code(0);
   entry.record.set_exit_signal(0);
+  entry.record.set_run_id(entry.record.run_id() + 1);
   job.exit_code = 0;
   job.exit_signal = 0;
   SyncRecord(job, *topology_, entry.gpu_indexes, entry.record);
@@ -568,6 +569,18 @@ canopy::v1::ControllerMessage JobLifecycle::LaunchMessage(const Job& job, const 
   return msg;
 }
 
+void JobLifecycle::Confirm(Job& job, Entry& entry, int node_index, absl::Time now,
+                           Effects& effects) {
+  if (job.state != JobState::kConfiguring) {
+    return;
+  }
+  entry.confirmed[node_index] = true;
+  if (std::all_of(entry.confirmed.begin(), entry.confirmed.end(), [](bool b) { return b; })) {
+    (void)core::TransitionTo(job, JobState::kRunning, now);
+    Touch(job.id, effects);
+  }
+}
+
 // ------------------------------------------------------------------ ending
 
 void JobLifecycle::ForgetAllocation(const Job& job, Entry& entry) {
@@ -599,6 +612,13 @@ void JobLifecycle::SendKill(const Job& job, const std::string& reason, Effects& 
 
 void JobLifecycle::EndNow(Job& job, Entry& entry, JobState final_state, absl::Time now,
                           Effects& effects) {
+  if (!core::IsLegalTransition(job.state, final_state)) {
+    // A bug if it happens: leave everything as it is rather than half-end the job.
+    effects.warnings.push_back(absl::StrCat("job ", job.id.value(), ": cannot end ",
+                                            core::JobStateName(job.state), " job as ",
+                                            core::JobStateName(final_state)));
+    return;
+  }
   // The record keeps the nodes the job ran on (SyncRecord leaves them for finished jobs).
   SyncRecord(job, *topology_, entry.gpu_indexes, entry.record);
   ForgetAllocation(job, entry);
@@ -651,6 +671,14 @@ void JobLifecycle::FinishIfClean(Job& job, Entry& entry, absl::Time now, Effects
 
 void JobLifecycle::LoseJob(Job& job, Entry& entry, const std::string& why, absl::Time now,
                            Effects& effects) {
+  if (job.state == JobState::kConfiguring) {
+    // It never ran: back to the queue without counting a restart.
+    AbortLaunchOf(job, entry, why, now, effects);
+    return;
+  }
+  if (job.state != JobState::kRunning) {
+    return;
+  }
   SendKill(job, absl::StrCat("node failure: ", why), effects);
   ForgetAllocation(job, entry);
   if (absl::Status s = plan::FailJobOnNodeLoss(view_, job, now); !s.ok()) {
@@ -668,6 +696,9 @@ void JobLifecycle::LoseJob(Job& job, Entry& entry, const std::string& why, absl:
 
 void JobLifecycle::AbortLaunchOf(Job& job, Entry& entry, const std::string& why, absl::Time now,
                                  Effects& effects) {
+  if (job.state != JobState::kConfiguring) {
+    return;
+  }
   SendKill(job, absl::StrCat("launch aborted: ", why), effects);
   ForgetAllocation(job, entry);
   if (absl::Status s = plan::AbortLaunch(view_, job, core::JobReason::kResources, now); !s.ok()) {
@@ -777,9 +808,11 @@ absl::Status JobLifecycle::CompleteJob(const canopy::v1::CompleteJobRequest& req
         absl::StrCat("job ", id.value(),
                      " runs a batch script and ends when the script ends; use scancel to stop it"));
   }
-  if (job->state != JobState::kRunning && job->state != JobState::kConfiguring) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("job ", id.value(), " is ", core::JobStateName(job->state), ", not running"));
+  if (job->state != JobState::kRunning) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", id.value(), " is ", core::JobStateName(job->state),
+        job->state == JobState::kConfiguring ? ", still starting; try again once it runs"
+                                             : ", not running"));
   }
   job->exit_code = request.exit_code();
   job->exit_signal = request.exit_signal();
@@ -920,6 +953,7 @@ std::optional<canopy::v1::ControllerMessage> JobLifecycle::JobStatus(
     canopy::v1::ControllerMessage msg;
     msg.mutable_job_status_ack()->set_job_id(status.job_id());
     msg.mutable_job_status_ack()->set_phase(status.phase());
+    msg.mutable_job_status_ack()->set_run_id(status.run_id());
     ack = std::move(msg);
   }
   const core::JobId id(status.job_id());
@@ -932,17 +966,13 @@ std::optional<canopy::v1::ControllerMessage> JobLifecycle::JobStatus(
   if (idx < 0) {
     return ack;  // a report from an earlier run of the job on other nodes
   }
+  if (status.run_id() != 0 && status.run_id() != entry->record.run_id()) {
+    return ack;  // about an earlier run of the job on this node (requeued or relaunched since)
+  }
   const std::string& node_name = topology_->node_name(node);
   switch (status.phase()) {
     case Phase::PHASE_LAUNCHED:
-      if (job->state == JobState::kConfiguring) {
-        entry->confirmed[idx] = true;
-        if (std::all_of(entry->confirmed.begin(), entry->confirmed.end(),
-                        [](bool b) { return b; })) {
-          (void)core::TransitionTo(*job, JobState::kRunning, now);
-          Touch(id, effects);
-        }
-      }
+      Confirm(*job, *entry, idx, now, effects);
       break;
     case Phase::PHASE_LAUNCH_FAILED:
       if (job->state == JobState::kConfiguring || job->state == JobState::kRunning) {

@@ -141,6 +141,8 @@ class JobLifecycle {
   // RUNNING/CONFIGURING -> COMPLETING, ending as `final_state` once every node cleaned up.
   void BeginCompleting(core::Job& job, Entry& entry, core::JobState final_state,
                        const std::string& why, absl::Time now, Effects& effects);
+  // A node confirmed the launch; the job runs once every node has.
+  void Confirm(core::Job& job, Entry& entry, int node_index, absl::Time now, Effects& effects);
   void FinishIfClean(core::Job& job, Entry& entry, absl::Time now, Effects& effects);
   void EndNow(core::Job& job, Entry& entry, core::JobState final_state, absl::Time now,
               Effects& effects);

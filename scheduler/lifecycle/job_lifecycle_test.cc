@@ -121,8 +121,10 @@ class JobLifecycleTest : public ::testing::Test {
     return e;
   }
 
-  Effects Report(int node, uint32_t job, V1::Phase phase, int exit_code = 0, int signal = 0) {
+  Effects Report(int node, uint32_t job, V1::Phase phase, int exit_code = 0, int signal = 0,
+                 uint32_t run_id = 0) {
     canopy::v1::JobStatus st;
+    st.set_run_id(run_id);
     st.set_job_id(job);
     st.set_phase(phase);
     st.set_exit_code(exit_code);
@@ -562,6 +564,58 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
   Commit(e);
   EXPECT_EQ(Job(running).state(), canopy::v1::JOB_STATE_PENDING);
   EXPECT_EQ(Job(running).restart_count(), 1);
+}
+
+TEST_F(JobLifecycleTest, ReportsFromAnEarlierRunAreAcknowledgedButIgnored) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 4);
+  Schedule();
+  EXPECT_EQ(Job(id).run_id(), 1u);
+  now_ += absl::Seconds(11);  // never confirmed: back to PENDING, then launched again
+  Effects e;
+  jobs_->Tick(now_, e);
+  Commit(e);
+  Schedule();
+  ASSERT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
+  EXPECT_EQ(Job(id).run_id(), 2u);
+  EXPECT_EQ(Job(id).restart_count(), 0);
+  // The first run's script dies of the kill: that must not end the second run.
+  e = Report(0, id, V1::PHASE_EXITED, 0, 15, /*run_id=*/1);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
+  ASSERT_EQ(e.messages.size(), 0u);  // the ack is returned to the controller, not queued here
+  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, 1);
+  Report(0, id, V1::PHASE_LAUNCHED, 0, 0, 2);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+}
+
+TEST_F(JobLifecycleTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
+  AllNodesUp();
+  const uint32_t id = Submit(2, 4);
+  Schedule();
+  Report(0, id, V1::PHASE_LAUNCHED);
+  // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
+  Effects e;
+  jobs_->NodeRegistered(Node(1), {id}, now_, e);
+  Commit(e);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+}
+
+TEST_F(JobLifecycleTest, CompleteJobWhileStartingIsRefusedAndNodeLossThenIsNoRestart) {
+  AllNodesUp();
+  const uint32_t id = Submit(2, 0, /*script=*/"");
+  Schedule();
+  canopy::v1::CompleteJobRequest req;
+  req.set_job_id(id);
+  Effects e;
+  EXPECT_EQ(jobs_->CompleteJob(req, alice_, now_, e).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
+  e = Effects();
+  jobs_->NodeChanged(Node(1, /*up=*/false), now_, e);
+  Commit(e);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(id).restart_count(), 0);  // it never ran
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 0);
 }
 
 TEST(ArraySpecTest, ParsesRangesStepsListsAndThrottle) {
