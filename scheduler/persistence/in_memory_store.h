@@ -3,10 +3,12 @@
 // Thread-compatible (the controller's owner thread is its only caller).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "scheduler/persistence/store.h"
 
 namespace canopy::persistence {
@@ -14,8 +16,8 @@ namespace canopy::persistence {
 class InMemoryStore final : public Store {
  public:
   absl::Status Commit(const Mutations& mutations) override {
-    if (!fail_with_.ok()) {
-      return fail_with_;
+    if (absl::Status fail = FailWith(); !fail.ok()) {
+      return fail;
     }
     for (const NodeAdminRow& row : mutations.node_admin_upserts) {
       nodes_[row.name] = row;
@@ -48,15 +50,25 @@ class InMemoryStore final : public Store {
   }
 
   // Every Commit() fails with `status` until it is set back to OK.
-  void FailCommitsWith(absl::Status status) { fail_with_ = std::move(status); }
-  int commits() const { return commits_; }
+  // Thread-safe: a test may flip it while the controller's owner thread commits.
+  void FailCommitsWith(absl::Status status) {
+    absl::MutexLock lock(&fail_mu_);
+    fail_with_ = std::move(status);
+  }
+  int commits() const { return commits_.load(); }
 
  private:
   std::map<std::string, NodeAdminRow> nodes_;
   std::map<uint32_t, JobRow> jobs_;
   uint32_t next_job_id_ = 0;
-  absl::Status fail_with_;
-  int commits_ = 0;
+  absl::Status FailWith() {
+    absl::MutexLock lock(&fail_mu_);
+    return fail_with_;
+  }
+
+  absl::Mutex fail_mu_;
+  absl::Status fail_with_ ABSL_GUARDED_BY(fail_mu_);
+  std::atomic<int> commits_{0};
 };
 
 }  // namespace canopy::persistence

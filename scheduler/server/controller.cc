@@ -27,6 +27,9 @@ constexpr absl::Duration kPassInterval = absl::Seconds(5);
 // pass covers many batches instead of one pass per batch (Slurm's sched_min_interval idea).
 constexpr absl::Duration kMinPassGap = absl::Milliseconds(50);
 
+// While the database refuses commits, the owner retries this often.
+constexpr absl::Duration kCommitRetryInterval = absl::Milliseconds(500);
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
@@ -138,6 +141,9 @@ void Controller::RunOwnerLoop() {
       if (schedule_pending_) {
         wake = std::min(wake, last_pass_ + kMinPassGap);
       }
+      if (!waiting_for_commit_.empty() || !unsaved_jobs_.empty()) {
+        wake = std::min(wake, clock_->Now() + kCommitRetryInterval);
+      }
       queue_mu_.AwaitWithTimeout(absl::Condition(&ready),
                                  std::max(wake - clock_->Now(), absl::ZeroDuration()));
       commands.swap(queue_);
@@ -183,19 +189,38 @@ void Controller::RunOwnerLoop() {
     for (const std::string& line : batch.effects.warnings) {
       spdlog::warn("{}", line);
     }
+    // Node rows of earlier failed commits go first, so later rows for the same node win.
+    if (!unsaved_admin_.empty()) {
+      batch.mutations.node_admin_upserts.insert(batch.mutations.node_admin_upserts.begin(),
+                                                unsaved_admin_.begin(), unsaved_admin_.end());
+    }
     const absl::Status committed = CommitWithRetry(batch.mutations);
-    if (committed.ok()) {
+    if (!committed.ok()) {
+      // The change stays in memory and is saved with a later batch: its callers are answered,
+      // and its messages sent, only then. Telling them "failed" now would be a lie once a
+      // later commit succeeds (a retried submit would queue a second job).
+      unsaved_admin_ = std::move(batch.mutations.node_admin_upserts);
+      for (auto& done : batch.after_commit) {
+        waiting_for_commit_.push_back(std::move(done));
+      }
+      Deliver(false, batch);
+    } else {
       unsaved_jobs_.clear();
+      unsaved_admin_.clear();
+      // Publish before answering, so a caller that reads right after its write sees it.
+      if (batch.visible_change || !waiting_for_commit_.empty() ||
+          (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
+        Publish();
+      }
+      for (auto& done : waiting_for_commit_) {
+        done(committed);
+      }
+      waiting_for_commit_.clear();
+      for (auto& done : batch.after_commit) {
+        done(committed);
+      }
+      Deliver(true, batch);
     }
-    // Publish before answering, so a caller that reads right after its write sees it.
-    if (batch.visible_change ||
-        (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
-      Publish();
-    }
-    for (auto& done : batch.after_commit) {
-      done(committed);
-    }
-    Deliver(committed.ok(), batch);
     if (stopping) {
       absl::MutexLock lock(&queue_mu_);
       if (queue_.empty()) {
@@ -203,6 +228,11 @@ void Controller::RunOwnerLoop() {
       }
     }
   }
+  for (auto& done : waiting_for_commit_) {
+    done(absl::UnavailableError(
+        "canopyd stopped before the change could be saved (the database kept failing)"));
+  }
+  waiting_for_commit_.clear();
   // Close every agent stream so gRPC's shutdown does not wait for agents to hang up.
   for (auto& outbox : sessions_) {
     if (outbox != nullptr) {

@@ -128,6 +128,8 @@ class Controller {
   // Job changes whose commit failed: retried with the next batch; their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
   std::vector<lifecycle::OutgoingMessage> undelivered_;
+  std::vector<persistence::NodeAdminRow> unsaved_admin_;
+  std::vector<std::function<void(const absl::Status&)>> waiting_for_commit_;
   bool schedule_pending_ = true;
   absl::Time last_pass_ = absl::InfinitePast();
   // The snapshot's node records, rebuilt only when nodes or their allocations changed.

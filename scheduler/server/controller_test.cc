@@ -85,11 +85,22 @@ TEST_F(ControllerTest, DrainIsAnsweredOnlyAfterItIsStored) {
   EXPECT_TRUE(Node(0).drain) << "the snapshot shows it once acknowledged";
 }
 
-TEST_F(ControllerTest, FailedCommitIsReportedToTheCaller) {
+TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
   store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
-  absl::StatusOr<std::vector<std::string>> changed =
-      controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root");
-  EXPECT_EQ(changed.status().code(), absl::StatusCode::kResourceExhausted);
+  std::future<absl::StatusOr<std::vector<std::string>>> changed = std::async(
+      std::launch::async,
+      [&] { return controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root"); });
+  // Not acknowledged while the database refuses it...
+  EXPECT_EQ(changed.wait_for(std::chrono::milliseconds(700)), std::future_status::timeout);
+  EXPECT_EQ(store_->commits(), 0);
+  // ... and acknowledged, and saved, once it accepts it again.
+  store_->FailCommitsWith(absl::OkStatus());
+  absl::StatusOr<std::vector<std::string>> result = changed.get();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(*result, ElementsAre("n2"));
+  absl::StatusOr<std::vector<persistence::NodeAdminRow>> rows = store_->LoadNodeAdminState();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_TRUE((*rows)[0].admin_down);
 }
 
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {
