@@ -37,9 +37,10 @@ std::string InDir(const std::string& dir, const std::string& path) {
   return path.empty() || path.front() == '/' ? path : absl::StrCat(dir, "/", path);
 }
 
-JobStatus Status(uint32_t job_id, JobStatus::Phase phase) {
+JobStatus Status(uint32_t job_id, uint32_t run_id, JobStatus::Phase phase) {
   JobStatus s;
   s.set_job_id(job_id);
+  s.set_run_id(run_id);
   s.set_phase(phase);
   return s;
 }
@@ -61,10 +62,17 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
                    cg.status().message());
     }
   }
+  sender_ = std::thread([this] { SenderLoop(); });
 }
 
 JobRuntime::~JobRuntime() {
   Shutdown();
+  // The sender sends what is queued, then stops.
+  {
+    absl::MutexLock lock(&queue_mu_);
+    sender_stopping_ = true;
+  }
+  sender_.join();
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
   // (after timer_, whose pending tasks may still hold finished steps).
 }
@@ -80,62 +88,123 @@ std::optional<Credentials> JobRuntime::CredentialsFor(const canopy::v1::Job& job
   return c;
 }
 
+void JobRuntime::Send(canopy::v1::AgentMessage message) {
+  absl::MutexLock lock(&queue_mu_);
+  queue_.push_back(std::move(message));
+}
+
+void JobRuntime::SenderLoop() {
+  while (true) {
+    canopy::v1::AgentMessage message;
+    {
+      absl::MutexLock lock(&queue_mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+        return !queue_.empty() || sender_stopping_;
+      };
+      queue_mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) {
+        return;  // stopping, and everything is sent
+      }
+      message = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    report_(message);
+  }
+}
+
 void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
   if (keep_until_ack) {
-    absl::MutexLock lock(&mu_);
-    unacked_[{status.job_id(), static_cast<int>(status.phase())}] = status;
+    unacked_[{status.job_id(), status.run_id(), static_cast<int>(status.phase())}] = status;
   }
   canopy::v1::AgentMessage msg;
   *msg.mutable_job_status() = std::move(status);
-  report_(msg);
+  Send(std::move(msg));
 }
 
 void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
   const uint32_t job_id = launch.job().job_id();
-  absl::MutexLock report_lock(&report_mu_);
-  JobStatus status = Status(job_id, JobStatus::PHASE_LAUNCHED);
+  const uint32_t run_id = launch.job().run_id();
+  bool check_kill = false;
   {
     absl::MutexLock lock(&mu_);
     if (shut_down_) {
       return;
     }
-    if (jobs_.contains(job_id)) {
-      // A resent LaunchJob (after a reconnect): the job is already here.
-      spdlog::info("{}: job {} is already launched here", options_.node_name, job_id);
-    } else {
-      auto job = std::make_unique<JobRecord>();
-      job->launch = launch;
-      if (node_cgroup_ != nullptr) {
-        absl::StatusOr<std::unique_ptr<Cgroup>> cg =
-            Cgroup::Create(node_cgroup_->path(), absl::StrCat("job", job_id));
-        if (cg.ok()) {
-          job->cgroup = *std::move(cg);
-          job->oom_kills_at_start = job->cgroup->OomKills();
-        } else {
-          spdlog::warn("{}: job {}: {} (process groups only)", options_.node_name, job_id,
-                       cg.status().message());
-        }
-      }
-      absl::Status started = absl::OkStatus();
-      if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
-        started = StartBatch(*job);
-      }
-      if (started.ok()) {
-        spdlog::info("{}: job {} launched{}", options_.node_name, job_id,
-                     job->batch_pid > 0 ? absl::StrCat(" (batch pid ", job->batch_pid, ")") : "");
-        jobs_[job_id] = std::move(job);
-      } else {
-        spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id,
-                     started.message());
-        if (!job->spool_dir.empty()) {
-          std::error_code ignored;
-          std::filesystem::remove_all(job->spool_dir, ignored);
-        }
-        status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
-        status.set_message(std::string(started.message()));
-      }
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) {
+      StartJob(launch);
+      return;
+    }
+    JobRecord& job = *it->second;
+    if (run_id == job.run_id()) {
+      // A resent LaunchJob (after a reconnect): this run is already here.
+      spdlog::info("{}: job {} (run {}) is already launched here", options_.node_name, job_id,
+                   run_id);
+      ReportJob(Status(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
+      return;
+    }
+    if (run_id < job.run_id() || (job.next_launch.has_value() &&
+                                  run_id <= job.next_launch->job().run_id())) {
+      spdlog::info("{}: job {}: ignoring a launch of run {} (run {} is here{})",
+                   options_.node_name, job_id, run_id, job.run_id(),
+                   job.next_launch.has_value()
+                       ? absl::StrCat(", run ", job.next_launch->job().run_id(), " waiting")
+                       : "");
+      return;
+    }
+    // A newer run: the old one goes first; its record (and cgroup, spool dir) must be gone
+    // before the new run starts under the same job id.
+    spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name,
+                 job_id, run_id, job.run_id());
+    job.next_launch = launch;
+    job.cancelled_run = 0;
+    if (!job.killing) {
+      BeginKill(job, job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
+                                                : options_.default_kill_wait);
+      check_kill = true;
     }
   }
+  if (check_kill) {
+    timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+  }
+}
+
+void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
+  const uint32_t job_id = launch.job().job_id();
+  JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED);
+  auto job = std::make_unique<JobRecord>();
+  job->launch = launch;
+  if (node_cgroup_ != nullptr) {
+    absl::StatusOr<std::unique_ptr<Cgroup>> cg =
+        Cgroup::Create(node_cgroup_->path(), absl::StrCat("job", job_id));
+    if (cg.ok()) {
+      job->cgroup = *std::move(cg);
+      job->oom_kills_at_start = job->cgroup->OomKills();
+    } else {
+      spdlog::warn("{}: job {}: {} (process groups only)", options_.node_name, job_id,
+                   cg.status().message());
+    }
+  }
+  absl::Status started = absl::OkStatus();
+  if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
+    started = StartBatch(*job);
+  }
+  if (started.ok()) {
+    spdlog::info("{}: job {} (run {}) launched{}", options_.node_name, job_id,
+                 launch.job().run_id(),
+                 job->batch_pid > 0 ? absl::StrCat(" (batch pid ", job->batch_pid, ")") : "");
+    jobs_[job_id] = std::move(job);
+  } else {
+    spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id,
+                 started.message());
+    if (!job->spool_dir.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(job->spool_dir, ignored);
+    }
+    status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
+    status.set_message(std::string(started.message()));
+  }
+  // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
   ReportJob(std::move(status), false);
 }
 
@@ -144,17 +213,10 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   const canopy::v1::JobSpec& spec = j.spec();
   const std::optional<Credentials> creds = CredentialsFor(j);
 
+  // The work dir is entered (and so checked) by the child, as the user.
   std::string work_dir = spec.work_dir();
   if (work_dir.empty()) {
     work_dir = spec.submit_dir().empty() ? "/" : spec.submit_dir();
-  }
-  struct stat st;
-  if (stat(work_dir.c_str(), &st) != 0) {
-    return absl::FailedPreconditionError(Errno("chdir to", work_dir));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("chdir to ", work_dir, ": ", std::strerror(ENOTDIR)));
   }
 
   // The script, private to the job's user.
@@ -184,13 +246,8 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
     }
   }
 
-  // stdio, opened here (as the agent) relative to the work dir.
-  const std::string in_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null"
-                                                                         : spec.stdin_path());
-  os::UniqueFd in(open(in_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!in.valid()) {
-    return absl::FailedPreconditionError(Errno("open input", in_path));
-  }
+  // stdio: paths relative to the work dir, opened by the child as the user (never by the
+  // agent: an --output of /etc/shadow must not truncate it, a FIFO --input must not block us).
   slurm::OutputPatternContext ctx;
   ctx.job_id = j.job_id();
   if (j.array_job_id() != 0) {
@@ -201,30 +258,7 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   ctx.user_name = j.user_name();
   ctx.node_name = options_.node_name;
   ctx.node_index = static_cast<uint32_t>(job.launch.node_index());
-  const int mode = O_WRONLY | O_CREAT | O_CLOEXEC | (spec.open_append() ? O_APPEND : O_TRUNC);
-  auto open_output = [&](const std::string& pattern) -> absl::StatusOr<os::UniqueFd> {
-    const std::string path = InDir(work_dir, slurm::ExpandOutputPattern(pattern, ctx));
-    os::UniqueFd fd(open(path.c_str(), mode, 0644));
-    if (!fd.valid()) {
-      return absl::FailedPreconditionError(Errno("open output", path));
-    }
-    if (creds.has_value()) {
-      (void)!fchown(fd.get(), creds->uid, creds->gid);
-    }
-    return fd;
-  };
-  absl::StatusOr<os::UniqueFd> out = open_output(spec.stdout_path());  // "" = slurm-%j.out
-  if (!out.ok()) {
-    return out.status();
-  }
-  os::UniqueFd err;
-  if (!spec.stderr_path().empty()) {
-    absl::StatusOr<os::UniqueFd> opened = open_output(spec.stderr_path());
-    if (!opened.ok()) {
-      return opened.status();
-    }
-    err = *std::move(opened);
-  }
+  const int output_flags = spec.open_append() ? O_APPEND : O_TRUNC;
 
   SpawnRequest req;
   // No "#!" line: run it with /bin/sh, as slurmd would have the shell do.
@@ -235,9 +269,14 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   req.argv.insert(req.argv.end(), spec.argv().begin(), spec.argv().end());
   req.env = EnvironmentStrings(BuildJobEnvironment(job.launch, node_));
   req.work_dir = work_dir;
-  req.stdin_fd = in.get();
-  req.stdout_fd = out->get();
-  req.stderr_fd = err.valid() ? err.get() : out->get();
+  req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
+  // "" = slurm-%j.out
+  req.stdout_path = InDir(work_dir, slurm::ExpandOutputPattern(spec.stdout_path(), ctx));
+  req.stdout_flags = output_flags;
+  req.stderr_path = spec.stderr_path().empty()
+                        ? req.stdout_path
+                        : InDir(work_dir, slurm::ExpandOutputPattern(spec.stderr_path(), ctx));
+  req.stderr_flags = output_flags;
   req.credentials = creds;
   os::UniqueFd procs;
   if (job.cgroup != nullptr) {
@@ -248,8 +287,9 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   }
   req.cgroup_procs_fd = procs.get();
   const uint32_t job_id = j.job_id();
-  absl::StatusOr<pid_t> pid =
-      Spawn(req, *reaper_, [this, job_id](int status) { OnBatchExit(job_id, status); });
+  const uint32_t run_id = j.run_id();
+  absl::StatusOr<pid_t> pid = Spawn(
+      req, *reaper_, [this, job_id, run_id](int status) { OnBatchExit(job_id, run_id, status); });
   if (!pid.ok()) {
     return pid.status();
   }
@@ -258,27 +298,24 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   return absl::OkStatus();
 }
 
-void JobRuntime::OnBatchExit(uint32_t job_id, int wait_status) {
-  absl::MutexLock report_lock(&report_mu_);
-  JobStatus status = Status(job_id, JobStatus::PHASE_EXITED);
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) {
-      return;
-    }
-    JobRecord& job = *it->second;
-    job.batch_running = false;
-    if (WIFEXITED(wait_status)) {
-      status.set_exit_code(WEXITSTATUS(wait_status));
-    } else if (WIFSIGNALED(wait_status)) {
-      status.set_exit_signal(WTERMSIG(wait_status));
-    }
-    status.set_out_of_memory(job.cgroup != nullptr &&
-                             job.cgroup->OomKills() > job.oom_kills_at_start);
+void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) {
+  JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second->run_id() != run_id) {
+    return;
   }
-  spdlog::info("{}: job {} batch script exited (code {}, signal {})", options_.node_name, job_id,
-               status.exit_code(), status.exit_signal());
+  JobRecord& job = *it->second;
+  job.batch_running = false;
+  if (WIFEXITED(wait_status)) {
+    status.set_exit_code(WEXITSTATUS(wait_status));
+  } else if (WIFSIGNALED(wait_status)) {
+    status.set_exit_signal(WTERMSIG(wait_status));
+  }
+  status.set_out_of_memory(job.cgroup != nullptr &&
+                           job.cgroup->OomKills() > job.oom_kills_at_start);
+  spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {})", options_.node_name,
+               job_id, run_id, status.exit_code(), status.exit_signal());
   ReportJob(std::move(status), true);
 }
 
@@ -296,6 +333,17 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
     for (auto& [id, step] : job.steps) {
       step->Signal(signal.signal());
     }
+    SignalStepGroups(job, signal.signal());
+  }
+}
+
+void JobRuntime::SignalStepGroups(JobRecord& job, int signal) {
+  for (auto g = job.step_groups.begin(); g != job.step_groups.end();) {
+    if (killpg(*g, signal) != 0 && errno == ESRCH) {
+      g = job.step_groups.erase(g);  // empty: its id may be reused, never signal it again
+    } else {
+      ++g;
+    }
   }
 }
 
@@ -306,16 +354,22 @@ void JobRuntime::SignalEverything(JobRecord& job, int signal) {
   for (auto& [id, step] : job.steps) {
     step->Signal(signal);
   }
+  SignalStepGroups(job, signal);
   if (job.cgroup != nullptr) {
     job.cgroup->Signal(signal);
   }
 }
 
-bool JobRuntime::Gone(const JobRecord& job) const {
+bool JobRuntime::Gone(JobRecord& job) {
   if (job.batch_running || !job.steps.empty()) {
     return false;
   }
   if (job.cgroup != nullptr && job.cgroup->Populated()) {
+    return false;
+  }
+  // What step tasks left behind in their process groups (a zombie counts until reaped).
+  SignalStepGroups(job, 0);
+  if (!job.step_groups.empty()) {
     return false;
   }
   // What the script left behind in its process group (a zombie counts until reaped: the
@@ -323,63 +377,94 @@ bool JobRuntime::Gone(const JobRecord& job) const {
   return job.batch_pid <= 0 || killpg(job.batch_pid, 0) != 0;
 }
 
+void JobRuntime::BeginKill(JobRecord& job, absl::Duration wait) {
+  job.killing = true;
+  job.kill_deadline = absl::Now() + wait;
+  SignalEverything(job, SIGTERM);
+  if (wait <= absl::ZeroDuration()) {
+    job.sigkill_sent = true;
+    SignalEverything(job, SIGKILL);
+  }
+}
+
 void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
   const uint32_t job_id = kill.job_id();
   {
     absl::MutexLock lock(&mu_);
-    // A job unknown here (never launched, or already cleaned up) has nothing to kill:
-    // CheckKill reports CLEANED_UP at once.
-    if (auto it = jobs_.find(job_id); it != jobs_.end()) {
-      JobRecord& job = *it->second;
-      if (job.killing) {
-        return;  // already being killed; its CheckKill chain reports the end
-      }
-      absl::Duration wait = rpc::FromProtoDuration(kill.kill_wait());
-      if (!kill.has_kill_wait()) {
-        wait = job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
-                                          : options_.default_kill_wait;
-      }
-      spdlog::info("{}: killing job {} ({}), SIGKILL after {}", options_.node_name, job_id,
-                   kill.reason(), absl::FormatDuration(wait));
-      job.killing = true;
-      job.kill_deadline = absl::Now() + wait;
-      SignalEverything(job, SIGTERM);
-      if (wait <= absl::ZeroDuration()) {
-        job.sigkill_sent = true;
-        SignalEverything(job, SIGKILL);
-      }
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) {
+      // Unknown here (never launched, or already cleaned up): nothing to kill. KillJob names
+      // no run; 0 matches whichever run the controller has.
+      ReportJob(Status(job_id, 0, JobStatus::PHASE_CLEANED_UP), true);
+      return;
     }
+    JobRecord& job = *it->second;
+    if (job.next_launch.has_value()) {
+      // The kill is meant for the newest run the controller launched, which has not started:
+      // it never will, and is reported cleaned up with the run before it.
+      spdlog::info("{}: job {}: run {} is killed before it started", options_.node_name, job_id,
+                   job.next_launch->job().run_id());
+      job.cancelled_run = job.next_launch->job().run_id();
+      job.next_launch.reset();
+    }
+    if (job.killing) {
+      return;  // already being killed; its CheckKill chain reports the end
+    }
+    absl::Duration wait = rpc::FromProtoDuration(kill.kill_wait());
+    if (!kill.has_kill_wait()) {
+      wait = job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
+                                        : options_.default_kill_wait;
+    }
+    spdlog::info("{}: killing job {} (run {}, {}), SIGKILL after {}", options_.node_name, job_id,
+                 job.run_id(), kill.reason(), absl::FormatDuration(wait));
+    BeginKill(job, wait);
   }
   timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
 }
 
 void JobRuntime::CheckKill(uint32_t job_id) {
-  absl::MutexLock report_lock(&report_mu_);
-  std::unique_ptr<JobRecord> finished;
+  std::unique_ptr<Cgroup> cgroup;
+  std::string spool_dir;
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = jobs_.find(job_id); it != jobs_.end()) {
-      JobRecord& job = *it->second;
-      if (!Gone(job)) {
-        if (!job.sigkill_sent && absl::Now() >= job.kill_deadline) {
-          spdlog::info("{}: job {} outlived its kill wait: SIGKILL", options_.node_name, job_id);
-          job.sigkill_sent = true;
-          SignalEverything(job, SIGKILL);
-        }
-        timer_.Schedule(absl::Now() + kKillPoll, [this, job_id] { CheckKill(job_id); });
-        return;
-      }
-      finished = std::move(it->second);
-      jobs_.erase(it);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->second->killing) {
+      return;  // not ours (each record being killed has exactly one CheckKill chain)
     }
+    JobRecord& job = *it->second;
+    if (!Gone(job)) {
+      if (!job.sigkill_sent && absl::Now() >= job.kill_deadline) {
+        spdlog::info("{}: job {} outlived its kill wait: SIGKILL", options_.node_name, job_id);
+        job.sigkill_sent = true;
+        SignalEverything(job, SIGKILL);
+      }
+      timer_.Schedule(absl::Now() + kKillPoll, [this, job_id] { CheckKill(job_id); });
+      return;
+    }
+    // Gone: nothing can start in the record any more (it is being killed). It stays in jobs_
+    // while its cgroup and spool dir are removed, so that a launch of a newer run keeps waiting.
+    cgroup = std::move(job.cgroup);
+    spool_dir = job.spool_dir;
   }
-  if (finished != nullptr && !finished->spool_dir.empty()) {
+  if (!spool_dir.empty()) {
     std::error_code ignored;
-    std::filesystem::remove_all(finished->spool_dir, ignored);
+    std::filesystem::remove_all(spool_dir, ignored);
   }
-  finished.reset();  // removes the job's cgroup
-  spdlog::info("{}: job {} cleaned up", options_.node_name, job_id);
-  ReportJob(Status(job_id, JobStatus::PHASE_CLEANED_UP), true);
+  cgroup.reset();  // removes the job's cgroup
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  std::unique_ptr<JobRecord> finished = std::move(it->second);
+  jobs_.erase(it);
+  spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
+  ReportJob(Status(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP), true);
+  if (finished->cancelled_run != 0) {
+    ReportJob(Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP), true);
+  }
+  if (finished->next_launch.has_value() && !shut_down_) {
+    spdlog::info("{}: job {}: starting run {}", options_.node_name, job_id,
+                 finished->next_launch->job().run_id());
+    StartJob(*finished->next_launch);
+  }
 }
 
 void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
@@ -426,19 +511,21 @@ void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
                             const canopy::v1::StepStatus& status) {
   std::unique_ptr<StepPart> part;
   {
-    absl::MutexLock report_lock(&report_mu_);
-    {
-      absl::MutexLock lock(&mu_);
-      if (auto it = jobs_.find(job_id); it != jobs_.end()) {
-        if (auto s = it->second->steps.find(step_id); s != it->second->steps.end()) {
-          part = std::move(s->second);
-          it->second->steps.erase(s);
+    absl::MutexLock lock(&mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+      if (auto s = it->second->steps.find(step_id); s != it->second->steps.end()) {
+        part = std::move(s->second);
+        it->second->steps.erase(s);
+        // What the tasks left running stays the job's: kills and Gone() keep covering it.
+        for (pid_t group : part->TaskGroups()) {
+          it->second->step_groups.insert(group);
         }
+        SignalStepGroups(*it->second, 0);  // forget the empty ones
       }
     }
     canopy::v1::AgentMessage msg;
     *msg.mutable_step_status() = status;
-    report_(msg);
+    Send(std::move(msg));
   }
   // This runs on the part's own I/O thread, which its destructor joins: destroy it elsewhere.
   timer_.Schedule(absl::Now(), [this, p = std::move(part)]() mutable {
@@ -460,10 +547,7 @@ void JobRuntime::FailStepWithoutJob(const canopy::v1::LaunchStep& launch,
   s->set_exited(true);
   s->set_exit_code(1);
   s->set_message(message);
-  {
-    absl::MutexLock report_lock(&report_mu_);
-    report_(msg);
-  }
+  Send(std::move(msg));
   if (launch.io_address().empty()) {
     return;
   }
@@ -524,14 +608,30 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
 
 void JobRuntime::AckStatus(const canopy::v1::JobStatusAck& ack) {
   absl::MutexLock lock(&mu_);
-  unacked_.erase({ack.job_id(), static_cast<int>(ack.phase())});
+  if (ack.run_id() != 0) {
+    unacked_.erase({ack.job_id(), ack.run_id(), static_cast<int>(ack.phase())});
+    return;
+  }
+  // From a controller that does not know runs: the phase of any run.
+  for (auto it = unacked_.lower_bound({ack.job_id(), 0, 0});
+       it != unacked_.end() && std::get<0>(it->first) == ack.job_id();) {
+    if (std::get<2>(it->first) == static_cast<int>(ack.phase())) {
+      it = unacked_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 std::vector<uint32_t> JobRuntime::RunningJobIds() const {
   absl::MutexLock lock(&mu_);
   std::vector<uint32_t> ids;
   for (const auto& [id, job] : jobs_) {
-    ids.push_back(id);
+    // An old run being killed to make way for a newer one is not "the job" the controller
+    // asks about: the newer run has not started (it answers LAUNCHED when it does).
+    if (!job->next_launch.has_value()) {
+      ids.push_back(id);
+    }
   }
   return ids;
 }

@@ -5,20 +5,31 @@
 // Processes run in their own sessions (process groups) and, when cgroup v2 is delegated to the
 // agent, in one leaf cgroup per job, through which a kill reaches everything the job forked.
 // EXITED and CLEANED_UP statuses are kept until the controller acknowledges them
-// (JobStatusAck); the session sends UnacknowledgedStatuses() again after every registration.
+// (JobStatusAck, per job, run and phase); the session sends UnacknowledgedStatuses() again after
+// every registration.
+//
+// Runs: a job may be launched again under the same job id (requeue, a launch that timed out);
+// each launch carries Job.run_id and every JobStatus names the run it is about. A LaunchJob for
+// the run this node has is answered LAUNCHED again; one for a newer run kills the old run (if
+// not already being killed) and is performed once the old run is cleaned up.
 //
 // Thread-safe. Handlers return promptly (escalation and clean-up polling run on the runtime's
-// timer thread; exits arrive from the shared ChildReaper). `report` is called from any of the
-// runtime's threads, one call at a time, never while the runtime's state lock is held.
-// Lock order: report_mu_, then mu_, then a StepPart's own lock.
+// timer thread; exits arrive from the shared ChildReaper). Reports are queued, in order, and
+// `report` is called from the runtime's own sender thread, one call at a time, so a `report`
+// that blocks delays later reports but never the runtime.
+// Lock order: mu_, then a StepPart's own lock, then queue_mu_.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,38 +78,59 @@ class JobRuntime {
   void KillStep(const canopy::v1::KillStep& kill);
   void AckStatus(const canopy::v1::JobStatusAck& ack);
 
-  // Jobs this node still has (launched and not yet cleaned up), ascending.
+  // Jobs this node still has (launched and not yet cleaned up), ascending; not a job whose
+  // old run is only being cleaned up for a newer run that waits to start.
   std::vector<uint32_t> RunningJobIds() const;
-  // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job then phase.
+  // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job, run, then phase.
   std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
 
   // SIGKILLs every job's processes and waits (up to `timeout`) until they are gone. Used when
   // the agent stops: the agent does not re-adopt jobs after a restart, so leaving them running
-  // would only leak processes. Idempotent; the runtime accepts no launches afterwards.
+  // would only leak processes. Idempotent; the runtime accepts no launches afterwards (queued
+  // launches of newer runs are dropped). Reports already queued are still sent.
   void Shutdown(absl::Duration timeout = absl::Seconds(10));
 
  private:
   struct JobRecord {
     canopy::v1::LaunchJob launch;
+    uint32_t run_id() const { return launch.job().run_id(); }
     pid_t batch_pid = 0;  // process group of the batch script; 0 = none
     bool batch_running = false;
     std::unique_ptr<Cgroup> cgroup;
     int64_t oom_kills_at_start = 0;
     std::map<uint32_t, std::unique_ptr<StepPart>> steps;
+    // Process groups of step tasks whose StepPart is gone, kept while they have members (what a
+    // task left running in the background): kills and Gone() cover them.
+    std::set<pid_t> step_groups;
     std::string spool_dir;  // removed with the job
     bool killing = false;
     bool sigkill_sent = false;
     absl::Time kill_deadline = absl::InfiniteFuture();
+    // A launch of a newer run, performed once this run is cleaned up.
+    std::optional<canopy::v1::LaunchJob> next_launch;
+    // A newer run that was waiting here and was killed (KillJob) before it started: it is
+    // reported CLEANED_UP along with this run.
+    uint32_t cancelled_run = 0;
   };
 
+  // Launches a job that has no record here: records it, starts the batch script where due and
+  // queues LAUNCHED or LAUNCH_FAILED.
+  void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void OnBatchExit(uint32_t job_id, int wait_status);
+  // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
+  void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
   void CheckKill(uint32_t job_id);
   void SignalEverything(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool Gone(const JobRecord& job) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SignalStepGroups(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True when none of the job's processes is left; forgets step groups found empty.
+  bool Gone(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportJob(canopy::v1::JobStatus status, bool keep_until_ack)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(report_mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues a report for the sender thread. Callers hold mu_ where the order matters.
+  void Send(canopy::v1::AgentMessage message);
+  void SenderLoop();
   void FailStepWithoutJob(const canopy::v1::LaunchStep& launch, const std::string& message);
   std::optional<Credentials> CredentialsFor(const canopy::v1::Job& job) const;
 
@@ -107,12 +139,19 @@ class JobRuntime {
   ChildReaper* const reaper_;
   const Reporter report_;
 
-  absl::Mutex report_mu_;  // orders reports: LAUNCHED before EXITED before CLEANED_UP
   mutable absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
-  std::map<std::pair<uint32_t, int>, canopy::v1::JobStatus> unacked_ ABSL_GUARDED_BY(mu_);
+  // (job id, run id, phase)
+  std::map<std::tuple<uint32_t, uint32_t, int>, canopy::v1::JobStatus> unacked_
+      ABSL_GUARDED_BY(mu_);
   int live_steps_ ABSL_GUARDED_BY(mu_) = 0;  // StepParts not yet destroyed
+
+  // Reports not yet handed to `report`, oldest first.
+  absl::Mutex queue_mu_;
+  std::deque<canopy::v1::AgentMessage> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool sender_stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
+  std::thread sender_;
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   TimerThread timer_;  // last: stopped first, while everything its tasks use still exists

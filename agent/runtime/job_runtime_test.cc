@@ -1,6 +1,7 @@
 #include "agent/runtime/job_runtime.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "absl/strings/numbers.h"
@@ -234,6 +235,151 @@ TEST_F(JobRuntimeTest, ShutdownKillsRunningJobs) {
   runtime_->Shutdown();
   EXPECT_FALSE(Alive(pid));
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
+}
+
+TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
+  const std::string ready = dir_.path() + "/ready";
+  canopy::v1::LaunchJob run1 = BatchJob(
+      19, absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
+      dir_.path());
+  run1.mutable_job()->set_run_id(1);
+  runtime_->LaunchJob(run1);
+  ASSERT_TRUE(recorder_.WaitJobRun(19, 1, JobStatus::PHASE_LAUNCHED).has_value());
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
+
+  canopy::v1::KillJob kill;
+  kill.set_job_id(19);
+  kill.mutable_kill_wait()->set_nanos(300'000'000);  // run 1 ignores SIGTERM: SIGKILL after this
+  runtime_->KillJob(kill);
+  // Run 2 arrives while run 1 is being killed: queued, not "already launched".
+  canopy::v1::LaunchJob run2 = BatchJob(19, "#!/bin/sh\necho run2\nexit 6\n", dir_.path());
+  run2.mutable_job()->set_run_id(2);
+  runtime_->LaunchJob(run2);
+  // A resend of run 1's launch is answered LAUNCHED (for run 1) again.
+  runtime_->LaunchJob(run1);
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());  // run 2 has not started
+
+  std::optional<JobStatus> launched2 = recorder_.WaitJobRun(19, 2, JobStatus::PHASE_LAUNCHED);
+  ASSERT_TRUE(launched2.has_value());
+  std::optional<JobStatus> exited2 = recorder_.WaitJobRun(19, 2, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited2.has_value());
+  EXPECT_EQ(exited2->exit_code(), 6);
+  EXPECT_EQ(ReadFile(dir_.path() + "/slurm-19.out"), "run2\n");
+
+  // Run 1's end is reported as run 1's, and all of it before run 2 started.
+  std::vector<std::pair<uint32_t, JobStatus::Phase>> order;
+  for (const canopy::v1::AgentMessage& m : recorder_.messages()) {
+    if (m.has_job_status() && m.job_status().job_id() == 19) {
+      order.emplace_back(m.job_status().run_id(), m.job_status().phase());
+      if (m.job_status().phase() == JobStatus::PHASE_EXITED && m.job_status().run_id() == 1) {
+        EXPECT_EQ(m.job_status().exit_signal(), SIGKILL);
+      }
+    }
+  }
+  using P = std::pair<uint32_t, JobStatus::Phase>;
+  EXPECT_THAT(order, ::testing::ElementsAre(P(1, JobStatus::PHASE_LAUNCHED),
+                                            P(1, JobStatus::PHASE_LAUNCHED),
+                                            P(1, JobStatus::PHASE_EXITED),
+                                            P(1, JobStatus::PHASE_CLEANED_UP),
+                                            P(2, JobStatus::PHASE_LAUNCHED),
+                                            P(2, JobStatus::PHASE_EXITED)));
+
+  // Unacknowledged statuses are per run: an ack names its run (0: any run).
+  EXPECT_EQ(runtime_->UnacknowledgedStatuses().size(), 3u);
+  canopy::v1::JobStatusAck ack;
+  ack.set_job_id(19);
+  ack.set_phase(JobStatus::PHASE_EXITED);
+  ack.set_run_id(2);
+  runtime_->AckStatus(ack);
+  std::vector<JobStatus> pending = runtime_->UnacknowledgedStatuses();
+  ASSERT_EQ(pending.size(), 2u);
+  EXPECT_EQ(pending[0].run_id(), 1u);
+  EXPECT_EQ(pending[0].phase(), JobStatus::PHASE_EXITED);
+  EXPECT_EQ(pending[1].run_id(), 1u);
+  EXPECT_EQ(pending[1].phase(), JobStatus::PHASE_CLEANED_UP);
+  ack.set_run_id(0);
+  runtime_->AckStatus(ack);
+  ASSERT_EQ(runtime_->UnacknowledgedStatuses().size(), 1u);
+
+  KillAndWait(19);
+  EXPECT_TRUE(recorder_.WaitJobRun(19, 2, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
+TEST_F(JobRuntimeTest, KillJobCancelsANewerRunThatWaits) {
+  const std::string ready = dir_.path() + "/ready";
+  canopy::v1::LaunchJob run1 = BatchJob(
+      20, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nexec sleep 1000\n"), dir_.path());
+  run1.mutable_job()->set_run_id(1);
+  runtime_->LaunchJob(run1);
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
+  // A newer run kills the old one by itself...
+  canopy::v1::LaunchJob run2 = BatchJob(20, "#!/bin/sh\ntouch ran2\n", dir_.path());
+  run2.mutable_job()->set_run_id(2);
+  runtime_->LaunchJob(run2);
+  // ...and a KillJob meanwhile means the newer run is never started.
+  canopy::v1::KillJob kill;
+  kill.set_job_id(20);
+  runtime_->KillJob(kill);
+  ASSERT_TRUE(recorder_.WaitJobRun(20, 1, JobStatus::PHASE_CLEANED_UP).has_value());
+  ASSERT_TRUE(recorder_.WaitJobRun(20, 2, JobStatus::PHASE_CLEANED_UP).has_value());
+  EXPECT_FALSE(recorder_.WaitJobRun(20, 2, JobStatus::PHASE_LAUNCHED, absl::Milliseconds(200))
+                   .has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran2"));
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());
+}
+
+TEST_F(JobRuntimeTest, StdioFilesAreOpenedAsTheJobUser) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root (runs the job as uid 65534)";
+  }
+  // The user may enter the test dir and work in work/, but not write in locked/ (0755, root's)
+  // nor into root's 0644 file in work/.
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0711), 0);
+  const std::string work = dir_.path() + "/work";
+  const std::string locked = dir_.path() + "/locked";
+  ASSERT_EQ(mkdir(work.c_str(), 0777), 0);
+  ASSERT_EQ(chmod(work.c_str(), 01777), 0);
+  ASSERT_EQ(mkdir(locked.c_str(), 0755), 0);
+  ASSERT_EQ(chmod(locked.c_str(), 0755), 0);
+  { std::ofstream(work + "/victim") << "secret\n"; }
+  ASSERT_EQ(chmod((work + "/victim").c_str(), 0644), 0);
+
+  canopy::v1::LaunchJob l = BatchJob(22, "#!/bin/sh\necho hi\n", work);
+  l.mutable_job()->set_user_id(65534);
+  l.mutable_job()->set_group_id(65534);
+  l.mutable_job()->mutable_spec()->set_stdout_path(locked + "/out.txt");
+  runtime_->LaunchJob(l);
+  std::optional<JobStatus> failed = recorder_.WaitJob(22, JobStatus::PHASE_LAUNCH_FAILED);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->message(), absl::StrCat("open ", locked, "/out.txt for output: Permission denied"));
+  EXPECT_FALSE(std::filesystem::exists(locked + "/out.txt"));
+
+  // --error naming a file of root's: not truncated, not given away.
+  canopy::v1::LaunchJob e = BatchJob(23, "#!/bin/sh\necho hi\n", work);
+  e.mutable_job()->set_user_id(65534);
+  e.mutable_job()->set_group_id(65534);
+  e.mutable_job()->mutable_spec()->set_stderr_path("victim");
+  runtime_->LaunchJob(e);
+  failed = recorder_.WaitJob(23, JobStatus::PHASE_LAUNCH_FAILED);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->message(),
+            absl::StrCat("open ", work, "/victim for error output: Permission denied"));
+  EXPECT_EQ(ReadFile(work + "/victim"), "secret\n");
+  struct stat st;
+  ASSERT_EQ(stat((work + "/victim").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());
+
+  // Where the user may write, the files are created as the user.
+  canopy::v1::LaunchJob ok = BatchJob(24, "#!/bin/sh\necho hi\n", work);
+  ok.mutable_job()->set_user_id(65534);
+  ok.mutable_job()->set_group_id(65534);
+  runtime_->LaunchJob(ok);
+  ASSERT_TRUE(recorder_.WaitJob(24, JobStatus::PHASE_EXITED).has_value());
+  EXPECT_EQ(ReadFile(work + "/slurm-24.out"), "hi\n");
+  ASSERT_EQ(stat((work + "/slurm-24.out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);
+  KillAndWait(24);
 }
 
 }  // namespace

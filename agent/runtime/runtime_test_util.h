@@ -67,6 +67,25 @@ class Recorder {
     mu_.AwaitWithTimeout(absl::Condition(&match), timeout);
     return found;
   }
+  // The first job status with this phase for this run of the job.
+  std::optional<canopy::v1::JobStatus> WaitJobRun(uint32_t job_id, uint32_t run_id,
+                                                  canopy::v1::JobStatus::Phase phase,
+                                                  absl::Duration timeout = absl::Seconds(5)) {
+    std::optional<canopy::v1::JobStatus> found;
+    auto match = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const auto& m : messages_) {
+        if (m.has_job_status() && m.job_status().job_id() == job_id &&
+            m.job_status().run_id() == run_id && m.job_status().phase() == phase) {
+          found = m.job_status();
+          return true;
+        }
+      }
+      return false;
+    };
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&match), timeout);
+    return found;
+  }
   std::optional<canopy::v1::StepStatus> WaitStep(uint32_t job_id, uint32_t step_id,
                                                  absl::Duration timeout = absl::Seconds(5)) {
     std::optional<canopy::v1::StepStatus> found;

@@ -17,7 +17,19 @@ namespace canopy::agent::runtime {
 namespace {
 
 // Where the child gave up; sent with errno through the report pipe.
-enum class Stage : int { kCgroup = 1, kSetsid, kStdio, kChdir, kSetgroups, kSetgid, kSetuid, kExec };
+enum class Stage : int {
+  kCgroup = 1,
+  kSetsid,
+  kStdio,
+  kChdir,
+  kSetgroups,
+  kSetgid,
+  kSetuid,
+  kExec,
+  kOpenInput,
+  kOpenOutput,
+  kOpenError,
+};
 
 struct ChildError {
   Stage stage;
@@ -34,9 +46,31 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   return out;
 }
 
+// In the child: opens `path` and puts it on `target` (blocking mode, not close-on-exec).
+// Async-signal-safe. False with errno set on failure.
+bool OpenOnto(const char* path, int flags, int target) {
+  const int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return false;
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    return false;
+  }
+  if (fd == target) {
+    return fcntl(fd, F_SETFD, 0) == 0;
+  }
+  if (dup2(fd, target) < 0) {
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
 // The child side of fork(): async-signal-safe calls only. Never returns.
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
-                            const gid_t* groups, size_t ngroups, int report_fd) {
+                            const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
+                            int report_fd) {
   auto fail = [report_fd](Stage stage) {
     const ChildError e{stage, errno};
     (void)!write(report_fd, &e, sizeof(e));
@@ -59,8 +93,10 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   if (setsid() < 0) {
     fail(Stage::kSetsid);
   }
-  if (dup2(request.stdin_fd, STDIN_FILENO) < 0 || dup2(request.stdout_fd, STDOUT_FILENO) < 0 ||
-      dup2(request.stderr_fd, STDERR_FILENO) < 0) {
+  // Borrowed descriptors now; files to open wait until we are the user, in the work dir.
+  if ((request.stdin_path.empty() && dup2(request.stdin_fd, STDIN_FILENO) < 0) ||
+      (request.stdout_path.empty() && dup2(request.stdout_fd, STDOUT_FILENO) < 0) ||
+      (request.stderr_path.empty() && dup2(request.stderr_fd, STDERR_FILENO) < 0)) {
     fail(Stage::kStdio);
   }
   if (request.credentials.has_value()) {
@@ -78,6 +114,27 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   // As the user, so a directory the user may not enter fails the launch.
   if (chdir(request.work_dir.c_str()) != 0) {
     fail(Stage::kChdir);
+  }
+  // Stdio files, opened with the user's rights. O_NONBLOCK so that a FIFO (or a device) cannot
+  // hold up the open, and with it the agent, which waits for this child to exec.
+  if (!request.stdin_path.empty() &&
+      !OpenOnto(request.stdin_path.c_str(), O_RDONLY, STDIN_FILENO)) {
+    fail(Stage::kOpenInput);
+  }
+  if (!request.stdout_path.empty() &&
+      !OpenOnto(request.stdout_path.c_str(), O_WRONLY | O_CREAT | request.stdout_flags,
+                STDOUT_FILENO)) {
+    fail(Stage::kOpenOutput);
+  }
+  if (!request.stderr_path.empty()) {
+    if (stderr_is_stdout) {
+      if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) {
+        fail(Stage::kStdio);
+      }
+    } else if (!OpenOnto(request.stderr_path.c_str(), O_WRONLY | O_CREAT | request.stderr_flags,
+                         STDERR_FILENO)) {
+      fail(Stage::kOpenError);
+    }
   }
   // Every other inherited descriptor closes at exec, the report pipe (already close-on-exec)
   // included, which tells the parent that exec succeeded.
@@ -112,6 +169,12 @@ std::string Describe(const SpawnRequest& request, const ChildError& e) {
       return absl::StrCat("setuid(", request.credentials->uid, "): ", reason);
     case Stage::kExec:
       return absl::StrCat("execve ", request.argv[0], ": ", reason);
+    case Stage::kOpenInput:
+      return absl::StrCat("open ", request.stdin_path, " for input: ", reason);
+    case Stage::kOpenOutput:
+      return absl::StrCat("open ", request.stdout_path, " for output: ", reason);
+    case Stage::kOpenError:
+      return absl::StrCat("open ", request.stderr_path, " for error output: ", reason);
   }
   return absl::StrCat("child failed: ", reason);
 }
@@ -136,13 +199,15 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   os::UniqueFd report_read(pipe_fds[0]);
   os::UniqueFd report_write(pipe_fds[1]);
 
+  const bool stderr_is_stdout =
+      !request.stderr_path.empty() && request.stderr_path == request.stdout_path;
   ChildReaper::SpawnGuard guard(&reaper);
   const pid_t pid = fork();
   if (pid < 0) {
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
-    ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(),
+    ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(), stderr_is_stdout,
               report_write.get());
   }
   report_write.reset();

@@ -2,10 +2,12 @@
 // would: in a new session (its own process group), optionally inside a cgroup, with stdio
 // redirected, in the work dir, as the job's user. Everything the child needs is prepared before
 // fork(); between fork and exec the child makes only async-signal-safe calls. A failure in the
-// child (chdir, setuid, execve, ...) comes back to the caller as a Status with a message like
-// "chdir to /nope: No such file or directory". Thread-safe.
+// child (chdir, setuid, opening a stdio file, execve, ...) comes back to the caller as a Status
+// with a message like "chdir to /nope: No such file or directory" or
+// "open /etc/shadow for output: Permission denied". Thread-safe.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 
 #include <optional>
@@ -30,9 +32,21 @@ struct SpawnRequest {
   std::vector<std::string> env;  // "KEY=VALUE"
   std::string work_dir;
   // Borrowed; dup2'ed onto 0, 1 and 2. Each must be > 2 (the agent's own stdio occupies 0-2).
+  // Ignored for a stream whose *_path below is set.
   int stdin_fd = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // Files the child opens itself for 0, 1 and 2, after it has become the job's user and entered
+  // work_dir (relative paths resolve there), so the agent never opens, creates or truncates a
+  // file on the user's behalf with its own rights. Opens never block (O_NONBLOCK, cleared once
+  // open): a FIFO without a peer fails the launch rather than hanging the agent. Outputs are
+  // created with mode 0644 (less the umask). A stderr_path equal to stdout_path shares
+  // stdout's open file.
+  std::string stdin_path;
+  std::string stdout_path;
+  std::string stderr_path;
+  int stdout_flags = O_TRUNC;  // added to O_WRONLY | O_CREAT: O_TRUNC and/or O_APPEND
+  int stderr_flags = O_TRUNC;
   std::optional<Credentials> credentials;  // nullopt: stay the agent's user
   int cgroup_procs_fd = -1;  // borrowed, optional: the child writes itself into this cgroup.procs
 };

@@ -51,7 +51,15 @@ StepPart::StepPart(canopy::v1::LaunchStep launch, StepJobContext job, ChildReape
 }
 
 StepPart::~StepPart() {
-  Signal(SIGKILL);
+  {
+    // Only tasks still running: what finished tasks left behind is the job's (see TaskGroups).
+    absl::MutexLock lock(&mu_);
+    for (const Task& t : tasks_) {
+      if (t.pid > 0 && !t.exited) {
+        killpg(t.pid, SIGKILL);
+      }
+    }
+  }
   if (io_thread_.joinable()) {
     io_thread_.join();
   }
@@ -114,8 +122,10 @@ absl::Status StepPart::StartTasks() {
     cgroup_procs.reset(open(job_.cgroup_procs_path.c_str(), O_WRONLY | O_CLOEXEC));
   }
   const canopy::v1::Job& job = job_.job_launch.job();
-  std::map<std::string, os::UniqueFd> files;  // by expanded path: ranks may share a file
-  auto open_output = [&](const std::string& pattern, int rank) -> absl::StatusOr<int> {
+  // Output files are opened by each task's child, as the job's user (see SpawnRequest). Ranks
+  // may share a file: the first of them truncates it (unless appending), and a shared file is
+  // opened in append mode by all so that no rank overwrites another's output.
+  auto expand = [&](const std::string& pattern, int rank) {
     slurm::OutputPatternContext ctx;
     ctx.job_id = job.job_id();
     if (job.array_job_id() != 0) {
@@ -129,23 +139,36 @@ absl::Status StepPart::StartTasks() {
     ctx.task_id = static_cast<uint32_t>(rank);
     ctx.step_id = launch_.step_id();
     std::string path = slurm::ExpandOutputPattern(pattern, ctx);
-    if (path.front() != '/') {
+    if (path.empty() || path.front() != '/') {
       path = absl::StrCat(work_dir, "/", path);
     }
-    auto it = files.find(path);
-    if (it == files.end()) {
-      const int mode = job.spec().open_append() ? O_APPEND : O_TRUNC;
-      os::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode, 0644));
-      if (!fd.valid()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("open ", path, ": ", std::strerror(errno)));
-      }
-      if (job_.credentials.has_value()) {
-        (void)!fchown(fd.get(), job_.credentials->uid, job_.credentials->gid);
-      }
-      it = files.emplace(path, std::move(fd)).first;
+    return path;
+  };
+  std::vector<std::string> out_paths;
+  std::vector<std::string> err_paths;
+  std::map<std::string, int> users;  // expanded path -> how many stdio streams name it
+  for (int i = 0; i < launch_.task_ranks_size(); ++i) {
+    const int rank = launch_.task_ranks(i);
+    out_paths.push_back(launch_.stdout_path().empty() ? "" : expand(launch_.stdout_path(), rank));
+    err_paths.push_back(launch_.stderr_path().empty() ? "" : expand(launch_.stderr_path(), rank));
+    if (!out_paths.back().empty()) {
+      ++users[out_paths.back()];
     }
-    return it->second.get();
+    if (!err_paths.back().empty() && err_paths.back() != out_paths.back()) {
+      ++users[err_paths.back()];
+    }
+  }
+  std::map<std::string, bool> opened;  // expanded path -> a task already opened it
+  auto flags_for = [&](const std::string& path) {
+    int flags = 0;
+    if (job.spec().open_append() || users[path] > 1) {
+      flags |= O_APPEND;
+    }
+    if (!job.spec().open_append() && !opened[path]) {
+      flags |= O_TRUNC;
+    }
+    opened[path] = true;
+    return flags;
   };
 
   for (size_t i = 0; i < static_cast<size_t>(launch_.task_ranks_size()); ++i) {
@@ -171,12 +194,9 @@ absl::Status StepPart::StartTasks() {
     os::UniqueFd out_read;
     os::UniqueFd err_read;
     int fds[2];
-    if (!launch_.stdout_path().empty()) {
-      absl::StatusOr<int> fd = open_output(launch_.stdout_path(), rank);
-      if (!fd.ok()) {
-        return fd.status();
-      }
-      req.stdout_fd = *fd;
+    if (!out_paths[i].empty()) {
+      req.stdout_path = out_paths[i];
+      req.stdout_flags = flags_for(out_paths[i]);
     } else {
       if (pipe2(fds, O_CLOEXEC) != 0) {
         return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
@@ -185,14 +205,13 @@ absl::Status StepPart::StartTasks() {
       out_write.reset(fds[1]);
       req.stdout_fd = out_write.get();
     }
-    if (!launch_.stderr_path().empty()) {
-      absl::StatusOr<int> fd = open_output(launch_.stderr_path(), rank);
-      if (!fd.ok()) {
-        return fd.status();
+    if (!err_paths[i].empty()) {
+      req.stderr_path = err_paths[i];
+      if (err_paths[i] != out_paths[i]) {
+        req.stderr_flags = flags_for(err_paths[i]);
       }
-      req.stderr_fd = *fd;
-    } else if (!launch_.stdout_path().empty()) {
-      req.stderr_fd = req.stdout_fd;  // srun --output alone takes stderr too
+    } else if (!out_paths[i].empty()) {
+      req.stderr_path = out_paths[i];  // srun --output alone takes stderr too
     } else {
       if (pipe2(fds, O_CLOEXEC) != 0) {
         return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
@@ -236,11 +255,27 @@ void StepPart::Wake() {
 void StepPart::Signal(int signal) {
   absl::MutexLock lock(&mu_);
   pending_signal_ = signal;
-  for (const Task& t : tasks_) {
-    if (t.pid > 0 && !t.exited) {
-      killpg(t.pid, signal);
+  for (Task& t : tasks_) {
+    if (t.pid <= 0 || t.group_gone) {
+      continue;
+    }
+    // An exited task's group still holds what it left running in the background; once empty,
+    // it is not signalled again (its id may be reused).
+    if (killpg(t.pid, signal) != 0 && errno == ESRCH && t.exited) {
+      t.group_gone = true;
     }
   }
+}
+
+std::vector<pid_t> StepPart::TaskGroups() {
+  absl::MutexLock lock(&mu_);
+  std::vector<pid_t> groups;
+  for (const Task& t : tasks_) {
+    if (t.pid > 0 && !t.group_gone) {
+      groups.push_back(t.pid);
+    }
+  }
+  return groups;
 }
 
 void StepPart::IoLoop() {

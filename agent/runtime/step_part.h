@@ -47,15 +47,20 @@ class StepPart {
 
   StepPart(canopy::v1::LaunchStep launch, StepJobContext job, ChildReaper* reaper,
            DoneCallback on_done);
-  // SIGKILLs tasks still running and joins the I/O thread (which waits for their exits).
+  // SIGKILLs tasks still running (not what exited tasks left behind) and joins the I/O thread (which waits for their exits).
   ~StepPart();
   StepPart(const StepPart&) = delete;
   StepPart& operator=(const StepPart&) = delete;
 
   // Call once.
   void Run();
-  // Sends `signal` to every task's process group (now, and to tasks still being started).
+  // Sends `signal` to every task's process group (now, and to tasks still being started),
+  // including the groups of tasks that exited but left processes behind.
   void Signal(int signal);
+  // The process groups of the tasks started (each task's pid), but those known to be empty.
+  // The owner keeps them once the part is gone, so that kills still reach what the tasks left
+  // running in the background.
+  std::vector<pid_t> TaskGroups();
 
   uint32_t step_id() const { return launch_.step_id(); }
 
@@ -70,6 +75,7 @@ class StepPart {
     int wait_status = 0;
     absl::Time exited_at;
     bool reported = false;
+    bool group_gone = false;  // exited, and its process group found empty
   };
 
   absl::Status StartTasks();

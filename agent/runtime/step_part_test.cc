@@ -203,6 +203,38 @@ TEST_F(StepTest, KillJobKillsRunningSteps) {
   ASSERT_TRUE(recorder_.WaitJob(21, JobStatus::PHASE_CLEANED_UP).has_value());
 }
 
+TEST_F(StepTest, WhatAStepTaskLeftRunningIsKilledWithTheJob) {
+  StartSrun(false);
+  const std::string pid_file = dir_.path() + "/bg";
+  // Each task backgrounds a sleep (in the task's process group) and exits at once.
+  runtime_->LaunchStep(Step(
+      {"sh", "-c",
+       absl::StrCat("sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > ", pid_file,
+                    ".$SLURM_PROCID.tmp; mv ", pid_file, ".$SLURM_PROCID.tmp ", pid_file,
+                    ".$SLURM_PROCID")}));
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 0);
+  std::vector<int> pids;
+  for (int rank : {2, 3}) {
+    int pid = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(
+        absl::StripAsciiWhitespace(ReadFile(absl::StrCat(pid_file, ".", rank))), &pid));
+    ASSERT_TRUE(Alive(pid));
+    pids.push_back(pid);
+  }
+  // The step is over (its StepPart destroyed); the sleeps still belong to the job.
+  absl::SleepFor(absl::Milliseconds(100));
+  canopy::v1::KillJob kill;
+  kill.set_job_id(21);
+  kill.mutable_kill_wait()->set_nanos(200'000'000);
+  runtime_->KillJob(kill);
+  ASSERT_TRUE(recorder_.WaitJob(21, JobStatus::PHASE_CLEANED_UP).has_value());
+  for (int pid : pids) {
+    EXPECT_FALSE(Alive(pid)) << pid;
+  }
+}
+
 TEST_F(StepTest, BadProgramAndUnknownJobFailTheStep) {
   StartSrun(false);
   runtime_->LaunchStep(Step({"no-such-program-xyz"}));
