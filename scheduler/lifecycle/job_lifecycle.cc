@@ -231,6 +231,9 @@ void JobLifecycle::NodeChanged(const state::NodeRecord& node, absl::Time now, Ef
     }
   }
   const bool down = !c.up;
+  if (down && !holds_.empty()) {
+    ReleaseHolds(core::JobId(), node.id, 0, effects);
+  }
   if (!down && broken == 0) {
     return;
   }
@@ -581,6 +584,72 @@ void JobLifecycle::Confirm(Job& job, Entry& entry, int node_index, absl::Time no
   }
 }
 
+// ------------------------------------------------------------------ cleanup holds
+
+std::vector<JobLifecycle::CleanupHold> JobLifecycle::HoldsFor(const Job& job, const Entry& entry,
+                                                              absl::Time now) const {
+  std::vector<CleanupHold> holds;
+  for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
+    const core::NodeShare& share = job.allocation.nodes[i];
+    if (!view_.node(share.node).up) {
+      continue;  // a down node's processes count as gone
+    }
+    CleanupHold h;
+    h.job = job.id;
+    h.run_id = entry.record.run_id();
+    h.share = share;
+    h.exclusive = job.allocation.exclusive;
+    if (i < entry.gpu_indexes.size()) {
+      h.gpus = entry.gpu_indexes[i];
+    }
+    h.deadline = now + config_->kill_wait + kCleanupGrace;
+    holds.push_back(std::move(h));
+  }
+  return holds;
+}
+
+void JobLifecycle::TakeHolds(std::vector<CleanupHold> holds, Effects& effects) {
+  for (CleanupHold& h : holds) {
+    const placement::NodeUse use{h.share.node, h.share.gpus, h.share.cpus, h.share.mem_mib};
+    if (absl::Status s = view_.ApplyJob({&use, 1}, h.exclusive, /*start=*/true); !s.ok()) {
+      effects.warnings.push_back(absl::StrCat("job ", h.job.value(), ": holding ",
+                                              topology_->node_name(h.share.node),
+                                              " until it cleans up: ", s.message()));
+      continue;
+    }
+    for (int g : h.gpus) {
+      if (g >= 0 && g < 64) {
+        gpus_in_use_[h.share.node.value()] |= uint64_t{1} << g;
+      }
+    }
+    ++capacity_version_;
+    holds_.push_back(std::move(h));
+  }
+}
+
+void JobLifecycle::ReleaseHolds(core::JobId job, core::NodeId node, uint32_t run_id,
+                                Effects& effects) {
+  for (auto it = holds_.begin(); it != holds_.end();) {
+    const bool match = it->share.node == node && (!job.valid() || it->job == job) &&
+                       (run_id == 0 || it->run_id == run_id);
+    if (!match) {
+      ++it;
+      continue;
+    }
+    const placement::NodeUse use{it->share.node, it->share.gpus, it->share.cpus,
+                                 it->share.mem_mib};
+    (void)view_.ApplyJob({&use, 1}, it->exclusive, /*start=*/false);
+    for (int g : it->gpus) {
+      if (g >= 0 && g < 64) {
+        gpus_in_use_[node.value()] &= ~(uint64_t{1} << g);
+      }
+    }
+    ++capacity_version_;
+    effects.schedule = true;
+    it = holds_.erase(it);
+  }
+}
+
 // ------------------------------------------------------------------ ending
 
 void JobLifecycle::ForgetAllocation(const Job& job, Entry& entry) {
@@ -637,9 +706,14 @@ void JobLifecycle::EndNow(Job& job, Entry& entry, JobState final_state, absl::Ti
 void JobLifecycle::BeginCompleting(Job& job, Entry& entry, JobState final_state,
                                    const std::string& why, absl::Time now, Effects& effects) {
   if (job.state == JobState::kConfiguring) {
-    // Not every node confirmed yet: nothing to wait for; kill what may have started.
+    // Not every node confirmed yet: end it now, kill what may have started, and keep its
+    // nodes' share held until they clean up.
     SendKill(job, why, effects);
+    std::vector<CleanupHold> holds = HoldsFor(job, entry, now);
     EndNow(job, entry, final_state, now, effects);
+    if (core::IsTerminal(job.state)) {
+      TakeHolds(std::move(holds), effects);
+    }
     return;
   }
   if (absl::Status s = core::TransitionTo(job, JobState::kCompleting, now); !s.ok()) {
@@ -680,11 +754,13 @@ void JobLifecycle::LoseJob(Job& job, Entry& entry, const std::string& why, absl:
     return;
   }
   SendKill(job, absl::StrCat("node failure: ", why), effects);
+  std::vector<CleanupHold> holds = HoldsFor(job, entry, now);
   ForgetAllocation(job, entry);
   if (absl::Status s = plan::FailJobOnNodeLoss(view_, job, now); !s.ok()) {
     effects.warnings.push_back(std::string(s.message()));
     return;
   }
+  TakeHolds(std::move(holds), effects);
   entry.record.set_state_message(why);
   Touch(job.id, effects);
   effects.schedule = true;
@@ -700,11 +776,13 @@ void JobLifecycle::AbortLaunchOf(Job& job, Entry& entry, const std::string& why,
     return;
   }
   SendKill(job, absl::StrCat("launch aborted: ", why), effects);
+  std::vector<CleanupHold> holds = HoldsFor(job, entry, now);
   ForgetAllocation(job, entry);
   if (absl::Status s = plan::AbortLaunch(view_, job, core::JobReason::kResources, now); !s.ok()) {
     effects.warnings.push_back(std::string(s.message()));
     return;
   }
+  TakeHolds(std::move(holds), effects);
   entry.record.set_state_message(why);
   Touch(job.id, effects);
   effects.schedule = true;
@@ -957,6 +1035,9 @@ std::optional<canopy::v1::ControllerMessage> JobLifecycle::JobStatus(
     ack = std::move(msg);
   }
   const core::JobId id(status.job_id());
+  if (status.phase() == Phase::PHASE_CLEANED_UP && !holds_.empty()) {
+    ReleaseHolds(id, node, status.run_id(), effects);
+  }
   Job* job = jobs_.Find(id);
   Entry* entry = FindEntry(id);
   if (job == nullptr || entry == nullptr) {
@@ -1027,6 +1108,18 @@ std::optional<canopy::v1::ControllerMessage> JobLifecycle::JobStatus(
 // ------------------------------------------------------------------ time
 
 void JobLifecycle::Tick(absl::Time now, Effects& effects) {
+  std::vector<std::pair<core::JobId, core::NodeId>> expired;
+  for (const CleanupHold& h : holds_) {
+    if (now >= h.deadline) {
+      expired.push_back({h.job, h.share.node});
+    }
+  }
+  for (const auto& [job, node] : expired) {
+    effects.warnings.push_back(absl::StrCat("job ", job.value(), ": ", topology_->node_name(node),
+                                            " did not confirm cleanup in time; its share of the "
+                                            "node is free again"));
+    ReleaseHolds(job, node, 0, effects);
+  }
   std::vector<core::JobId> active;
   for (const absl::btree_set<core::JobId>& held : node_jobs_) {
     active.insert(active.end(), held.begin(), held.end());

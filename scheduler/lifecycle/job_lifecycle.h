@@ -109,6 +109,7 @@ class JobLifecycle {
   // Changes whenever the capacity view may have changed (jobs started or ended, node facts).
   uint64_t capacity_version() const { return capacity_version_; }
   size_t pending_count() const { return pending_count_; }
+  size_t cleanup_holds() const { return holds_.size(); }
 
  private:
   // What the controller tracks about a job beyond its record; rebuilt at restart.
@@ -124,6 +125,19 @@ class JobLifecycle {
     absl::btree_map<uint32_t, std::vector<core::NodeId>> steps;  // live steps: nodes
   };
 
+  // What a job that left its nodes before they cleaned up (requeued, launch aborted, cancelled
+  // while starting) still occupies on one node: its processes may live until KillWait runs out,
+  // so nobody else gets those GPUs until the node reports CLEANED_UP (or goes down, or the
+  // cleanup deadline passes). Not persisted: after a restart the capacity is free again.
+  struct CleanupHold {
+    core::JobId job;
+    uint32_t run_id = 0;
+    core::NodeShare share;
+    bool exclusive = false;
+    std::vector<int> gpus;
+    absl::Time deadline = absl::InfiniteFuture();
+  };
+
   JobLifecycle(std::shared_ptr<const config::ClusterConfig> config,
                std::shared_ptr<const topology::Topology> topology, placement::CapacityView view,
                std::unique_ptr<placement::PlacementPolicy> policy,
@@ -131,6 +145,13 @@ class JobLifecycle {
 
   Entry* FindEntry(core::JobId id);
   void Touch(core::JobId id, Effects& effects) { effects.dirty.insert(id); }
+  // Holds for the nodes of `job` that are up, before its allocation is freed.
+  std::vector<CleanupHold> HoldsFor(const core::Job& job, const Entry& entry, absl::Time now) const;
+  // Takes the capacity and GPU indexes of `holds` again (just freed by the caller).
+  void TakeHolds(std::vector<CleanupHold> holds, Effects& effects);
+  // Releases the holds of `job` on `node` for `run_id` (0 = every run); all jobs' holds on
+  // `node` when `job` is invalid.
+  void ReleaseHolds(core::JobId job, core::NodeId node, uint32_t run_id, Effects& effects);
   // The job took its allocation: pick GPU indexes, note its nodes, send LaunchJob everywhere.
   void Launch(core::Job& job, Entry& entry, absl::Time now, Effects& effects);
   canopy::v1::ControllerMessage LaunchMessage(const core::Job& job, const Entry& entry,
@@ -168,6 +189,7 @@ class JobLifecycle {
   std::vector<uint64_t> gpus_in_use_;                    // by NodeId: bit i = GPU index i taken
   std::vector<std::vector<int>> gpu_indexes_;            // by NodeId: the agent's GPU indexes
   std::vector<bool> node_usable_;                        // by NodeId: as last seen
+  std::vector<CleanupHold> holds_;
   uint32_t next_job_id_ = 1;
   uint64_t capacity_version_ = 0;
   bool has_throttled_arrays_ = false;  // some array was submitted with "%N"

@@ -248,8 +248,18 @@ TEST_F(JobLifecycleTest, UnconfirmedLaunchGoesBackToPendingAndKillsWhatStarted) 
   EXPECT_EQ(j.restart_count(), 0);
   EXPECT_THAT(j.state_message(), HasSubstr("gpu2"));
   EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1));
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
   EXPECT_TRUE(e.schedule);
+  // The nodes stay held until they confirm that what may have started there is gone.
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);
+  EXPECT_EQ(jobs_->cleanup_holds(), 2u);
+  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, /*run_id=*/1);
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(1)).free_gpus, 0);
+  now_ += absl::Seconds(70);  // KillWait + 60 s: gpu2 never answered; its share is freed anyway
+  e = Effects();
+  jobs_->Tick(now_, e);
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(1)).free_gpus, 4);
+  EXPECT_EQ(jobs_->cleanup_holds(), 0u);
 }
 
 TEST_F(JobLifecycleTest, LaunchFailureFailsTheJob) {
@@ -377,12 +387,16 @@ TEST_F(JobLifecycleTest, NodeLossRequeuesOrFailsTheJob) {
   EXPECT_EQ(Job(id).restart_count(), 1);
   EXPECT_THAT(Job(id).state_message(), HasSubstr("gpu2"));
   EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1));
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
+  // gpu1 is held until its old processes are gone; the down gpu2 is not.
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);
+  EXPECT_EQ(jobs_->cleanup_holds(), 1u);
 
-  // It starts again on what is left, avoiding the down node.
+  // It starts again on what is left, avoiding the down node and the one still cleaning up.
   Schedule();
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_THAT(Job(id).nodes(), ::testing::Not(::testing::Contains("gpu2")));
+  EXPECT_THAT(Job(id).nodes(), ElementsAre("gpu3", "gpu4"));
+  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, /*run_id=*/1);
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
 }
 
 TEST_F(JobLifecycleTest, BrokenGpuOfTheJobRequeuesIt) {
@@ -567,23 +581,30 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
 }
 
 TEST_F(JobLifecycleTest, ReportsFromAnEarlierRunAreAcknowledgedButIgnored) {
-  AllNodesUp();
+  Effects up;
+  jobs_->NodeChanged(Node(0), now_, up);  // only gpu1
   const uint32_t id = Submit(1, 4);
   Schedule();
   EXPECT_EQ(Job(id).run_id(), 1u);
-  now_ += absl::Seconds(11);  // never confirmed: back to PENDING, then launched again
+  now_ += absl::Seconds(11);  // never confirmed: back to PENDING
   Effects e;
   jobs_->Tick(now_, e);
   Commit(e);
   Schedule();
+  // gpu1 is held until the first run is cleaned up there.
+  ASSERT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
+  // The first run's script dies of the kill: acknowledged, and ignored.
+  e = Report(0, id, V1::PHASE_EXITED, 0, 15, /*run_id=*/1);
+  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(id).exit_signal(), 0);
+  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, 1);
+  Schedule();
   ASSERT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
   EXPECT_EQ(Job(id).run_id(), 2u);
   EXPECT_EQ(Job(id).restart_count(), 0);
-  // The first run's script dies of the kill: that must not end the second run.
-  e = Report(0, id, V1::PHASE_EXITED, 0, 15, /*run_id=*/1);
+  // A late report of run 1 still changes nothing; run 2's confirmation starts it.
+  Report(0, id, V1::PHASE_EXITED, 0, 15, 1);
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  ASSERT_EQ(e.messages.size(), 0u);  // the ack is returned to the controller, not queued here
-  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, 1);
   Report(0, id, V1::PHASE_LAUNCHED, 0, 0, 2);
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
 }
@@ -615,6 +636,8 @@ TEST_F(JobLifecycleTest, CompleteJobWhileStartingIsRefusedAndNodeLossThenIsNoRes
   Commit(e);
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
   EXPECT_EQ(Job(id).restart_count(), 0);  // it never ran
+  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 1);  // held until it cleans up
+  Report(0, id, V1::PHASE_CLEANED_UP);  // an agent that never had the job says run 0
   EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 0);
 }
 
