@@ -35,6 +35,17 @@ std::string RandomToken() {
   return token;
 }
 
+// SIGINT/SIGTERM taken without waiting (they are blocked and polled), 0 if none.
+int PendingSignal() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  timespec zero{};
+  const int sig = sigtimedwait(&set, nullptr, &zero);
+  return sig > 0 ? sig : 0;
+}
+
 // Waits until the allocation runs, as srun does: "queued and waiting", then "allocated".
 absl::Status WaitForAllocation(ControllerClient& client, uint32_t job_id, std::ostream& err) {
   absl::Duration backoff = absl::Milliseconds(50);
@@ -59,21 +70,19 @@ absl::Status WaitForAllocation(ControllerClient& client, uint32_t job_id, std::o
       err << "srun: job " << job_id << " queued and waiting for resources\n";
       announced = true;
     }
+    if (PendingSignal() != 0) {
+      // Ctrl-C while queued: give the allocation up, as srun does.
+      canopy::v1::CancelJobRequest cancel;
+      cancel.add_job_ids(job_id);
+      (void)client.CancelJob(cancel);
+      return absl::CancelledError(
+          absl::StrCat("Job allocation ", job_id, " has been revoked"));
+    }
     absl::SleepFor(backoff);
     backoff = std::min(backoff * 2, absl::Seconds(1));
   }
 }
 
-// SIGINT/SIGTERM taken without waiting (they are blocked and polled), 0 if none.
-int PendingSignal() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  timespec zero{};
-  const int sig = sigtimedwait(&set, nullptr, &zero);
-  return sig > 0 ? sig : 0;
-}
 
 }  // namespace
 
