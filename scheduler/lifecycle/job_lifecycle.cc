@@ -300,7 +300,6 @@ std::vector<uint32_t> JobLifecycle::NodeRegistered(const state::NodeRecord& node
     if (idx < 0) {
       continue;
     }
-    canopy::v1::ControllerMessage msg;
     switch (job->state) {
       case JobState::kConfiguring:
         if (running.contains(id)) {
@@ -320,11 +319,7 @@ std::vector<uint32_t> JobLifecycle::NodeRegistered(const state::NodeRecord& node
         break;
       case JobState::kCompleting:
         if (!entry->cleaned[idx]) {
-          canopy::v1::KillJob* k = msg.mutable_kill_job();
-          k->set_job_id(id.value());
-          k->set_reason("job ended");
-          *k->mutable_kill_wait() = rpc::ToProtoDuration(config_->kill_wait);
-          effects.messages.push_back({node.id, msg});
+          effects.messages.push_back({node.id, KillMessage(id, "job ended")});
         }
         break;
       default:
@@ -668,14 +663,33 @@ void JobLifecycle::ForgetAllocation(const Job& job, Entry& entry) {
   entry.steps.clear();
 }
 
+canopy::v1::ControllerMessage JobLifecycle::KillMessage(core::JobId job,
+                                                        const std::string& reason) const {
+  canopy::v1::ControllerMessage msg;
+  canopy::v1::KillJob* kill = msg.mutable_kill_job();
+  kill->set_job_id(job.value());
+  kill->set_reason(reason);
+  *kill->mutable_kill_wait() = rpc::ToProtoDuration(config_->kill_wait);
+  return msg;
+}
+
 void JobLifecycle::SendKill(const Job& job, const std::string& reason, Effects& effects) {
   for (const core::NodeShare& share : job.allocation.nodes) {
+    effects.messages.push_back({share.node, KillMessage(job.id, reason)});
+  }
+}
+
+void JobLifecycle::SendSignal(const Job& job, int signal, bool batch_only, Effects& effects) {
+  // The batch shell runs on the first node: batch_only signals go there alone.
+  const size_t nodes = batch_only ? std::min<size_t>(1, job.allocation.nodes.size())
+                                  : job.allocation.nodes.size();
+  for (size_t i = 0; i < nodes; ++i) {
     canopy::v1::ControllerMessage msg;
-    canopy::v1::KillJob* kill = msg.mutable_kill_job();
-    kill->set_job_id(job.id.value());
-    kill->set_reason(reason);
-    *kill->mutable_kill_wait() = rpc::ToProtoDuration(config_->kill_wait);
-    effects.messages.push_back({share.node, std::move(msg)});
+    canopy::v1::SignalJob* sig = msg.mutable_signal_job();
+    sig->set_job_id(job.id.value());
+    sig->set_signal(signal);
+    sig->set_batch_only(batch_only);
+    effects.messages.push_back({job.allocation.nodes[i].node, std::move(msg)});
   }
 }
 
@@ -835,17 +849,7 @@ canopy::v1::CancelJobResponse JobLifecycle::Cancel(const canopy::v1::CancelJobRe
           error = "Job is pending execution";
           continue;
         }
-        for (size_t i = 0; i < job->allocation.nodes.size(); ++i) {
-          if (request.batch_only() && i > 0) {
-            break;
-          }
-          canopy::v1::ControllerMessage msg;
-          canopy::v1::SignalJob* sig = msg.mutable_signal_job();
-          sig->set_job_id(id.value());
-          sig->set_signal(request.signal());
-          sig->set_batch_only(request.batch_only());
-          effects.messages.push_back({job->allocation.nodes[i].node, std::move(msg)});
-        }
+        SendSignal(*job, request.signal(), request.batch_only(), effects);
         any_ok = true;
         continue;
       }
@@ -1156,17 +1160,7 @@ void JobLifecycle::Tick(absl::Time now, Effects& effects) {
           if (!entry->warned && spec.warn_signal() > 0 &&
               now >= deadline - rpc::FromProtoDuration(spec.warn_time())) {
             entry->warned = true;
-            for (size_t i = 0; i < job->allocation.nodes.size(); ++i) {
-              if (spec.warn_batch_only() && i > 0) {
-                break;
-              }
-              canopy::v1::ControllerMessage msg;
-              canopy::v1::SignalJob* sig = msg.mutable_signal_job();
-              sig->set_job_id(id.value());
-              sig->set_signal(spec.warn_signal());
-              sig->set_batch_only(spec.warn_batch_only());
-              effects.messages.push_back({job->allocation.nodes[i].node, std::move(msg)});
-            }
+            SendSignal(*job, spec.warn_signal(), spec.warn_batch_only(), effects);
           }
           if (now >= deadline) {
             entry->record.set_state_message("time limit reached");

@@ -158,7 +158,11 @@ class JobLifecycle {
                                               size_t node_index) const;
   // Frees what the job held besides capacity (GPU indexes, node -> job index).
   void ForgetAllocation(const core::Job& job, Entry& entry);
+  canopy::v1::ControllerMessage KillMessage(core::JobId job, const std::string& reason) const;
+  // KillJob (SIGTERM, SIGKILL after KillWait) to every node of the job.
   void SendKill(const core::Job& job, const std::string& reason, Effects& effects);
+  // SignalJob to every node, or to the batch host only.
+  void SendSignal(const core::Job& job, int signal, bool batch_only, Effects& effects);
   // RUNNING/CONFIGURING -> COMPLETING, ending as `final_state` once every node cleaned up.
   void BeginCompleting(core::Job& job, Entry& entry, core::JobState final_state,
                        const std::string& why, absl::Time now, Effects& effects);
