@@ -6,15 +6,19 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "common/log/absl_format.h"
 #include "spdlog/spdlog.h"
 
@@ -104,6 +108,48 @@ void Cgroup::Signal(int signal) const {
       kill(pid, signal);
     }
   }
+}
+
+int Cgroup::SweepDeadAgents(const std::string& root) {
+  std::error_code ec;
+  int swept = 0;
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    absl::string_view pid_text = name;
+    int pid = 0;
+    if (!entry.is_directory(ec) || !absl::ConsumePrefix(&pid_text, "canopy-agent-") ||
+        !absl::SimpleAtoi(pid_text, &pid) || pid <= 0 || pid == getpid()) {
+      continue;
+    }
+    if (kill(pid, 0) == 0 || errno == EPERM) {
+      continue;  // that agent is alive
+    }
+    ++swept;
+    // Children first: the job cgroups, then the agent's own.
+    std::vector<std::string> dirs;
+    for (const std::filesystem::directory_entry& sub :
+         std::filesystem::recursive_directory_iterator(entry.path(), ec)) {
+      if (sub.is_directory(ec)) {
+        dirs.push_back(sub.path().string());
+      }
+    }
+    dirs.push_back(entry.path().string());
+    std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
+      return a.size() > b.size();  // deeper paths are longer
+    });
+    for (const std::string& dir : dirs) {
+      Cgroup leftover(dir);  // removed (or the failure logged) when it goes out of scope
+      leftover.Signal(SIGKILL);
+      // Killed processes leave the cgroup once they are gone; give them a moment.
+      for (int i = 0; i < 50 && leftover.Populated(); ++i) {
+        absl::SleepFor(absl::Milliseconds(20));
+      }
+    }
+    spdlog::warn("killed what the dead agent {} left running (cgroup {})", pid,
+                 entry.path().string());
+  }
+  return swept;
 }
 
 bool Cgroup::Populated() const {

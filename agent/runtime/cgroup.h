@@ -22,6 +22,13 @@ class Cgroup {
   // is writable. Unavailable, saying why, otherwise.
   static absl::StatusOr<std::string> FindDelegatedRoot();
 
+  // Kills whatever agents that died without cleaning up (kill -9, a crash) left in `root`: every
+  // process in a `canopy-agent-<pid>` cgroup whose pid is no longer alive, then removes those
+  // cgroups. A restarted agent does not re-adopt old jobs, and the controller has requeued or
+  // ended them, so their processes must not keep running (or holding GPUs). Returns how many
+  // dead agents' cgroups it found. Best effort.
+  static int SweepDeadAgents(const std::string& root);
+
   // Creates (or adopts, when it already exists) `parent`/`name`. Internal on mkdir failure.
   static absl::StatusOr<std::unique_ptr<Cgroup>> Create(const std::string& parent,
                                                         const std::string& name);

@@ -92,6 +92,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<canopy::agent::runtime::Cgroup> agent_cgroup;
   if (absl::StatusOr<std::string> root = canopy::agent::runtime::Cgroup::FindDelegatedRoot();
       root.ok()) {
+    // Jobs of an agent that died here (kill -9, crash) were requeued or ended by the controller
+    // meanwhile: whatever of them still runs must go before this agent takes new work.
+    canopy::agent::runtime::Cgroup::SweepDeadAgents(*root);
     absl::StatusOr<std::unique_ptr<canopy::agent::runtime::Cgroup>> cg =
         canopy::agent::runtime::Cgroup::Create(*root, absl::StrCat("canopy-agent-", getpid()));
     if (cg.ok()) {
