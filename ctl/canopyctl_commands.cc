@@ -126,9 +126,9 @@ std::string JobList(const canopy::v1::Switch& s) {
 std::string SwitchLine(const canopy::v1::Switch& s) {
   return absl::StrCat(
       absl::StrFormat(
-          "%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down",
-          s.name(), s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(), s.total_gpus(),
-          s.free_gpus(), s.used_gpus(), s.down_gpus()),
+          "%s (level %d): %d nodes, %d idle, %d down; GPUs %d: %d free, %d used, %d down", s.name(),
+          s.level(), s.total_nodes(), s.idle_nodes(), s.down_nodes(), s.total_gpus(), s.free_gpus(),
+          s.used_gpus(), s.down_gpus()),
       JobList(s));
 }
 

@@ -75,14 +75,12 @@ absl::Status WaitForAllocation(ControllerClient& client, uint32_t job_id, std::o
       canopy::v1::CancelJobRequest cancel;
       cancel.add_job_ids(job_id);
       (void)client.CancelJob(cancel);
-      return absl::CancelledError(
-          absl::StrCat("Job allocation ", job_id, " has been revoked"));
+      return absl::CancelledError(absl::StrCat("Job allocation ", job_id, " has been revoked"));
     }
     absl::SleepFor(backoff);
     backoff = std::min(backoff * 2, absl::Seconds(1));
   }
 }
-
 
 }  // namespace
 

@@ -101,8 +101,8 @@ void Cgroup::Signal(int signal) const {
     }
     // Kernels before 5.14 have no cgroup.kill: fall through to one pid at a time.
   }
-  for (absl::string_view line : absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.procs")),
-                                               '\n', absl::SkipEmpty())) {
+  for (absl::string_view line :
+       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.procs")), '\n', absl::SkipEmpty())) {
     int pid = 0;
     if (absl::SimpleAtoi(line, &pid) && pid > 0) {
       kill(pid, signal);

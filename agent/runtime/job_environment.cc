@@ -109,8 +109,7 @@ Environment JobVariables(const canopy::v1::LaunchJob& launch, const NodeIdentity
 Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node) {
   Environment env;
   if (!launch.job().spec().export_none()) {
-    env.insert(launch.job().spec().environment().begin(),
-               launch.job().spec().environment().end());
+    env.insert(launch.job().spec().environment().begin(), launch.job().spec().environment().end());
   }
   for (auto& [key, value] : JobVariables(launch, node)) {
     env[key] = std::move(value);

@@ -6,9 +6,9 @@
 namespace canopy::agent::runtime {
 namespace {
 
-using ::testing::Not;
 using ::testing::Contains;
 using ::testing::Key;
+using ::testing::Not;
 
 canopy::v1::LaunchJob TwoNodeJob() {
   canopy::v1::LaunchJob l;
@@ -131,8 +131,7 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   (*step.mutable_environment())["HOME"] = "/home/alice";
   (*step.mutable_environment())["SLURM_PROCID"] = "99";
   (*step.mutable_environment())["SLURM_NTASKS"] = "99";
-  Environment env =
-      BuildStepEnvironment(TwoNodeJob(), step, NodeIdentity{"gpu002", false}, 5, 1);
+  Environment env = BuildStepEnvironment(TwoNodeJob(), step, NodeIdentity{"gpu002", false}, 5, 1);
   EXPECT_EQ(env["HOME"], "/home/alice");
   EXPECT_EQ(env["SLURM_STEP_ID"], "3");
   EXPECT_EQ(env["SLURM_STEPID"], "3");
@@ -150,8 +149,7 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2,3");
   EXPECT_EQ(env["SLURM_CPUS_ON_NODE"], "16");
   EXPECT_EQ(env["SLURMD_NODENAME"], "gpu002");
-  EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}),
-            (std::vector<std::string>{"A=1", "B="}));
+  EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}), (std::vector<std::string>{"A=1", "B="}));
 }
 
 }  // namespace

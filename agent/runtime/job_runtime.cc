@@ -143,10 +143,10 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
       ReportJob(Status(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
       return;
     }
-    if (run_id < job.run_id() || (job.next_launch.has_value() &&
-                                  run_id <= job.next_launch->job().run_id())) {
-      spdlog::info("{}: job {}: ignoring a launch of run {} (run {} is here{})",
-                   options_.node_name, job_id, run_id, job.run_id(),
+    if (run_id < job.run_id() ||
+        (job.next_launch.has_value() && run_id <= job.next_launch->job().run_id())) {
+      spdlog::info("{}: job {}: ignoring a launch of run {} (run {} is here{})", options_.node_name,
+                   job_id, run_id, job.run_id(),
                    job.next_launch.has_value()
                        ? absl::StrCat(", run ", job.next_launch->job().run_id(), " waiting")
                        : "");
@@ -154,8 +154,8 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
     }
     // A newer run: the old one goes first; its record (and cgroup, spool dir) must be gone
     // before the new run starts under the same job id.
-    spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name,
-                 job_id, run_id, job.run_id());
+    spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name, job_id,
+                 run_id, job.run_id());
     job.next_launch = launch;
     job.cancelled_run = 0;
     if (!job.killing) {
@@ -195,8 +195,7 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
                  job->batch_pid > 0 ? absl::StrCat(" (batch pid ", job->batch_pid, ")") : "");
     jobs_[job_id] = std::move(job);
   } else {
-    spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id,
-                 started.message());
+    spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, started.message());
     if (!job->spool_dir.empty()) {
       std::error_code ignored;
       std::filesystem::remove_all(job->spool_dir, ignored);
@@ -475,7 +474,8 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
       return;
     }
     auto it = jobs_.find(launch.job_id());
-    if (it != jobs_.end() && !it->second->killing && !it->second->steps.contains(launch.step_id())) {
+    if (it != jobs_.end() && !it->second->killing &&
+        !it->second->steps.contains(launch.step_id())) {
       JobRecord& job = *it->second;
       StepJobContext ctx;
       ctx.node = node_;
@@ -486,20 +486,20 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
       }
       const uint32_t job_id = launch.job_id();
       const uint32_t step_id = launch.step_id();
-      auto owned = std::make_unique<StepPart>(
-          launch, std::move(ctx), reaper_,
-          [this, job_id, step_id](const canopy::v1::StepStatus& status) {
-            OnStepDone(job_id, step_id, status);
-          });
+      auto owned =
+          std::make_unique<StepPart>(launch, std::move(ctx), reaper_,
+                                     [this, job_id, step_id](const canopy::v1::StepStatus& status) {
+                                       OnStepDone(job_id, step_id, status);
+                                     });
       part = owned.get();
       job.steps[step_id] = std::move(owned);
       ++live_steps_;
     }
   }
   if (part == nullptr) {
-    FailStepWithoutJob(launch, absl::StrCat("job ", launch.job_id(), " is not running on node ",
-                                            options_.node_name, " (or step ", launch.step_id(),
-                                            " already is)"));
+    FailStepWithoutJob(
+        launch, absl::StrCat("job ", launch.job_id(), " is not running on node ",
+                             options_.node_name, " (or step ", launch.step_id(), " already is)"));
     return;
   }
   // Outside the lock: attaching to srun may take a while. The part stays in the map (and
@@ -561,8 +561,8 @@ void JobRuntime::FailStepWithoutJob(const canopy::v1::LaunchStep& launch,
     hello.set_node_index(launch.node_index());
     hello.set_node_name(options_.node_name);
     *hello.mutable_task_ranks() = launch.task_ranks();
-    absl::StatusOr<std::unique_ptr<StepIoStream>> io =
-        StepIoStream::Open(launch.io_address(), hello, [](int) {}, [] {});
+    absl::StatusOr<std::unique_ptr<StepIoStream>> io = StepIoStream::Open(
+        launch.io_address(), hello, [](int) {}, [] {});
     if (io.ok()) {
       canopy::v1::StepIoMessage failed;
       failed.mutable_launch_failed()->set_message(message);
@@ -664,12 +664,11 @@ void JobRuntime::Shutdown(absl::Duration timeout) {
   // CheckKill forgets each job once its processes are gone; finished steps are destroyed on
   // the timer thread.
   absl::MutexLock lock(&mu_);
-  auto done = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return jobs_.empty() && live_steps_ == 0;
-  };
+  auto done = [this]()
+                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return jobs_.empty() && live_steps_ == 0; };
   if (!mu_.AwaitWithTimeout(absl::Condition(&done), timeout)) {
-    spdlog::error("{}: {} job(s) still have processes after {}", options_.node_name,
-                  jobs_.size(), absl::FormatDuration(timeout));
+    spdlog::error("{}: {} job(s) still have processes after {}", options_.node_name, jobs_.size(),
+                  absl::FormatDuration(timeout));
   }
 }
 

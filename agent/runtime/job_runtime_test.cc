@@ -64,8 +64,8 @@ class JobRuntimeTest : public ::testing::Test {
 };
 
 TEST_F(JobRuntimeTest, BatchScriptOutputPatternAndExitCode) {
-  canopy::v1::LaunchJob l = BatchJob(7, "#!/bin/sh\necho hello $SLURM_JOB_ID $1\necho oops >&2\nexit 3\n",
-                                     dir_.path());
+  canopy::v1::LaunchJob l =
+      BatchJob(7, "#!/bin/sh\necho hello $SLURM_JOB_ID $1\necho oops >&2\nexit 3\n", dir_.path());
   l.mutable_job()->mutable_spec()->add_argv("arg1");
   l.mutable_job()->mutable_spec()->set_stdout_path("out-%j-%x.txt");
   runtime_->LaunchJob(l);
@@ -84,9 +84,7 @@ TEST_F(JobRuntimeTest, BatchScriptOutputPatternAndExitCode) {
 }
 
 TEST_F(JobRuntimeTest, DefaultOutputNoShebangSeparateErrorAndAppend) {
-  {
-    std::ofstream(dir_.path() + "/err.txt") << "old\n";
-  }
+  { std::ofstream(dir_.path() + "/err.txt") << "old\n"; }
   canopy::v1::LaunchJob l = BatchJob(8, "echo plain\necho bad >&2\n", dir_.path());
   l.mutable_job()->mutable_spec()->set_stderr_path("err.txt");
   l.mutable_job()->mutable_spec()->set_open_append(true);
@@ -141,7 +139,8 @@ TEST_F(JobRuntimeTest, EmptyScriptIsAnAllocationAndNonBatchNodesJustRecord) {
 TEST_F(JobRuntimeTest, KillEscalatesToSigkillAfterKillWait) {
   const std::string ready = dir_.path() + "/ready";
   runtime_->LaunchJob(BatchJob(
-      14, absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
+      14,
+      absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
       dir_.path()));
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
   canopy::v1::KillJob kill;
@@ -158,10 +157,10 @@ TEST_F(JobRuntimeTest, KillEscalatesToSigkillAfterKillWait) {
 
 TEST_F(JobRuntimeTest, NothingTheJobForkedSurvivesKill) {
   const std::string pid_file = dir_.path() + "/pid";
-  runtime_->LaunchJob(BatchJob(
-      15, absl::StrCat("#!/bin/sh\nsleep 1000 &\necho $! > ", pid_file, ".tmp\nmv ", pid_file,
-                       ".tmp ", pid_file, "\nwait\n"),
-      dir_.path()));
+  runtime_->LaunchJob(BatchJob(15,
+                               absl::StrCat("#!/bin/sh\nsleep 1000 &\necho $! > ", pid_file,
+                                            ".tmp\nmv ", pid_file, ".tmp ", pid_file, "\nwait\n"),
+                               dir_.path()));
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(pid_file); }));
   int pid = 0;
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(pid_file)), &pid));
@@ -198,17 +197,14 @@ TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
   EXPECT_TRUE(runtime_->UnacknowledgedStatuses().empty());
 }
 
-TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) {
-  KillAndWait(999);
-}
+TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) { KillAndWait(999); }
 
 TEST_F(JobRuntimeTest, SignalJobReachesTheBatchShell) {
   const std::string ready = dir_.path() + "/ready";
-  runtime_->LaunchJob(BatchJob(
-      17,
-      absl::StrCat("#!/bin/sh\ntrap 'echo got-usr1; exit 4' USR1\ntouch ", ready,
-                   "\nwhile :; do sleep 0.05; done\n"),
-      dir_.path()));
+  runtime_->LaunchJob(BatchJob(17,
+                               absl::StrCat("#!/bin/sh\ntrap 'echo got-usr1; exit 4' USR1\ntouch ",
+                                            ready, "\nwhile :; do sleep 0.05; done\n"),
+                               dir_.path()));
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
   canopy::v1::SignalJob sig;
   sig.set_job_id(17);
@@ -225,10 +221,10 @@ TEST_F(JobRuntimeTest, SignalJobReachesTheBatchShell) {
 
 TEST_F(JobRuntimeTest, ShutdownKillsRunningJobs) {
   const std::string pid_file = dir_.path() + "/pid";
-  runtime_->LaunchJob(BatchJob(
-      18, absl::StrCat("#!/bin/sh\necho $$ > ", pid_file, ".tmp\nmv ", pid_file, ".tmp ",
-                       pid_file, "\nexec sleep 1000\n"),
-      dir_.path()));
+  runtime_->LaunchJob(BatchJob(18,
+                               absl::StrCat("#!/bin/sh\necho $$ > ", pid_file, ".tmp\nmv ",
+                                            pid_file, ".tmp ", pid_file, "\nexec sleep 1000\n"),
+                               dir_.path()));
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(pid_file); }));
   int pid = 0;
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(pid_file)), &pid));
@@ -240,7 +236,8 @@ TEST_F(JobRuntimeTest, ShutdownKillsRunningJobs) {
 TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
   const std::string ready = dir_.path() + "/ready";
   canopy::v1::LaunchJob run1 = BatchJob(
-      19, absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
+      19,
+      absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
       dir_.path());
   run1.mutable_job()->set_run_id(1);
   runtime_->LaunchJob(run1);
@@ -277,12 +274,10 @@ TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
     }
   }
   using P = std::pair<uint32_t, JobStatus::Phase>;
-  EXPECT_THAT(order, ::testing::ElementsAre(P(1, JobStatus::PHASE_LAUNCHED),
-                                            P(1, JobStatus::PHASE_LAUNCHED),
-                                            P(1, JobStatus::PHASE_EXITED),
-                                            P(1, JobStatus::PHASE_CLEANED_UP),
-                                            P(2, JobStatus::PHASE_LAUNCHED),
-                                            P(2, JobStatus::PHASE_EXITED)));
+  EXPECT_THAT(order, ::testing::ElementsAre(
+                         P(1, JobStatus::PHASE_LAUNCHED), P(1, JobStatus::PHASE_LAUNCHED),
+                         P(1, JobStatus::PHASE_EXITED), P(1, JobStatus::PHASE_CLEANED_UP),
+                         P(2, JobStatus::PHASE_LAUNCHED), P(2, JobStatus::PHASE_EXITED)));
 
   // Unacknowledged statuses are per run: an ack names its run (0: any run).
   EXPECT_EQ(runtime_->UnacknowledgedStatuses().size(), 3u);
@@ -307,8 +302,8 @@ TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
 
 TEST_F(JobRuntimeTest, KillJobCancelsANewerRunThatWaits) {
   const std::string ready = dir_.path() + "/ready";
-  canopy::v1::LaunchJob run1 = BatchJob(
-      20, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nexec sleep 1000\n"), dir_.path());
+  canopy::v1::LaunchJob run1 =
+      BatchJob(20, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nexec sleep 1000\n"), dir_.path());
   run1.mutable_job()->set_run_id(1);
   runtime_->LaunchJob(run1);
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
@@ -322,8 +317,8 @@ TEST_F(JobRuntimeTest, KillJobCancelsANewerRunThatWaits) {
   runtime_->KillJob(kill);
   ASSERT_TRUE(recorder_.WaitJobRun(20, 1, JobStatus::PHASE_CLEANED_UP).has_value());
   ASSERT_TRUE(recorder_.WaitJobRun(20, 2, JobStatus::PHASE_CLEANED_UP).has_value());
-  EXPECT_FALSE(recorder_.WaitJobRun(20, 2, JobStatus::PHASE_LAUNCHED, absl::Milliseconds(200))
-                   .has_value());
+  EXPECT_FALSE(
+      recorder_.WaitJobRun(20, 2, JobStatus::PHASE_LAUNCHED, absl::Milliseconds(200)).has_value());
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran2"));
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
 }
@@ -351,7 +346,8 @@ TEST_F(JobRuntimeTest, StdioFilesAreOpenedAsTheJobUser) {
   runtime_->LaunchJob(l);
   std::optional<JobStatus> failed = recorder_.WaitJob(22, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
-  EXPECT_EQ(failed->message(), absl::StrCat("open ", locked, "/out.txt for output: Permission denied"));
+  EXPECT_EQ(failed->message(),
+            absl::StrCat("open ", locked, "/out.txt for output: Permission denied"));
   EXPECT_FALSE(std::filesystem::exists(locked + "/out.txt"));
 
   // --error naming a file of root's: not truncated, not given away.

@@ -229,8 +229,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   return pid;
 }
 
-absl::StatusOr<std::string> ResolveProgram(const std::string& program,
-                                           const std::string& path_env,
+absl::StatusOr<std::string> ResolveProgram(const std::string& program, const std::string& path_env,
                                            const std::string& work_dir) {
   if (program.empty()) {
     return absl::InvalidArgumentError("empty program name");

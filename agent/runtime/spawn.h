@@ -61,8 +61,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
 // Finds `program` the way execvp would, but in the task's PATH (`path_env`, empty means
 // "/usr/bin:/bin") rather than the agent's. A name with a '/' is returned unchanged (relative
 // names resolve against the work dir the child enters). NotFound: "<program>: command not found".
-absl::StatusOr<std::string> ResolveProgram(const std::string& program,
-                                           const std::string& path_env,
+absl::StatusOr<std::string> ResolveProgram(const std::string& program, const std::string& path_env,
                                            const std::string& work_dir);
 
 }  // namespace canopy::agent::runtime

@@ -12,8 +12,8 @@ absl::StatusOr<std::unique_ptr<StepIoStream>> StepIoStream::Open(
     const std::string& address, const canopy::v1::StepIoHello& hello, SignalCallback on_signal,
     BrokenCallback on_broken) {
   std::unique_ptr<StepIoStream> s(new StepIoStream(std::move(on_signal), std::move(on_broken)));
-  s->stub_ = canopy::v1::StepIo::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  s->stub_ =
+      canopy::v1::StepIo::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   // srun is waiting for us: if it cannot be reached soon it is gone, and the step with it.
   s->context_.set_wait_for_ready(false);
   s->stream_ = s->stub_->Attach(&s->context_);

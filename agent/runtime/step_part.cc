@@ -173,11 +173,11 @@ absl::Status StepPart::StartTasks() {
 
   for (size_t i = 0; i < static_cast<size_t>(launch_.task_ranks_size()); ++i) {
     const int rank = launch_.task_ranks(static_cast<int>(i));
-    const Environment env = BuildStepEnvironment(job_.job_launch, launch_, job_.node, rank,
-                                                 static_cast<int>(i));
+    const Environment env =
+        BuildStepEnvironment(job_.job_launch, launch_, job_.node, rank, static_cast<int>(i));
     auto path_it = env.find("PATH");
-    absl::StatusOr<std::string> program = ResolveProgram(
-        launch_.argv(0), path_it == env.end() ? "" : path_it->second, work_dir);
+    absl::StatusOr<std::string> program =
+        ResolveProgram(launch_.argv(0), path_it == env.end() ? "" : path_it->second, work_dir);
     if (!program.ok()) {
       return program.status();
     }

@@ -47,7 +47,8 @@ class StepPart {
 
   StepPart(canopy::v1::LaunchStep launch, StepJobContext job, ChildReaper* reaper,
            DoneCallback on_done);
-  // SIGKILLs tasks still running (not what exited tasks left behind) and joins the I/O thread (which waits for their exits).
+  // SIGKILLs tasks still running (not what exited tasks left behind) and joins the I/O thread
+  // (which waits for their exits).
   ~StepPart();
   StepPart(const StepPart&) = delete;
   StepPart& operator=(const StepPart&) = delete;
@@ -68,7 +69,7 @@ class StepPart {
   struct Task {
     int rank = 0;
     int local_id = 0;
-    pid_t pid = 0;  // 0: not started
+    pid_t pid = 0;     // 0: not started
     os::UniqueFd out;  // pipe read ends; empty when writing to a file
     os::UniqueFd err;
     bool exited = false;

@@ -135,10 +135,10 @@ class StepTest : public ::testing::Test {
 
 TEST_F(StepTest, TwoRanksStreamOutputAndExits) {
   StartSrun(false);
-  runtime_->LaunchStep(Step(
-      {"sh", "-c",
-       "echo rank=$SLURM_PROCID local=$SLURM_LOCALID gpus=$CUDA_VISIBLE_DEVICES "
-       "tasks=$SLURM_NTASKS; echo e$SLURM_PROCID >&2; exit $((SLURM_PROCID + 4))"}));
+  runtime_->LaunchStep(
+      Step({"sh", "-c",
+            "echo rank=$SLURM_PROCID local=$SLURM_LOCALID gpus=$CUDA_VISIBLE_DEVICES "
+            "tasks=$SLURM_NTASKS; echo e$SLURM_PROCID >&2; exit $((SLURM_PROCID + 4))"}));
   std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
   ASSERT_TRUE(status.has_value());
   EXPECT_TRUE(status->exited());
@@ -176,8 +176,8 @@ TEST_F(StepTest, OutputToFilesPerRank) {
 TEST_F(StepTest, BrokenSrunStreamKillsTheTasks) {
   StartSrun(true);
   const std::string pid_file = dir_.path() + "/pid";
-  runtime_->LaunchStep(Step({"sh", "-c",
-                             absl::StrCat("echo $$ > ", pid_file, ".$SLURM_PROCID; exec sleep 1000")}));
+  runtime_->LaunchStep(
+      Step({"sh", "-c", absl::StrCat("echo $$ > ", pid_file, ".$SLURM_PROCID; exec sleep 1000")}));
   std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_signal(), SIGKILL);
@@ -207,11 +207,10 @@ TEST_F(StepTest, WhatAStepTaskLeftRunningIsKilledWithTheJob) {
   StartSrun(false);
   const std::string pid_file = dir_.path() + "/bg";
   // Each task backgrounds a sleep (in the task's process group) and exits at once.
-  runtime_->LaunchStep(Step(
-      {"sh", "-c",
-       absl::StrCat("sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > ", pid_file,
-                    ".$SLURM_PROCID.tmp; mv ", pid_file, ".$SLURM_PROCID.tmp ", pid_file,
-                    ".$SLURM_PROCID")}));
+  runtime_->LaunchStep(Step({"sh", "-c",
+                             absl::StrCat("sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > ",
+                                          pid_file, ".$SLURM_PROCID.tmp; mv ", pid_file,
+                                          ".$SLURM_PROCID.tmp ", pid_file, ".$SLURM_PROCID")}));
   std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_code(), 0);

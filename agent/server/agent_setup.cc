@@ -51,8 +51,7 @@ std::string DefaultSpoolDir() {
     return "/var/spool/canopy";
   }
   const char* tmp = std::getenv("TMPDIR");
-  return absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/canopy-agent-",
-                      geteuid());
+  return absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/canopy-agent-", geteuid());
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(

@@ -35,8 +35,7 @@ NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel
       rng_(seed),
       boot_time_(absl::Now()),
       runtime_(std::make_unique<runtime::JobRuntime>(
-          std::move(runtime_options), reaper,
-          [this](const canopy::v1::AgentMessage& report) {
+          std::move(runtime_options), reaper, [this](const canopy::v1::AgentMessage& report) {
             // Without a stream the report is dropped here; EXITED/CLEANED_UP are kept by the
             // runtime and sent again after the next registration.
             Write(report);

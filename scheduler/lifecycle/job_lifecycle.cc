@@ -378,8 +378,8 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> JobLifecycle::Submit(
     job.submit_time = now;
     job.eligible_time = now;
     job.reason = resolved->blocked != core::JobReason::kNone ? resolved->blocked
-                 : request.spec().hold()                    ? core::JobReason::kJobHeldUser
-                                                            : core::JobReason::kNone;
+                 : request.spec().hold()                     ? core::JobReason::kJobHeldUser
+                                                             : core::JobReason::kNone;
     Entry entry;
     canopy::v1::Job& r = entry.record;
     *r.mutable_spec() = request.spec();
@@ -539,11 +539,11 @@ void JobLifecycle::Launch(Job& job, Entry& entry, absl::Time now, Effects& effec
     effects.messages.push_back({job.allocation.nodes[i].node, LaunchMessage(job, entry, i)});
   }
   Touch(job.id, effects);
-  effects.info.push_back(absl::StrCat("job ", job.id.value(), " starting on ",
-                                      slurm::CompressHostlist(std::vector<std::string>(
-                                          entry.record.nodes().begin(),
-                                          entry.record.nodes().end())),
-                                      " (", entry.record.placement_explanation(), ")"));
+  effects.info.push_back(
+      absl::StrCat("job ", job.id.value(), " starting on ",
+                   slurm::CompressHostlist(std::vector<std::string>(entry.record.nodes().begin(),
+                                                                    entry.record.nodes().end())),
+                   " (", entry.record.placement_explanation(), ")"));
 }
 
 canopy::v1::ControllerMessage JobLifecycle::LaunchMessage(const Job& job, const Entry& entry,
@@ -631,8 +631,7 @@ void JobLifecycle::ReleaseHolds(core::JobId job, core::NodeId node, uint32_t run
       ++it;
       continue;
     }
-    const placement::NodeUse use{it->share.node, it->share.gpus, it->share.cpus,
-                                 it->share.mem_mib};
+    const placement::NodeUse use{it->share.node, it->share.gpus, it->share.cpus, it->share.mem_mib};
     (void)view_.ApplyJob({&use, 1}, it->exclusive, /*start=*/false);
     for (int g : it->gpus) {
       if (g >= 0 && g < 64) {
@@ -681,8 +680,8 @@ void JobLifecycle::SendKill(const Job& job, const std::string& reason, Effects& 
 
 void JobLifecycle::SendSignal(const Job& job, int signal, bool batch_only, Effects& effects) {
   // The batch shell runs on the first node: batch_only signals go there alone.
-  const size_t nodes = batch_only ? std::min<size_t>(1, job.allocation.nodes.size())
-                                  : job.allocation.nodes.size();
+  const size_t nodes =
+      batch_only ? std::min<size_t>(1, job.allocation.nodes.size()) : job.allocation.nodes.size();
   for (size_t i = 0; i < nodes; ++i) {
     canopy::v1::ControllerMessage msg;
     canopy::v1::SignalJob* sig = msg.mutable_signal_job();
@@ -713,8 +712,8 @@ void JobLifecycle::EndNow(Job& job, Entry& entry, JobState final_state, absl::Ti
   Touch(job.id, effects);
   effects.schedule = true;
   effects.info.push_back(absl::StrCat("job ", job.id.value(), " ended ",
-                                      core::JobStateName(final_state), " (exit ",
-                                      ExitString(job), ")"));
+                                      core::JobStateName(final_state), " (exit ", ExitString(job),
+                                      ")"));
 }
 
 void JobLifecycle::BeginCompleting(Job& job, Entry& entry, JobState final_state,
@@ -778,10 +777,9 @@ void JobLifecycle::LoseJob(Job& job, Entry& entry, const std::string& why, absl:
   entry.record.set_state_message(why);
   Touch(job.id, effects);
   effects.schedule = true;
-  effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " lost a node (", why, "): ",
-                                          job.state == JobState::kPending
-                                              ? "requeued"
-                                              : std::string(core::JobStateName(job.state))));
+  effects.warnings.push_back(absl::StrCat(
+      "job ", job.id.value(), " lost a node (", why, "): ",
+      job.state == JobState::kPending ? "requeued" : std::string(core::JobStateName(job.state))));
 }
 
 void JobLifecycle::AbortLaunchOf(Job& job, Entry& entry, const std::string& why, absl::Time now,
@@ -800,8 +798,7 @@ void JobLifecycle::AbortLaunchOf(Job& job, Entry& entry, const std::string& why,
   entry.record.set_state_message(why);
   Touch(job.id, effects);
   effects.schedule = true;
-  effects.warnings.push_back(
-      absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
+  effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
 }
 
 // ------------------------------------------------------------------ cancel
@@ -881,9 +878,8 @@ absl::Status JobLifecycle::CompleteJob(const canopy::v1::CompleteJobRequest& req
     return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", request.job_id()));
   }
   if (!caller.MayControl(entry->record.user_id())) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("Access/permission denied: job ", id.value(), " belongs to ",
-                     entry->record.user_name()));
+    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: job ", id.value(),
+                                                    " belongs to ", entry->record.user_name()));
   }
   if (!entry->record.spec().script().empty()) {
     return absl::FailedPreconditionError(
@@ -915,14 +911,13 @@ absl::StatusOr<canopy::v1::CreateStepResponse> JobLifecycle::CreateStep(
     return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", request.job_id()));
   }
   if (!caller.MayControl(entry->record.user_id())) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("Access/permission denied: job ", id.value(), " belongs to ",
-                     entry->record.user_name()));
+    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: job ", id.value(),
+                                                    " belongs to ", entry->record.user_name()));
   }
   if (job->state != JobState::kRunning && job->state != JobState::kConfiguring) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "Job/step already completing or completed: job ", id.value(), " is ",
-        core::JobStateName(job->state)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("Job/step already completing or completed: job ", id.value(), " is ",
+                     core::JobStateName(job->state)));
   }
   if (request.argv().empty()) {
     return absl::InvalidArgumentError("argv: no program to run");
@@ -1008,8 +1003,7 @@ absl::Status JobLifecycle::CancelStep(const canopy::v1::CancelStepRequest& reque
   return absl::OkStatus();
 }
 
-void JobLifecycle::StepStatus(core::NodeId node, const canopy::v1::StepStatus& status,
-                              Effects&) {
+void JobLifecycle::StepStatus(core::NodeId node, const canopy::v1::StepStatus& status, Effects&) {
   Entry* entry = FindEntry(core::JobId(status.job_id()));
   if (entry == nullptr || !status.exited()) {
     return;
@@ -1070,9 +1064,8 @@ std::optional<canopy::v1::ControllerMessage> JobLifecycle::JobStatus(
           (void)core::TransitionTo(*job, JobState::kRunning, now);
         }
         BeginCompleting(*job, *entry, JobState::kFailed, "launch failed", now, effects);
-        effects.warnings.push_back(
-            absl::StrCat("job ", id.value(), ": launch failed on ", node_name, ": ",
-                         status.message()));
+        effects.warnings.push_back(absl::StrCat("job ", id.value(), ": launch failed on ",
+                                                node_name, ": ", status.message()));
       }
       break;
     case Phase::PHASE_EXITED:
@@ -1186,9 +1179,9 @@ void JobLifecycle::Tick(absl::Time now, Effects& effects) {
               stuck.push_back(topology_->node_name(job->allocation.nodes[i].node));
             }
           }
-          effects.warnings.push_back(absl::StrCat(
-              "job ", id.value(), ": ", slurm::CompressHostlist(stuck),
-              " did not confirm cleanup in time; ending the job anyway"));
+          effects.warnings.push_back(
+              absl::StrCat("job ", id.value(), ": ", slurm::CompressHostlist(stuck),
+                           " did not confirm cleanup in time; ending the job anyway"));
           EndNow(*job, *entry, FromProtoState(entry->record.completing_to()), now, effects);
         }
         break;

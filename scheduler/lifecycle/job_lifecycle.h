@@ -67,8 +67,8 @@ class JobLifecycle {
   // kill (unknown or no longer allocated to it); re-sends what a CONFIGURING or COMPLETING job
   // still needs from it.
   std::vector<uint32_t> NodeRegistered(const state::NodeRecord& node,
-                                       const std::vector<uint32_t>& running_job_ids,
-                                       absl::Time now, Effects& effects);
+                                       const std::vector<uint32_t>& running_job_ids, absl::Time now,
+                                       Effects& effects);
 
   // ---- Client requests
   absl::StatusOr<canopy::v1::SubmitJobResponse> Submit(const canopy::v1::SubmitJobRequest& request,
@@ -120,8 +120,8 @@ class JobLifecycle {
     std::vector<bool> cleaned;                  // COMPLETING: per node, CLEANED_UP seen
     absl::Time launch_deadline = absl::InfiniteFuture();
     absl::Time cleanup_deadline = absl::InfiniteFuture();
-    absl::Time lost_batch_since = absl::InfiniteFuture();  // batch host forgot the job
-    bool warned = false;                                   // --signal sent
+    absl::Time lost_batch_since = absl::InfiniteFuture();        // batch host forgot the job
+    bool warned = false;                                         // --signal sent
     absl::btree_map<uint32_t, std::vector<core::NodeId>> steps;  // live steps: nodes
   };
 

@@ -143,7 +143,8 @@ class JobLifecycleTest : public ::testing::Test {
   }
 
   // Nodes a list of messages of one kind goes to.
-  static std::vector<int> Targets(const Effects& e, canopy::v1::ControllerMessage::PayloadCase kind) {
+  static std::vector<int> Targets(const Effects& e,
+                                  canopy::v1::ControllerMessage::PayloadCase kind) {
     std::vector<int> out;
     for (const OutgoingMessage& m : e.messages) {
       if (m.message.payload_case() == kind) {
@@ -628,14 +629,13 @@ TEST_F(JobLifecycleTest, CompleteJobWhileStartingIsRefusedAndNodeLossThenIsNoRes
   canopy::v1::CompleteJobRequest req;
   req.set_job_id(id);
   Effects e;
-  EXPECT_EQ(jobs_->CompleteJob(req, alice_, now_, e).code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(jobs_->CompleteJob(req, alice_, now_, e).code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
   e = Effects();
   jobs_->NodeChanged(Node(1, /*up=*/false), now_, e);
   Commit(e);
   EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).restart_count(), 0);  // it never ran
+  EXPECT_EQ(Job(id).restart_count(), 0);                       // it never ran
   EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 1);  // held until it cleans up
   Report(0, id, V1::PHASE_CLEANED_UP);  // an agent that never had the job says run 0
   EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 0);

@@ -29,9 +29,9 @@ absl::StatusOr<std::vector<core::NodeId>> ResolveNodes(const std::string& hostli
   for (const std::string& name : *names) {
     const core::NodeId id = topology.FindNode(name);
     if (!id.valid()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Batch job submission failed: Invalid node name specified (", field, " names ", name,
-          ", which is not a node of this cluster)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Batch job submission failed: Invalid node name specified (", field,
+                       " names ", name, ", which is not a node of this cluster)"));
     }
     ids.push_back(id);
   }
@@ -73,10 +73,10 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const JobSpec& spec, const config::Clus
   out.partition = FindPartition(config, spec.partition());
   if (out.partition == nullptr) {
     // sbatch prints each line after "sbatch: error: "; these are Slurm's own two lines.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid partition specified: ",
-        spec.partition().empty() ? "(no default partition)" : spec.partition(),
-        "\nBatch job submission failed: Invalid partition name specified"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid partition specified: ",
+                     spec.partition().empty() ? "(no default partition)" : spec.partition(),
+                     "\nBatch job submission failed: Invalid partition name specified"));
   }
   const config::PartitionConfig& part = *out.partition;
   c.name = spec.name();
@@ -147,7 +147,7 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const JobSpec& spec, const config::Clus
   if (asked <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("time_limit: must be positive (unset = partition default)");
   }
-  out.time_limit = spec.has_time_limit()                          ? asked
+  out.time_limit = spec.has_time_limit()                           ? asked
                    : part.default_time != absl::InfiniteDuration() ? part.default_time
                                                                    : part.max_time;
   c.time_limit = out.time_limit;
@@ -169,18 +169,30 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const JobSpec& spec, const config::Clus
 canopy::v1::JobState ToProtoState(core::JobState state) {
   using S = core::JobState;
   switch (state) {
-    case S::kPending: return canopy::v1::JOB_STATE_PENDING;
-    case S::kConfiguring: return canopy::v1::JOB_STATE_CONFIGURING;
-    case S::kRunning: return canopy::v1::JOB_STATE_RUNNING;
-    case S::kCompleting: return canopy::v1::JOB_STATE_COMPLETING;
-    case S::kCompleted: return canopy::v1::JOB_STATE_COMPLETED;
-    case S::kFailed: return canopy::v1::JOB_STATE_FAILED;
-    case S::kCancelled: return canopy::v1::JOB_STATE_CANCELLED;
-    case S::kTimeout: return canopy::v1::JOB_STATE_TIMEOUT;
-    case S::kNodeFail: return canopy::v1::JOB_STATE_NODE_FAIL;
-    case S::kOutOfMemory: return canopy::v1::JOB_STATE_OUT_OF_MEMORY;
-    case S::kRequeued: return canopy::v1::JOB_STATE_REQUEUED;
-    case S::kPreempted: return canopy::v1::JOB_STATE_PREEMPTED;
+    case S::kPending:
+      return canopy::v1::JOB_STATE_PENDING;
+    case S::kConfiguring:
+      return canopy::v1::JOB_STATE_CONFIGURING;
+    case S::kRunning:
+      return canopy::v1::JOB_STATE_RUNNING;
+    case S::kCompleting:
+      return canopy::v1::JOB_STATE_COMPLETING;
+    case S::kCompleted:
+      return canopy::v1::JOB_STATE_COMPLETED;
+    case S::kFailed:
+      return canopy::v1::JOB_STATE_FAILED;
+    case S::kCancelled:
+      return canopy::v1::JOB_STATE_CANCELLED;
+    case S::kTimeout:
+      return canopy::v1::JOB_STATE_TIMEOUT;
+    case S::kNodeFail:
+      return canopy::v1::JOB_STATE_NODE_FAIL;
+    case S::kOutOfMemory:
+      return canopy::v1::JOB_STATE_OUT_OF_MEMORY;
+    case S::kRequeued:
+      return canopy::v1::JOB_STATE_REQUEUED;
+    case S::kPreempted:
+      return canopy::v1::JOB_STATE_PREEMPTED;
   }
   return canopy::v1::JOB_STATE_UNSPECIFIED;
 }

@@ -13,7 +13,7 @@
 namespace canopy::lifecycle {
 
 struct StepLayout {
-  int32_t nodes = 0;                  // the first `nodes` nodes of the allocation
+  int32_t nodes = 0;  // the first `nodes` nodes of the allocation
   int32_t ntasks = 0;
   std::vector<int32_t> tasks_per_node;  // per node
   std::vector<int32_t> first_rank;      // per node: rank of its first task

@@ -390,8 +390,8 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> Controller::SubmitJob(
 absl::StatusOr<canopy::v1::CancelJobResponse> Controller::CancelJob(
     canopy::v1::CancelJobRequest request, lifecycle::Caller caller) {
   return RunJobCommand<canopy::v1::CancelJobResponse>(
-      [this, request = std::move(request), caller = std::move(caller)](
-          Batch& batch) -> absl::StatusOr<canopy::v1::CancelJobResponse> {
+      [this, request = std::move(request),
+       caller = std::move(caller)](Batch& batch) -> absl::StatusOr<canopy::v1::CancelJobResponse> {
         return jobs_->Cancel(request, caller, clock_->Now(), batch.effects);
       });
 }
@@ -406,8 +406,8 @@ absl::StatusOr<canopy::v1::CreateStepResponse> Controller::CreateStep(
 
 absl::Status Controller::CancelStep(canopy::v1::CancelStepRequest request,
                                     lifecycle::Caller caller) {
-  return RunJobCommand<bool>([this, request = std::move(request), caller = std::move(caller)](
-                                 Batch& batch) -> absl::StatusOr<bool> {
+  return RunJobCommand<bool>([this, request = std::move(request),
+                              caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
            absl::Status s = jobs_->CancelStep(request, caller, batch.effects);
            if (!s.ok()) {
              return s;
@@ -419,8 +419,8 @@ absl::Status Controller::CancelStep(canopy::v1::CancelStepRequest request,
 
 absl::Status Controller::CompleteJob(canopy::v1::CompleteJobRequest request,
                                      lifecycle::Caller caller) {
-  return RunJobCommand<bool>([this, request = std::move(request), caller = std::move(caller)](
-                                 Batch& batch) -> absl::StatusOr<bool> {
+  return RunJobCommand<bool>([this, request = std::move(request),
+                              caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
            absl::Status s = jobs_->CompleteJob(request, caller, clock_->Now(), batch.effects);
            if (!s.ok()) {
              return s;
@@ -430,8 +430,7 @@ absl::Status Controller::CompleteJob(canopy::v1::CompleteJobRequest request,
       .status();
 }
 
-void Controller::AgentJobStatus(canopy::v1::JobStatus status,
-                                std::shared_ptr<AgentOutbox> outbox) {
+void Controller::AgentJobStatus(canopy::v1::JobStatus status, std::shared_ptr<AgentOutbox> outbox) {
   Post([this, status = std::move(status), outbox = std::move(outbox)](Batch& batch) {
     const core::NodeId node = SessionNode(outbox);
     if (!node.valid()) {
@@ -512,10 +511,9 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
   // `done` is shared so the refusal path can still call it after Post() took the command.
   auto shared_done =
       std::make_shared<std::function<void(absl::StatusOr<Registered>)>>(std::move(done));
-  const bool posted =
-      Post([this, node_name = std::move(node_name), registration = std::move(registration),
-            running_job_ids = std::move(running_job_ids), outbox,
-            shared_done](Batch& batch) mutable {
+  const bool posted = Post(
+      [this, node_name = std::move(node_name), registration = std::move(registration),
+       running_job_ids = std::move(running_job_ids), outbox, shared_done](Batch& batch) mutable {
         const bool was_drained = [&] {
           absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
           return id.ok() && state_.node(*id).drain;

@@ -34,9 +34,9 @@ lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* con
     caller.user_name = absl::StrCat(creds->uid);  // like Slurm for a uid without a name
   }
   const std::vector<std::string>& operators = controller_->config().operators;
-  caller.is_operator = creds->uid == 0 || creds->uid == geteuid() ||
-                       std::find(operators.begin(), operators.end(), caller.user_name) !=
-                           operators.end();
+  caller.is_operator =
+      creds->uid == 0 || creds->uid == geteuid() ||
+      std::find(operators.begin(), operators.end(), caller.user_name) != operators.end();
   return caller;
 }
 

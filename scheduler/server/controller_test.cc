@@ -39,9 +39,8 @@ class ControllerTest : public ::testing::Test {
     store_ = store.get();
     absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
     ASSERT_TRUE(topo.ok()) << topo.status();
-    auto controller =
-        Controller::Create(config, std::make_shared<topology::Topology>(*std::move(topo)),
-                           std::move(store), &clock_);
+    auto controller = Controller::Create(
+        config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
     ASSERT_TRUE(controller.ok()) << controller.status();
     controller_ = *std::move(controller);
     controller_->Start();
@@ -87,9 +86,10 @@ TEST_F(ControllerTest, DrainIsAnsweredOnlyAfterItIsStored) {
 
 TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
   store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
-  std::future<absl::StatusOr<std::vector<std::string>>> changed = std::async(
-      std::launch::async,
-      [&] { return controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root"); });
+  std::future<absl::StatusOr<std::vector<std::string>>> changed =
+      std::async(std::launch::async, [&] {
+        return controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root");
+      });
   // Not acknowledged while the database refuses it...
   EXPECT_EQ(changed.wait_for(std::chrono::milliseconds(700)), std::future_status::timeout);
   EXPECT_EQ(store_->commits(), 0);
@@ -106,9 +106,9 @@ TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {
   auto outbox = std::make_shared<AgentOutbox>(&first_);
   std::promise<absl::StatusOr<Controller::Registered>> done;
-  controller_->AgentRegistered(
-      "n9", {}, {}, outbox,
-      [&](absl::StatusOr<Controller::Registered> r) { done.set_value(std::move(r)); });
+  controller_->AgentRegistered("n9", {}, {}, outbox, [&](absl::StatusOr<Controller::Registered> r) {
+    done.set_value(std::move(r));
+  });
   EXPECT_EQ(done.get_future().get().status().code(), absl::StatusCode::kNotFound);
 }
 

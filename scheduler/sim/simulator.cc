@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/core/job_table.h"
 #include "scheduler/placement/registry.h"
-#include "scheduler/state/capacity_builder.h"
 #include "scheduler/plan/applier.h"
 #include "scheduler/queue/queue_sort.h"
 #include "scheduler/sim/event_queue.h"
+#include "scheduler/state/capacity_builder.h"
 
 namespace canopy::sim {
 namespace {

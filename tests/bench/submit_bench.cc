@@ -51,8 +51,7 @@ class Daemon {
       std::abort();
     }
     process_.emplace(*std::move(p));
-    testing::WaitUntil([&] { return std::filesystem::exists(dir_ + "/port"); },
-                       absl::Seconds(120));
+    testing::WaitUntil([&] { return std::filesystem::exists(dir_ + "/port"); }, absl::Seconds(120));
     channel_ = grpc::CreateChannel(absl::StrCat("unix:", dir_, "/state/canopyd.sock"),
                                    grpc::InsecureChannelCredentials());
   }
@@ -69,9 +68,9 @@ class Daemon {
     while (std::getline(status, line)) {
       if (line.rfind("VmRSS:", 0) == 0) {
         double kb = 0;
-        (void)absl::SimpleAtod(absl::StripAsciiWhitespace(
-                                   absl::StripSuffix(absl::string_view(line).substr(6), "kB")),
-                               &kb);
+        (void)absl::SimpleAtod(
+            absl::StripAsciiWhitespace(absl::StripSuffix(absl::string_view(line).substr(6), "kB")),
+            &kb);
         return kb / 1024;
       }
     }

@@ -5,9 +5,9 @@
 // patterns, exit codes, the time-limit kill, cancel (nothing survives), and that a queued job
 // survives kill -9 of canopyd.
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -90,9 +90,9 @@ class JobsTest : public ::testing::Test {
 
   // Starts the agent; with `wait_idle`, waits until all four nodes are idle.
   bool StartAgent(bool wait_idle = true) {
-    if (!cluster_.StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir",
-                                          cluster_.dir() + "/spool", "--fake_gpu_faults",
-                                          cluster_.dir() + "/faults"})
+    if (!cluster_
+             .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool",
+                                      "--fake_gpu_faults", cluster_.dir() + "/faults"})
              .ok()) {
       return false;
     }
@@ -108,7 +108,8 @@ class JobsTest : public ::testing::Test {
   }
 
   ctl::ControllerClient Client() {
-    absl::StatusOr<ctl::ControllerClient> c = ctl::ControllerClient::Connect(cluster_.socket_target());
+    absl::StatusOr<ctl::ControllerClient> c =
+        ctl::ControllerClient::Connect(cluster_.socket_target());
     EXPECT_TRUE(c.ok()) << c.status();
     return *std::move(c);
   }
@@ -128,8 +129,7 @@ class JobsTest : public ::testing::Test {
     all.insert(all.end(), args.begin(), args.end());
     const CommandResult r = cluster_.FrontEndIn("sbatch", all, work_);
     uint32_t id = 0;
-    if (r.exit_code != 0 ||
-        !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
+    if (r.exit_code != 0 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
       ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
     }
     return id;
@@ -184,9 +184,9 @@ echo "srun exit $?"
   ASSERT_EQ(lines.size(), 8u) << out << Diagnostics(id);
   const char* hosts[] = {"gpu1", "gpu1", "gpu2", "gpu2", "gpu3", "gpu3", "gpu4", "gpu4"};
   for (int rank = 0; rank < 8; ++rank) {
-    const std::string want = absl::StrCat(
-        rank, ": rank=", rank, " local=", rank % 2, " node=", rank / 2,
-        " ntasks=8 step=0 host=", hosts[rank], " nodes=gpu[1-4] job=", id, " gpus=");
+    const std::string want =
+        absl::StrCat(rank, ": rank=", rank, " local=", rank % 2, " node=", rank / 2,
+                     " ntasks=8 step=0 host=", hosts[rank], " nodes=gpu[1-4] job=", id, " gpus=");
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                             [&](const std::string& l) { return absl::StartsWith(l, want); }))
         << "no line starting with '" << want << "' in:\n"
@@ -269,8 +269,8 @@ TEST_F(JobsTest, ScancelKillsEveryProcessOfTheJob) {
                               "sleep 1000 & echo $! > child.pid; echo $$ > shell.pid; wait"});
   ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
       << Diagnostics(id);
-  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(work_ + "/child.pid"); },
-                        absl::Seconds(10)));
+  ASSERT_TRUE(
+      WaitUntil([&] { return std::filesystem::exists(work_ + "/child.pid"); }, absl::Seconds(10)));
   absl::SleepFor(absl::Milliseconds(200));
   int child = 0;
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(work_ + "/child.pid")), &child));
@@ -291,12 +291,12 @@ TEST_F(JobsTest, ScancelKillsEveryProcessOfTheJob) {
 
 TEST_F(JobsTest, QueuedJobSurvivesKillNineOfTheController) {
   // Ask for more GPUs per node than are free while another job holds the cluster.
-  const uint32_t blocker = Sbatch({"-N", "4", "--exclusive", "-o", "/dev/null", "--wrap",
-                                   "sleep 1000"});
+  const uint32_t blocker =
+      Sbatch({"-N", "4", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 1000"});
   ASSERT_TRUE(WaitForState(blocker, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
       << Diagnostics(blocker);
-  const uint32_t queued = Sbatch({"-J", "survivor", "-o", "survivor-%j.out", "--wrap",
-                                  "echo survived"});
+  const uint32_t queued =
+      Sbatch({"-J", "survivor", "-o", "survivor-%j.out", "--wrap", "echo survived"});
   ASSERT_TRUE(WaitForState(queued, canopy::v1::JOB_STATE_PENDING, absl::Seconds(10)));
 
   cluster_.CrashController();
@@ -311,8 +311,7 @@ TEST_F(JobsTest, QueuedJobSurvivesKillNineOfTheController) {
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   ASSERT_TRUE(WaitForState(queued, canopy::v1::JOB_STATE_COMPLETED, absl::Seconds(60)))
       << Diagnostics(queued);
-  EXPECT_EQ(absl::StripAsciiWhitespace(
-                ReadFile(absl::StrCat(work_, "/survivor-", queued, ".out"))),
+  EXPECT_EQ(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(work_, "/survivor-", queued, ".out"))),
             "survived");
   // A new job gets a fresh id: the counter was durable too.
   const uint32_t next = Sbatch({"-o", "/dev/null", "--wrap", "true"});
@@ -384,7 +383,8 @@ TEST_F(JobsTest, BrokenGpuRequeuesTheJobOntoAnotherNode) {
 
 TEST_F(JobsTest, SrunOutsideAnAllocationReturnsTheHighestTaskExitCode) {
   const CommandResult r = cluster_.FrontEndIn(
-      "srun", {"-N", "2", "-n", "3", "-l", "sh", "-c", "echo hi from $SLURM_PROCID; exit $SLURM_PROCID"},
+      "srun",
+      {"-N", "2", "-n", "3", "-l", "sh", "-c", "echo hi from $SLURM_PROCID; exit $SLURM_PROCID"},
       work_);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("0: hi from 0"));
@@ -396,7 +396,8 @@ TEST_F(JobsTest, SrunOutsideAnAllocationReturnsTheHighestTaskExitCode) {
   absl::StatusOr<canopy::v1::ListJobsResponse> jobs = Client().ListJobs(list);
   ASSERT_TRUE(jobs.ok());
   ASSERT_EQ(jobs->jobs_size(), 1);
-  EXPECT_TRUE(WaitForState(jobs->jobs(0).job_id(), canopy::v1::JOB_STATE_FAILED, absl::Seconds(10)));
+  EXPECT_TRUE(
+      WaitForState(jobs->jobs(0).job_id(), canopy::v1::JOB_STATE_FAILED, absl::Seconds(10)));
   EXPECT_EQ(GetJob(jobs->jobs(0).job_id()).exit_code(), 2);
   EXPECT_EQ(GetJob(jobs->jobs(0).job_id()).nodes_size(), 2);
 }
@@ -416,8 +417,7 @@ TEST_F(JobsTest, KillingSrunKillsItsStep) {
   const int task0 = ReadPid("task-0.pid");
   const int task1 = ReadPid("task-1.pid");
   srun->Kill();  // kill -9: srun cannot even say goodbye
-  EXPECT_TRUE(WaitUntil([&] { return !Alive(task0) && !Alive(task1); },
-                        absl::Seconds(15)))
+  EXPECT_TRUE(WaitUntil([&] { return !Alive(task0) && !Alive(task1); }, absl::Seconds(15)))
       << "step tasks outlived srun";
   // The job itself goes on.
   EXPECT_EQ(GetJob(alloc).state(), canopy::v1::JOB_STATE_RUNNING);
@@ -436,11 +436,11 @@ TEST_F(JobsTest, JobsRunAsTheSubmitterAndOnlyTheOwnerMayCancel) {
   chmod(home.c_str(), 0777);
   // Runs a front end as uid/gid `id` (no supplementary groups) in `home`.
   auto as_user = [&](int id, const std::string& command) {
-    return RunCommand({"/usr/bin/setpriv", absl::StrCat("--reuid=", id),
-                       absl::StrCat("--regid=", id), "--clear-groups", "/bin/sh", "-c",
-                       absl::StrCat("cd ", home, " && ", command)},
-                      {{"CANOPY_CONTROLLER", cluster_.socket_target()},
-                       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":/usr/bin:/bin")}});
+    return RunCommand(
+        {"/usr/bin/setpriv", absl::StrCat("--reuid=", id), absl::StrCat("--regid=", id),
+         "--clear-groups", "/bin/sh", "-c", absl::StrCat("cd ", home, " && ", command)},
+        {{"CANOPY_CONTROLLER", cluster_.socket_target()},
+         {"PATH", absl::StrCat(CANOPYCTL_DIR, ":/usr/bin:/bin")}});
   };
   const CommandResult submitted =
       as_user(65534, "sbatch --parsable -o id.out --wrap 'id -u; id -g; exec sleep 1000'");
@@ -485,8 +485,9 @@ TEST_F(JobsTest, SignalsBeforeTheLimitAndOnRequest) {
   absl::StatusOr<canopy::v1::SubmitJobResponse> r = Client().SubmitJob(req);
   ASSERT_TRUE(r.ok()) << r.status();
   const uint32_t id = r->job_id();
-  ASSERT_TRUE(WaitUntil([&] { return absl::StrContains(ReadFile(work_ + "/signals.out"), "started"); },
-                        absl::Seconds(10)));
+  ASSERT_TRUE(
+      WaitUntil([&] { return absl::StrContains(ReadFile(work_ + "/signals.out"), "started"); },
+                absl::Seconds(10)));
   const CommandResult c = cluster_.FrontEnd("scancel", {"--signal=USR2", absl::StrCat(id)});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_TIMEOUT, absl::Seconds(30)))

@@ -113,19 +113,20 @@ CommandResult LocalCluster::FrontEnd(const std::string& name,
 }
 
 CommandResult LocalCluster::FrontEndIn(const std::string& name,
-                                       const std::vector<std::string>& args,
-                                       const std::string& cwd, absl::Duration timeout) const {
+                                       const std::vector<std::string>& args, const std::string& cwd,
+                                       absl::Duration timeout) const {
   // sh -c 'cd DIR && exec "$0" "$@"': the front ends take the working directory as the submit dir.
   std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$CANOPY_TEST_CWD\" && exec \"$0\" \"$@\"",
                                    absl::StrCat(CANOPYCTL_DIR, "/", name)};
   argv.insert(argv.end(), args.begin(), args.end());
   // The front ends first on PATH, so a job script's `srun` is ours.
   const char* path = getenv("PATH");
-  return RunCommand(argv,
-                    {{"CANOPY_CONTROLLER", socket_target()},
-                     {"CANOPY_TEST_CWD", cwd},
-                     {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
-                    timeout);
+  return RunCommand(
+      argv,
+      {{"CANOPY_CONTROLLER", socket_target()},
+       {"CANOPY_TEST_CWD", cwd},
+       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
+      timeout);
 }
 
 }  // namespace canopy::testing
