@@ -12,6 +12,7 @@
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
 #include "ctl/controller_client.h"
+#include "ctl/format_spec.h"
 
 namespace canopy::ctl {
 namespace {
@@ -22,48 +23,6 @@ constexpr char kNodeFormat[] = "%#N %.6D %#P %6t";
 // sinfo(1) shows two spaces before %N here, Slurm 22.05 prints one.
 constexpr char kSummarizeFormat[] = "%#P %.5a %.10l %.16F %N";
 constexpr char kReasonFormat[] = "%20E %9u %19H %N";
-
-// One piece of a format: literal text, or a field with its width rules.
-struct FormatItem {
-  char field = 0;  // 0 = literal
-  std::string literal;
-  int width = 0;           // 0 = as wide as the value
-  bool right = false;      // "%.6D"
-  bool automatic = false;  // "%#P": as wide as the widest value (or header)
-};
-
-std::vector<FormatItem> ParseFormat(absl::string_view format) {
-  std::vector<FormatItem> items;
-  for (size_t i = 0; i < format.size();) {
-    if (format[i] != '%' || i + 1 >= format.size()) {
-      if (items.empty() || items.back().field != 0) {
-        items.emplace_back();
-      }
-      items.back().literal += format[i++];
-      continue;
-    }
-    FormatItem item;
-    ++i;
-    if (format[i] == '.') {
-      item.right = true;
-      ++i;
-    } else if (format[i] == '-') {
-      ++i;
-    }
-    if (i < format.size() && format[i] == '#') {
-      item.automatic = true;
-      ++i;
-    }
-    while (i < format.size() && absl::ascii_isdigit(format[i])) {
-      item.width = item.width * 10 + (format[i++] - '0');
-    }
-    if (i < format.size()) {
-      item.field = format[i++];
-    }
-    items.push_back(item);
-  }
-  return items;
-}
 
 std::string Header(char field) {
   switch (field) {
@@ -310,7 +269,7 @@ std::string RenderSinfo(const SinfoOptions& options,
              : options.node_oriented ? kNodeFormat
                                      : kDefaultFormat;
   }
-  const std::vector<FormatItem> items = ParseFormat(format);
+  const std::vector<FormatItem> items = ParseFormatSpec(format);
   std::set<std::string> wanted_parts;
   for (absl::string_view p : absl::StrSplit(options.partition, ',', absl::SkipEmpty())) {
     wanted_parts.insert(std::string(p));

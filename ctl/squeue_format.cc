@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
+#include "ctl/format_spec.h"
 #include "ctl/job_format.h"
 
 namespace canopy::ctl {
@@ -22,43 +23,6 @@ namespace {
 // 22.05's defaults (its -O spellings "jobarrayid:.18 ,partition:.9 ,..." print the same).
 constexpr char kDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 constexpr char kLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
-
-struct FormatItem {
-  char field = 0;  // 0 = literal
-  std::string literal;
-  int width = 0;  // 0 = as wide as the value
-  bool right = false;
-};
-
-std::vector<FormatItem> ParseFormat(absl::string_view format) {
-  std::vector<FormatItem> items;
-  for (size_t i = 0; i < format.size();) {
-    if (format[i] != '%' || i + 1 >= format.size() || format[i + 1] == '%') {
-      if (items.empty() || items.back().field != 0) {
-        items.emplace_back();
-      }
-      items.back().literal += format[i];
-      i += (format[i] == '%' && i + 1 < format.size()) ? 2 : 1;
-      continue;
-    }
-    FormatItem item;
-    ++i;
-    if (format[i] == '.') {
-      item.right = true;
-      ++i;
-    } else if (format[i] == '-') {
-      ++i;
-    }
-    while (i < format.size() && absl::ascii_isdigit(format[i])) {
-      item.width = item.width * 10 + (format[i++] - '0');
-    }
-    if (i < format.size()) {
-      item.field = format[i++];
-    }
-    items.push_back(item);
-  }
-  return items;
-}
 
 std::string Header(char field) {
   switch (field) {
@@ -426,7 +390,7 @@ std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJob
   const std::string format = !options.format.empty()
                                  ? options.format
                                  : (options.long_format ? kLongFormat : kDefaultFormat);
-  const std::vector<FormatItem> items = ParseFormat(format);
+  const std::vector<FormatItem> items = ParseFormatSpec(format);
   std::string text;
   if (options.long_format) {
     text += absl::FormatTime("%a %b %d %H:%M:%S %Y\n", now, tz);
