@@ -99,6 +99,20 @@ const canopy::v1::Job* JobLifecycle::Find(core::JobId id) const {
   return it == entries_.end() ? nullptr : &it->second.record;
 }
 
+absl::StatusOr<std::pair<Job*, JobLifecycle::Entry*>> JobLifecycle::FindControlled(
+    core::JobId id, const Caller& caller) {
+  Job* job = jobs_.Find(id);
+  Entry* entry = FindEntry(id);
+  if (job == nullptr || entry == nullptr) {
+    return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", id.value()));
+  }
+  if (!caller.MayControl(entry->record.user_id())) {
+    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: job ", id.value(),
+                                                    " belongs to ", entry->record.user_name()));
+  }
+  return std::make_pair(job, entry);
+}
+
 int JobLifecycle::NodeIndexIn(const Job& job, core::NodeId node) const {
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
     if (job.allocation.nodes[i].node == node) {
@@ -872,15 +886,11 @@ canopy::v1::CancelJobResponse JobLifecycle::Cancel(const canopy::v1::CancelJobRe
 absl::Status JobLifecycle::CompleteJob(const canopy::v1::CompleteJobRequest& request,
                                        const Caller& caller, absl::Time now, Effects& effects) {
   const core::JobId id(request.job_id());
-  Job* job = jobs_.Find(id);
-  Entry* entry = FindEntry(id);
-  if (job == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", request.job_id()));
+  absl::StatusOr<std::pair<Job*, Entry*>> found = FindControlled(id, caller);
+  if (!found.ok()) {
+    return found.status();
   }
-  if (!caller.MayControl(entry->record.user_id())) {
-    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: job ", id.value(),
-                                                    " belongs to ", entry->record.user_name()));
-  }
+  auto [job, entry] = *found;
   if (!entry->record.spec().script().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", id.value(),
@@ -905,15 +915,11 @@ absl::Status JobLifecycle::CompleteJob(const canopy::v1::CompleteJobRequest& req
 absl::StatusOr<canopy::v1::CreateStepResponse> JobLifecycle::CreateStep(
     const canopy::v1::CreateStepRequest& request, const Caller& caller, Effects& effects) {
   const core::JobId id(request.job_id());
-  Job* job = jobs_.Find(id);
-  Entry* entry = FindEntry(id);
-  if (job == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", request.job_id()));
+  absl::StatusOr<std::pair<Job*, Entry*>> found = FindControlled(id, caller);
+  if (!found.ok()) {
+    return found.status();
   }
-  if (!caller.MayControl(entry->record.user_id())) {
-    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: job ", id.value(),
-                                                    " belongs to ", entry->record.user_name()));
-  }
+  auto [job, entry] = *found;
   if (job->state != JobState::kRunning && job->state != JobState::kConfiguring) {
     return absl::FailedPreconditionError(
         absl::StrCat("Job/step already completing or completed: job ", id.value(), " is ",
@@ -978,14 +984,11 @@ absl::StatusOr<canopy::v1::CreateStepResponse> JobLifecycle::CreateStep(
 absl::Status JobLifecycle::CancelStep(const canopy::v1::CancelStepRequest& request,
                                       const Caller& caller, Effects& effects) {
   const core::JobId id(request.job_id());
-  Job* job = jobs_.Find(id);
-  Entry* entry = FindEntry(id);
-  if (job == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", request.job_id()));
+  absl::StatusOr<std::pair<Job*, Entry*>> found = FindControlled(id, caller);
+  if (!found.ok()) {
+    return found.status();
   }
-  if (!caller.MayControl(entry->record.user_id())) {
-    return absl::PermissionDeniedError("Access/permission denied");
-  }
+  auto [job, entry] = *found;
   auto it = entry->steps.find(request.step_id());
   if (it == entry->steps.end()) {
     return absl::NotFoundError(absl::StrCat("Invalid job id specified: step ", id.value(), ".",

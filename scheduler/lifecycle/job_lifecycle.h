@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/btree_map.h"
@@ -144,6 +145,10 @@ class JobLifecycle {
                std::unique_ptr<queue::QueueSort> sort);
 
   Entry* FindEntry(core::JobId id);
+  // The job and its entry if it exists and `caller` may act on it; NotFound ("Invalid job id
+  // specified") or PermissionDenied otherwise.
+  absl::StatusOr<std::pair<core::Job*, Entry*>> FindControlled(core::JobId id,
+                                                               const Caller& caller);
   void Touch(core::JobId id, Effects& effects) { effects.dirty.insert(id); }
   // Holds for the nodes of `job` that are up, before its allocation is freed.
   std::vector<CleanupHold> HoldsFor(const core::Job& job, const Entry& entry, absl::Time now) const;
