@@ -1,19 +1,19 @@
 // The environment of a job's processes on one node: the batch script's (BuildJobEnvironment) and
-// a step task's (BuildStepEnvironment), with the SLURM_* variables sbatch and srun document in
-// their "OUTPUT ENVIRONMENT VARIABLES" sections. Pure functions of the controller's messages and
-// this node's identity; no I/O; thread-safe.
+// a step task's (BuildStepEnvironment). The SLURM_* variables come from common/slurm's builder
+// (job_environment.h there); this file turns the controller's messages into its inputs and puts
+// the user's exported environment underneath. Pure functions; no I/O; thread-safe.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "canopy/v1/agent.pb.h"
+#include "common/slurm/job_environment.h"
 
 namespace canopy::agent::runtime {
 
-// Ordered so the envp handed to execve is deterministic (and tests compare whole maps).
-using Environment = std::map<std::string, std::string>;
+using slurm::Environment;
+using slurm::EnvironmentStrings;
 
 // What the builders need to know about the node they run on.
 struct NodeIdentity {
@@ -22,19 +22,12 @@ struct NodeIdentity {
   bool amd_gpus = false;
 };
 
-// Slurm's compressed per-node count list: {2,2,2,1} -> "2(x3),1".
-std::string CompressCounts(const std::vector<int>& counts);
+// The facts of a LaunchJob on this node, for the SLURM_* builders.
+slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& launch,
+                                                 const NodeIdentity& node);
 
-// Tasks of the job on each node, in allocation order: ntasks_per_node when set, else spec.ntasks
-// spread as Slurm's block distribution does (the first nodes get one more), else one per node.
-std::vector<int> TasksPerNode(const canopy::v1::Job& job);
-
-// Only the variables the agent computes for the job (SLURM_JOB_ID, ..., CUDA_VISIBLE_DEVICES);
-// no spec.environment. Step tasks get these too.
-Environment JobVariables(const canopy::v1::LaunchJob& launch, const NodeIdentity& node);
-
-// The batch script's environment: spec.environment (nothing with spec.export_none), then
-// JobVariables on top.
+// The batch script's environment: spec.environment (nothing with spec.export_none), then the
+// job's SLURM_* variables on top.
 Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node);
 
 // A step task's environment: srun's (step.environment), then the job's variables on this node,
@@ -42,8 +35,5 @@ Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeI
 Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
                                  const canopy::v1::LaunchStep& step, const NodeIdentity& node,
                                  int rank, int local_id);
-
-// "KEY=VALUE" strings for execve.
-std::vector<std::string> EnvironmentStrings(const Environment& env);
 
 }  // namespace canopy::agent::runtime

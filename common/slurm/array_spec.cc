@@ -1,4 +1,4 @@
-#include "scheduler/lifecycle/array_spec.h"
+#include "common/slurm/array_spec.h"
 
 #include <algorithm>
 #include <string>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace canopy::lifecycle {
+namespace canopy::slurm {
 namespace {
 
 absl::Status Invalid(absl::string_view spec, absl::string_view why) {
@@ -67,4 +67,4 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_tasks) 
   return out;
 }
 
-}  // namespace canopy::lifecycle
+}  // namespace canopy::slurm

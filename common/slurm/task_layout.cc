@@ -1,8 +1,8 @@
-#include "scheduler/lifecycle/step_layout.h"
+#include "common/slurm/task_layout.h"
 
 #include "absl/strings/str_cat.h"
 
-namespace canopy::lifecycle {
+namespace canopy::slurm {
 
 std::string CompressCounts(absl::Span<const int32_t> counts) {
   std::string out;
@@ -20,30 +20,30 @@ std::string CompressCounts(absl::Span<const int32_t> counts) {
   return out;
 }
 
-std::string StepLayout::TasksPerNodeString() const { return CompressCounts(tasks_per_node); }
+std::string TaskLayout::TasksPerNodeString() const { return CompressCounts(tasks_per_node); }
 
-absl::StatusOr<StepLayout> LayOutStep(int32_t allocation_nodes, int32_t nodes, int32_t ntasks,
-                                      int32_t ntasks_per_node) {
-  if (allocation_nodes < 1) {
+absl::StatusOr<TaskLayout> LayOutTasks(int32_t available_nodes, int32_t nodes, int32_t ntasks,
+                                       int32_t ntasks_per_node) {
+  if (available_nodes < 1) {
     return absl::FailedPreconditionError("the job has no nodes");
   }
   if (nodes < 0 || ntasks < 0 || ntasks_per_node < 0) {
     return absl::InvalidArgumentError("node and task counts must not be negative");
   }
-  if (nodes > allocation_nodes) {
+  if (nodes > available_nodes) {
     return absl::InvalidArgumentError(
         absl::StrCat("Requested node configuration is not available: the step asks for ", nodes,
-                     " nodes but the job has ", allocation_nodes));
+                     " nodes but the job has ", available_nodes));
   }
-  StepLayout layout;
+  TaskLayout layout;
   if (nodes == 0) {
     // Without -N: every node, unless fewer tasks than nodes were asked for.
-    nodes = allocation_nodes;
+    nodes = available_nodes;
     if (ntasks > 0 && ntasks_per_node == 0 && ntasks < nodes) {
       nodes = ntasks;
     }
     if (ntasks > 0 && ntasks_per_node > 0) {
-      nodes = std::min(allocation_nodes, (ntasks + ntasks_per_node - 1) / ntasks_per_node);
+      nodes = std::min(available_nodes, (ntasks + ntasks_per_node - 1) / ntasks_per_node);
     }
   }
   if (ntasks == 0) {
@@ -69,4 +69,4 @@ absl::StatusOr<StepLayout> LayOutStep(int32_t allocation_nodes, int32_t nodes, i
   return layout;
 }
 
-}  // namespace canopy::lifecycle
+}  // namespace canopy::slurm

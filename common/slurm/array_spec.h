@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace canopy::lifecycle {
+namespace canopy::slurm {
 
 struct ArraySpec {
   std::vector<uint32_t> task_ids;  // ascending, unique
@@ -19,4 +19,4 @@ struct ArraySpec {
 // an empty spec, bad numbers, a step of 0, a range going down, or more than `max_tasks` tasks.
 absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_tasks = 1001);
 
-}  // namespace canopy::lifecycle
+}  // namespace canopy::slurm
