@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/rpc/status_convert.h"
+#include "common/slurm/format_spec.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
 #include "ctl/controller_client.h"
-#include "ctl/format_spec.h"
 
 namespace canopy::ctl {
 namespace {
@@ -137,13 +137,13 @@ std::string Value(char field, const Row& row, absl::TimeZone tz) {
 }
 
 // Rows group nodes that print the same in every field but the per-group ones (N, D, F).
-std::vector<Row> GroupRows(const std::vector<FormatItem>& items, const SinfoOptions& options,
+std::vector<Row> GroupRows(const std::vector<slurm::FormatItem>& items, const SinfoOptions& options,
                            const std::vector<const canopy::v1::Partition*>& partitions,
                            const std::vector<const canopy::v1::Node*>& nodes, absl::TimeZone tz) {
   std::vector<Row> rows;
   auto key_of = [&](const Row& single) {
     std::string key;
-    for (const FormatItem& it : items) {
+    for (const slurm::FormatItem& it : items) {
       if (it.field != 0 && it.field != 'N' && it.field != 'D' && it.field != 'F') {
         absl::StrAppend(&key, Value(it.field, single, tz), "\x1f");
       }
@@ -194,7 +194,7 @@ std::vector<Row> GroupRows(const std::vector<FormatItem>& items, const SinfoOpti
   return rows;
 }
 
-std::string Fit(const std::string& value, const FormatItem& item, size_t width) {
+std::string Fit(const std::string& value, const slurm::FormatItem& item, size_t width) {
   if (width == 0) {
     return value;
   }
@@ -269,7 +269,7 @@ std::string RenderSinfo(const SinfoOptions& options,
              : options.node_oriented ? kNodeFormat
                                      : kDefaultFormat;
   }
-  const std::vector<FormatItem> items = ParseFormatSpec(format);
+  const std::vector<slurm::FormatItem> items = slurm::ParseFormatSpec(format);
   std::set<std::string> wanted_parts;
   for (absl::string_view p : absl::StrSplit(options.partition, ',', absl::SkipEmpty())) {
     wanted_parts.insert(std::string(p));
@@ -289,7 +289,7 @@ std::string RenderSinfo(const SinfoOptions& options,
   std::vector<std::vector<std::string>> cells(rows.size());
   std::vector<size_t> widths(items.size(), 0);
   for (size_t c = 0; c < items.size(); ++c) {
-    const FormatItem& it = items[c];
+    const slurm::FormatItem& it = items[c];
     if (it.field == 0) {
       continue;
     }

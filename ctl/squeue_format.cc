@@ -12,9 +12,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/slurm/format_spec.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
-#include "ctl/format_spec.h"
 #include "ctl/job_format.h"
 
 namespace canopy::ctl {
@@ -162,7 +162,7 @@ std::string Value(char field, const Row& row, absl::Time now, absl::TimeZone tz)
 
 // squeue's _print_str: no width = as is; else cut to the width and padded on the left ('.')
 // or the right.
-std::string Fit(const std::string& value, const FormatItem& item) {
+std::string Fit(const std::string& value, const slurm::FormatItem& item) {
   if (item.width == 0) {
     return value;
   }
@@ -171,10 +171,10 @@ std::string Fit(const std::string& value, const FormatItem& item) {
   return item.right ? pad + v : v + pad;
 }
 
-std::string RenderLine(const std::vector<FormatItem>& items, const Row* row, absl::Time now,
+std::string RenderLine(const std::vector<slurm::FormatItem>& items, const Row* row, absl::Time now,
                        absl::TimeZone tz) {
   std::string line;
-  for (const FormatItem& item : items) {
+  for (const slurm::FormatItem& item : items) {
     if (item.field == 0) {
       line += item.literal;
     } else {
@@ -390,7 +390,7 @@ std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJob
   const std::string format = !options.format.empty()
                                  ? options.format
                                  : (options.long_format ? kLongFormat : kDefaultFormat);
-  const std::vector<FormatItem> items = ParseFormatSpec(format);
+  const std::vector<slurm::FormatItem> items = slurm::ParseFormatSpec(format);
   std::string text;
   if (options.long_format) {
     text += absl::FormatTime("%a %b %d %H:%M:%S %Y\n", now, tz);

@@ -17,17 +17,14 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "common/slurm/hostlist.h"
+#include "common/slurm/getopt.h"
+#include "common/slurm/option_values.h"
 #include "common/slurm/time_format.h"
 
 namespace canopy::slurm {
 namespace {
 
-constexpr absl::string_view kTryHelp = "\nTry \"sbatch --help\" for more information";
 constexpr int64_t kMaxNice = 2147483645;  // Slurm's NICE_OFFSET - 3
-constexpr int64_t kMaxCount = 2147483647;
-
-enum class ArgKind { kNone, kRequired, kOptional };
 
 enum class Opt {
   kJobName,
@@ -50,6 +47,7 @@ enum class Opt {
   kError,
   kOpenMode,
   kChdir,
+  kInput,
   kExport,
   kRequeue,
   kNoRequeue,
@@ -62,13 +60,6 @@ enum class Opt {
   kSignal,
   kBegin,
   kDependency,
-};
-
-struct OptionSpec {
-  absl::string_view long_name;
-  char short_name;  // '\0' when there is none
-  ArgKind arg;
-  Opt id;
 };
 
 constexpr OptionSpec kOptions[] = {
@@ -92,6 +83,7 @@ constexpr OptionSpec kOptions[] = {
     {"error", 'e', ArgKind::kRequired, Opt::kError},
     {"open-mode", '\0', ArgKind::kRequired, Opt::kOpenMode},
     {"chdir", 'D', ArgKind::kRequired, Opt::kChdir},
+    {"input", 'i', ArgKind::kRequired, Opt::kInput},
     {"export", '\0', ArgKind::kRequired, Opt::kExport},
     {"requeue", '\0', ArgKind::kNone, Opt::kRequeue},
     {"no-requeue", '\0', ArgKind::kNone, Opt::kNoRequeue},
@@ -106,23 +98,7 @@ constexpr OptionSpec kOptions[] = {
     {"dependency", 'd', ArgKind::kRequired, Opt::kDependency},
 };
 
-const OptionSpec* FindLong(absl::string_view name) {
-  for (const OptionSpec& spec : kOptions) {
-    if (spec.long_name == name) {
-      return &spec;
-    }
-  }
-  return nullptr;
-}
-
-const OptionSpec* FindShort(char c) {
-  for (const OptionSpec& spec : kOptions) {
-    if (spec.short_name != '\0' && spec.short_name == c) {
-      return &spec;
-    }
-  }
-  return nullptr;
-}
+constexpr OptionTable kTable{"sbatch", Ordering::kRequireOrder, kOptions};
 
 absl::Status Error(absl::string_view text) {
   return absl::InvalidArgumentError(absl::StrCat("error: ", text));
@@ -132,243 +108,69 @@ absl::Status Spec(absl::string_view long_name) {
   return Error(absl::StrCat("Invalid --", long_name, " specification"));
 }
 
-// Debian's Abseil has its own string_view; the sibling parsers take std::string_view.
-std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
-
-bool AllDigits(absl::string_view s) {
-  if (s.empty()) {
-    return false;
+// Stores `value` (or reports the error) through `parse`, a Slurm value parser.
+template <typename T, typename Parse>
+absl::Status Store(Parse parse, std::optional<T>& out) {
+  auto parsed = parse();
+  if (!parsed.ok()) {
+    return parsed.status();
   }
-  for (char c : s) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Unsigned decimal without sign or spaces, at most kMaxCount.
-std::optional<int64_t> ParseCount(absl::string_view s) {
-  int64_t value = 0;
-  if (!AllDigits(s) || s.size() > 10 || !absl::SimpleAtoi(s, &value) || value > kMaxCount) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-absl::StatusOr<int64_t> ParsePositive(absl::string_view value, absl::string_view long_name) {
-  std::optional<int64_t> n = ParseCount(value);
-  if (!n.has_value() || *n <= 0) {
-    return Error(absl::StrCat("Invalid numeric value \"", value, "\" for --", long_name, "."));
-  }
-  return *n;
-}
-
-absl::Status ParseNodes(absl::string_view value, SbatchOptions& o) {
-  std::vector<absl::string_view> parts = absl::StrSplit(value, absl::MaxSplits('-', 1));
-  auto invalid = [](absl::string_view text) {
-    return Error(absl::StrCat("\"", text, "\" is not a valid node count"));
-  };
-  int64_t min = 1;
-  if (!parts[0].empty() || parts.size() == 1) {
-    std::optional<int64_t> n = ParseCount(parts[0]);
-    if (!n.has_value()) {
-      return invalid(parts[0]);
-    }
-    min = *n;
-  }
-  int64_t max = min;
-  if (parts.size() == 2) {
-    std::optional<int64_t> n = ParseCount(parts[1]);
-    if (!n.has_value()) {
-      return invalid(parts[1].empty() ? value : parts[1]);
-    }
-    max = *n;
-    if (max < min) {
-      return Error(
-          absl::StrCat("Maximum node count ", max, " is less than minimum node count ", min));
-    }
-  }
-  o.min_nodes = min;
-  o.max_nodes = max;
+  out = *std::move(parsed);
   return absl::OkStatus();
 }
 
-// Slurm's str_to_mbytes: digits, then an optional unit K/M/G/T (any case; M by default), then an
-// optional 'B'. Kibibytes round up to whole MiB.
-absl::Status ParseMem(absl::string_view value, SbatchOptions& o) {
-  size_t digits = 0;
-  while (digits < value.size() && absl::ascii_isdigit(static_cast<unsigned char>(value[digits]))) {
-    ++digits;
+absl::Status ApplyNodes(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<NodeCount> n = ParseNodeCount(value);
+  if (!n.ok()) {
+    return n.status();
   }
-  int64_t n = 0;
-  if (digits == 0 || digits > 15 || !absl::SimpleAtoi(value.substr(0, digits), &n)) {
-    return Spec("mem");
-  }
-  absl::string_view suffix = value.substr(digits);
-  int64_t mib = n;
-  if (!suffix.empty()) {
-    switch (absl::ascii_toupper(static_cast<unsigned char>(suffix[0]))) {
-      case 'K':
-        mib = (n + 1023) / 1024;
-        break;
-      case 'M':
-        break;
-      case 'G':
-        mib = n * 1024;
-        break;
-      case 'T':
-        mib = n * 1024 * 1024;
-        break;
-      default:
-        return Spec("mem");
-    }
-    suffix.remove_prefix(1);
-    if (!suffix.empty() && !(suffix.size() == 1 && (suffix[0] == 'B' || suffix[0] == 'b'))) {
-      return Spec("mem");
-    }
-  }
-  o.mem_per_node_mib = mib;
+  o.min_nodes = n->min;
+  o.max_nodes = n->max;
   return absl::OkStatus();
 }
 
-absl::Status GresError() { return Error("Invalid generic resource (gres) specification"); }
-
-// "[TYPE:]N" for --gpus-per-node and --gpus.
-absl::StatusOr<std::pair<std::string, int64_t>> ParseTypedCount(absl::string_view value) {
-  std::vector<absl::string_view> parts = absl::StrSplit(value, ':');
-  if (parts.size() > 2 || (parts.size() == 2 && parts[0].empty())) {
-    return GresError();
+absl::Status ApplyGres(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<GresRequest> gres = ParseGres(value);
+  if (!gres.ok()) {
+    return gres.status();
   }
-  std::optional<int64_t> n = ParseCount(parts.back());
-  if (!n.has_value()) {
-    return GresError();
-  }
-  return std::make_pair(parts.size() == 2 ? std::string(parts[0]) : std::string(), *n);
-}
-
-// --gres=NAME[:TYPE][:COUNT][,...]; only "gpu" items are interpreted.
-absl::Status ParseGres(absl::string_view value, SbatchOptions& o) {
-  if (absl::EqualsIgnoreCase(value, "none")) {
+  if (gres->none) {
     o.gpus_per_node.reset();
     o.gpu_type.clear();
     o.other_gres.clear();
     return absl::OkStatus();
   }
-  std::vector<std::string> other;
-  std::optional<std::pair<std::string, int64_t>> gpu;
-  for (absl::string_view item : absl::StrSplit(value, ',')) {
-    std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
-    if (parts[0].empty() || parts.size() > 3) {
-      return GresError();
-    }
-    if (parts[0] != "gpu") {
-      other.emplace_back(item);
-      continue;
-    }
-    std::string type;
-    int64_t count = 1;
-    if (parts.size() == 3) {
-      std::optional<int64_t> n = ParseCount(parts[2]);
-      if (parts[1].empty() || !n.has_value()) {
-        return GresError();
-      }
-      type = std::string(parts[1]);
-      count = *n;
-    } else if (parts.size() == 2) {
-      if (std::optional<int64_t> n = ParseCount(parts[1]); n.has_value()) {
-        count = *n;
-      } else if (!parts[1].empty()) {
-        type = std::string(parts[1]);
-      } else {
-        return GresError();
-      }
-    }
-    if (gpu.has_value()) {
-      return GresError();
-    }
-    gpu = std::make_pair(std::move(type), count);
-  }
-  o.other_gres = std::move(other);
-  if (gpu.has_value()) {
-    o.gpu_type = std::move(gpu->first);
-    o.gpus_per_node = gpu->second;
+  o.other_gres = std::move(gres->other);
+  if (gres->gpus_per_node.has_value()) {
+    o.gpu_type = std::move(gres->gpu_type);
+    o.gpus_per_node = gres->gpus_per_node;
   }
   return absl::OkStatus();
 }
 
-std::optional<int> SignalNumber(absl::string_view name) {
-  if (AllDigits(name)) {
-    std::optional<int64_t> n = ParseCount(name);
-    if (!n.has_value() || *n < 1 || *n > 127) {
-      return std::nullopt;
-    }
-    return static_cast<int>(*n);
+absl::Status ApplyGpus(absl::string_view value, std::optional<int64_t>& count, SbatchOptions& o) {
+  absl::StatusOr<TypedCount> typed = ParseGpuCount(value);
+  if (!typed.ok()) {
+    return typed.status();
   }
-  std::string upper = absl::AsciiStrToUpper(name);
-  absl::string_view bare = upper;
-  absl::ConsumePrefix(&bare, "SIG");
-  static constexpr std::pair<absl::string_view, int> kNames[] = {
-      {"HUP", 1},   {"INT", 2},   {"QUIT", 3},  {"ABRT", 6},  {"KILL", 9},
-      {"USR1", 10}, {"USR2", 12}, {"ALRM", 14}, {"TERM", 15}, {"CONT", 18},
-      {"STOP", 19}, {"TSTP", 20}, {"TTIN", 21}, {"TTOU", 22}, {"URG", 23},
-  };
-  for (const auto& [n, number] : kNames) {
-    if (n == bare) {
-      return number;
-    }
-  }
-  return std::nullopt;
-}
-
-absl::Status ParseSignal(absl::string_view value, SbatchOptions& o) {
-  SbatchSignal signal;
-  if (size_t colon = value.find(':'); colon != absl::string_view::npos) {
-    absl::string_view flags = value.substr(0, colon);
-    if (flags.empty()) {
-      return Spec("signal");
-    }
-    for (char c : flags) {
-      if (c == 'B' || c == 'b') {
-        signal.batch_only = true;
-      } else if (c == 'R' || c == 'r') {
-        signal.reservation = true;
-      } else {
-        return Spec("signal");
-      }
-    }
-    value.remove_prefix(colon + 1);
-  }
-  absl::string_view name = value;
-  if (size_t at = value.find('@'); at != absl::string_view::npos) {
-    name = value.substr(0, at);
-    std::optional<int64_t> seconds = ParseCount(value.substr(at + 1));
-    if (!seconds.has_value() || *seconds > 0xffff) {
-      return Spec("signal");
-    }
-    signal.seconds = static_cast<int>(*seconds);
-  }
-  std::optional<int> number = SignalNumber(name);
-  if (!number.has_value()) {
-    return Spec("signal");
-  }
-  signal.signal_number = *number;
-  o.signal = signal;
+  o.gpu_type = std::move(typed->type);
+  count = typed->count;
   return absl::OkStatus();
 }
 
-absl::Status ParseSwitches(absl::string_view value, SbatchOptions& o) {
+absl::Status ApplySwitches(absl::string_view value, SbatchOptions& o) {
   absl::string_view count = value;
   std::optional<absl::Duration> wait;
   if (size_t at = value.find('@'); at != absl::string_view::npos) {
     count = value.substr(0, at);
-    absl::StatusOr<absl::Duration> d = ParseSlurmDuration(ToStd(value.substr(at + 1)));
+    absl::StatusOr<absl::Duration> d =
+        ParseSlurmDuration(std::string_view(value.data() + at + 1, value.size() - at - 1));
     if (!d.ok()) {
       return Spec("switches");
     }
     wait = *d;
   }
-  absl::StatusOr<int64_t> n = ParsePositive(count, "switches");
+  absl::StatusOr<int64_t> n = ParsePositiveCount(count, "switches");
   if (!n.ok()) {
     return n.status();
   }
@@ -377,253 +179,152 @@ absl::Status ParseSwitches(absl::string_view value, SbatchOptions& o) {
   return absl::OkStatus();
 }
 
-absl::Status ParseTime(absl::string_view value, SbatchOptions& o) {
-  absl::StatusOr<absl::Duration> d = ParseSlurmDuration(ToStd(value));
-  if (!d.ok()) {
-    return Spec("time");
+absl::Status ApplyHostlist(absl::string_view value, absl::string_view long_name, std::string& out) {
+  if (absl::Status s = CheckHostlist(value, long_name); !s.ok()) {
+    return s;
   }
-  if (*d == absl::ZeroDuration()) {
-    o.time_limit = absl::InfiniteDuration();
-  } else if (*d == absl::InfiniteDuration()) {
-    o.time_limit = *d;
+  out = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status ApplyExclusive(std::optional<absl::string_view> arg, SbatchOptions& o) {
+  if (!arg.has_value()) {
+    o.exclusive = ExclusiveMode::kExclusive;
+  } else if (absl::EqualsIgnoreCase(*arg, "user")) {
+    o.exclusive = ExclusiveMode::kUser;
+  } else if (absl::EqualsIgnoreCase(*arg, "mcs")) {
+    o.exclusive = ExclusiveMode::kMcs;
   } else {
-    o.time_limit = absl::Ceil(*d, absl::Minutes(1));
+    return Spec("exclusive");
   }
   return absl::OkStatus();
 }
 
-void ParseExport(absl::string_view value, SbatchOptions& o) {
-  SbatchExport e;
-  e.all = false;
-  bool first = true;
-  for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-    if (first && absl::EqualsIgnoreCase(item, "ALL")) {
-      e.all = true;
-    } else if (first && absl::EqualsIgnoreCase(item, "NONE")) {
-      e.all = false;
-    } else {
-      e.variables.emplace_back(item);
-    }
-    first = false;
-  }
-  o.export_env = std::move(e);
-}
-
-absl::Status CheckHostlist(absl::string_view value, absl::string_view long_name) {
-  absl::StatusOr<std::vector<std::string>> hosts = ExpandHostlist(ToStd(value));
-  if (!hosts.ok()) {
-    return Error(
-        absl::StrCat("Invalid --", long_name, " specification: ", hosts.status().message()));
+absl::Status ApplyOpenMode(absl::string_view value, SbatchOptions& o) {
+  if (!value.empty() && (value[0] == 'a' || value[0] == 'A')) {
+    o.open_mode = OpenMode::kAppend;
+  } else if (!value.empty() && (value[0] == 't' || value[0] == 'T')) {
+    o.open_mode = OpenMode::kTruncate;
+  } else {
+    return Spec("open-mode");
   }
   return absl::OkStatus();
 }
 
-// Applies one option. `value` is nullopt only for kNone options and bare optional ones.
-absl::Status Apply(const OptionSpec& spec, const std::optional<std::string>& arg,
-                   SbatchOptions& o) {
-  const std::string value = arg.value_or("");
-  switch (spec.id) {
+absl::Status ApplyNice(std::optional<absl::string_view> arg, SbatchOptions& o) {
+  if (!arg.has_value()) {
+    o.nice = 100;
+    return absl::OkStatus();
+  }
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(*arg, &n) || arg->empty() || absl::ascii_isspace((*arg)[0])) {
+    return Error("Invalid --nice value");
+  }
+  if (n > kMaxNice || n < -kMaxNice) {
+    return Error(absl::StrCat("Invalid --nice value, out of range (+/- ", kMaxNice, ")"));
+  }
+  o.nice = n;
+  return absl::OkStatus();
+}
+
+// Applies one option. `arg` is nullopt only for kNone options and bare optional ones.
+absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg, SbatchOptions& o) {
+  const absl::string_view value = arg.value_or("");
+  auto set = [&](std::string& field) {
+    field = std::string(value);
+    return absl::OkStatus();
+  };
+  auto flag = [](bool& field) {
+    field = true;
+    return absl::OkStatus();
+  };
+  switch (spec.IdAs<Opt>()) {
     case Opt::kJobName:
-      o.job_name = value;
-      return absl::OkStatus();
+      return set(o.job_name);
     case Opt::kPartition:
-      o.partition = value;
-      return absl::OkStatus();
+      return set(o.partition);
     case Opt::kAccount:
-      o.account = value;
-      return absl::OkStatus();
+      return set(o.account);
     case Opt::kNodes:
-      return ParseNodes(value, o);
+      return ApplyNodes(value, o);
     case Opt::kNtasks:
+      return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.ntasks);
     case Opt::kNtasksPerNode:
-    case Opt::kCpusPerTask: {
-      absl::StatusOr<int64_t> n = ParsePositive(value, spec.long_name);
-      if (!n.ok()) {
-        return n.status();
-      }
-      (spec.id == Opt::kNtasks          ? o.ntasks
-       : spec.id == Opt::kNtasksPerNode ? o.ntasks_per_node
-                                        : o.cpus_per_task) = *n;
-      return absl::OkStatus();
-    }
+      return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.ntasks_per_node);
+    case Opt::kCpusPerTask:
+      return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.cpus_per_task);
     case Opt::kMem:
-      return ParseMem(value, o);
+      return Store([&] { return ParseMemMib(value); }, o.mem_per_node_mib);
     case Opt::kGres:
-      return ParseGres(value, o);
+      return ApplyGres(value, o);
     case Opt::kGpusPerNode:
-    case Opt::kGpus: {
-      absl::StatusOr<std::pair<std::string, int64_t>> typed = ParseTypedCount(value);
-      if (!typed.ok()) {
-        return typed.status();
-      }
-      o.gpu_type = typed->first;
-      (spec.id == Opt::kGpus ? o.gpus_total : o.gpus_per_node) = typed->second;
-      return absl::OkStatus();
-    }
+      return ApplyGpus(value, o.gpus_per_node, o);
+    case Opt::kGpus:
+      return ApplyGpus(value, o.gpus_total, o);
     case Opt::kExclusive:
-      if (!arg.has_value()) {
-        o.exclusive = ExclusiveMode::kExclusive;
-      } else if (absl::EqualsIgnoreCase(value, "user")) {
-        o.exclusive = ExclusiveMode::kUser;
-      } else if (absl::EqualsIgnoreCase(value, "mcs")) {
-        o.exclusive = ExclusiveMode::kMcs;
-      } else {
-        return Spec("exclusive");
-      }
-      return absl::OkStatus();
+      return ApplyExclusive(arg, o);
     case Opt::kTime:
-      return ParseTime(value, o);
+      return Store([&] { return ParseTimeLimit(value); }, o.time_limit);
     case Opt::kSwitches:
-      return ParseSwitches(value, o);
+      return ApplySwitches(value, o);
     case Opt::kNodelist:
-    case Opt::kExclude: {
-      absl::Status status = CheckHostlist(value, spec.long_name);
-      if (!status.ok()) {
-        return status;
-      }
-      (spec.id == Opt::kNodelist ? o.nodelist : o.exclude) = value;
-      return absl::OkStatus();
-    }
+      return ApplyHostlist(value, spec.long_name, o.nodelist);
+    case Opt::kExclude:
+      return ApplyHostlist(value, spec.long_name, o.exclude);
     case Opt::kOutput:
-      o.output = value;
-      return absl::OkStatus();
+      return set(o.output);
     case Opt::kError:
-      o.error = value;
-      return absl::OkStatus();
+      return set(o.error);
     case Opt::kOpenMode:
-      if (!value.empty() && (value[0] == 'a' || value[0] == 'A')) {
-        o.open_mode = OpenMode::kAppend;
-      } else if (!value.empty() && (value[0] == 't' || value[0] == 'T')) {
-        o.open_mode = OpenMode::kTruncate;
-      } else {
-        return Spec("open-mode");
-      }
-      return absl::OkStatus();
+      return ApplyOpenMode(value, o);
     case Opt::kChdir:
-      o.chdir = value;
-      return absl::OkStatus();
+      return set(o.chdir);
+    case Opt::kInput:
+      return set(o.input);
     case Opt::kExport:
-      ParseExport(value, o);
+      o.export_env = ParseExport(value);
       return absl::OkStatus();
     case Opt::kRequeue:
-      o.requeue = true;
-      return absl::OkStatus();
     case Opt::kNoRequeue:
-      o.requeue = false;
+      o.requeue = spec.IdAs<Opt>() == Opt::kRequeue;
       return absl::OkStatus();
     case Opt::kHold:
-      o.hold = true;
-      return absl::OkStatus();
+      return flag(o.hold);
     case Opt::kParsable:
-      o.parsable = true;
-      return absl::OkStatus();
+      return flag(o.parsable);
     case Opt::kTestOnly:
-      o.test_only = true;
-      return absl::OkStatus();
+      return flag(o.test_only);
     case Opt::kWrap:
-      o.wrap = value;
-      return absl::OkStatus();
+      return set(o.wrap);
     case Opt::kArray:
-      o.array = value;
-      return absl::OkStatus();
-    case Opt::kNice: {
-      if (!arg.has_value()) {
-        o.nice = 100;
-        return absl::OkStatus();
-      }
-      int64_t n = 0;
-      if (!absl::SimpleAtoi(value, &n) || value.empty() || absl::ascii_isspace(value[0])) {
-        return Error("Invalid --nice value");
-      }
-      if (n > kMaxNice || n < -kMaxNice) {
-        return Error(absl::StrCat("Invalid --nice value, out of range (+/- ", kMaxNice, ")"));
-      }
-      o.nice = n;
-      return absl::OkStatus();
-    }
+      return set(o.array);
+    case Opt::kNice:
+      return ApplyNice(arg, o);
     case Opt::kSignal:
-      return ParseSignal(value, o);
+      return Store([&] { return ParseSignalSpec(value); }, o.signal);
     case Opt::kBegin:
-      o.begin = value;
-      return absl::OkStatus();
+      return set(o.begin);
     case Opt::kDependency:
-      o.dependency = value;
-      return absl::OkStatus();
+      return set(o.dependency);
   }
   return absl::InternalError("unhandled sbatch option");
 }
 
-absl::Status GetoptError(absl::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat(text, kTryHelp));
+// getopt_long with sbatch's table: options are applied to `o` in order; returns the operands
+// (the first non-option argument and everything after it).
+absl::StatusOr<std::vector<std::string>> ParseOptions(const std::vector<std::string>& argv,
+                                                      SbatchOptions& o) {
+  return ParseCommandLine(kTable, argv,
+                          [&o](const OptionSpec& spec, std::optional<absl::string_view> value) {
+                            return Apply(spec, value, o);
+                          });
 }
 
-// getopt_long with a leading '+': options are applied to `o` in order; returns the index of the
-// first non-option argument (argv.size() when there is none).
-absl::StatusOr<size_t> ParseOptions(const std::vector<std::string>& argv, SbatchOptions& o) {
-  size_t i = 0;
-  while (i < argv.size()) {
-    const std::string& arg = argv[i];
-    if (arg == "--") {
-      return i + 1;
-    }
-    if (arg.size() < 2 || arg[0] != '-') {
-      return i;
-    }
-    ++i;
-    if (arg[1] == '-') {
-      absl::string_view body = absl::string_view(arg).substr(2);
-      size_t eq = body.find('=');
-      absl::string_view name = body.substr(0, eq);
-      const OptionSpec* spec = FindLong(name);
-      if (spec == nullptr) {
-        return GetoptError(absl::StrCat("unrecognized option '", arg, "'"));
-      }
-      std::optional<std::string> value;
-      if (eq != absl::string_view::npos) {
-        if (spec->arg == ArgKind::kNone) {
-          return GetoptError(
-              absl::StrCat("option '--", spec->long_name, "' doesn't allow an argument"));
-        }
-        value = std::string(body.substr(eq + 1));
-      } else if (spec->arg == ArgKind::kRequired) {
-        if (i >= argv.size()) {
-          return GetoptError(absl::StrCat("option '--", spec->long_name, "' requires an argument"));
-        }
-        value = argv[i++];
-      }
-      absl::Status status = Apply(*spec, value, o);
-      if (!status.ok()) {
-        return status;
-      }
-      continue;
-    }
-    // A bundle of short options: "-H", "-N2", "-HN2", "-N 2".
-    for (size_t k = 1; k < arg.size(); ++k) {
-      const OptionSpec* spec = FindShort(arg[k]);
-      if (spec == nullptr) {
-        return GetoptError(absl::StrCat("invalid option -- '", std::string(1, arg[k]), "'"));
-      }
-      std::optional<std::string> value;
-      if (spec->arg == ArgKind::kRequired) {
-        if (k + 1 < arg.size()) {
-          value = arg.substr(k + 1);
-        } else if (i < argv.size()) {
-          value = argv[i++];
-        } else {
-          return GetoptError(
-              absl::StrCat("option requires an argument -- '", std::string(1, arg[k]), "'"));
-        }
-      }
-      absl::Status status = Apply(*spec, value, o);
-      if (!status.ok()) {
-        return status;
-      }
-      if (value.has_value()) {
-        break;
-      }
-    }
+void SetScript(const std::vector<std::string>& operands, SbatchOptions& o) {
+  if (!operands.empty()) {
+    o.script_path = operands.front();
+    o.script_args.assign(operands.begin() + 1, operands.end());
   }
-  return i;
 }
 
 bool IsSpace(char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }
@@ -683,14 +384,11 @@ absl::Status SplitDirective(absl::string_view rest, int line_number,
 
 absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv) {
   SbatchOptions o;
-  absl::StatusOr<size_t> first = ParseOptions(argv, o);
-  if (!first.ok()) {
-    return first.status();
+  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
+  if (!operands.ok()) {
+    return operands.status();
   }
-  if (*first < argv.size()) {
-    o.script_path = argv[*first];
-    o.script_args.assign(argv.begin() + static_cast<std::ptrdiff_t>(*first) + 1, argv.end());
-  }
+  SetScript(*operands, o);
   return o;
 }
 
@@ -736,21 +434,18 @@ absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
     return directives.status();
   }
   SbatchOptions o;
-  absl::StatusOr<size_t> end = ParseOptions(*directives, o);
-  if (!end.ok()) {
-    return end.status();
+  absl::StatusOr<std::vector<std::string>> extra = ParseOptions(*directives, o);
+  if (!extra.ok()) {
+    return extra.status();
   }
-  if (*end < directives->size()) {
-    return Error(absl::StrCat("Invalid directive found in batch script: ", (*directives)[*end]));
+  if (!extra->empty()) {
+    return Error(absl::StrCat("Invalid directive found in batch script: ", extra->front()));
   }
-  end = ParseOptions(argv, o);
-  if (!end.ok()) {
-    return end.status();
+  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
+  if (!operands.ok()) {
+    return operands.status();
   }
-  if (*end < argv.size()) {
-    o.script_path = argv[*end];
-    o.script_args.assign(argv.begin() + static_cast<std::ptrdiff_t>(*end) + 1, argv.end());
-  }
+  SetScript(*operands, o);
   return o;
 }
 

@@ -10,12 +10,17 @@
 // specification" or "unrecognized option '--bogus'\nTry \"sbatch --help\" for more information".
 // A front end reproduces sbatch's output by printing "sbatch: " before each line.
 //
-// Differences from sbatch, all deliberate: only the options below are known (others, including
-// getopt's abbreviations such as "--ti", are "unrecognized"); "--nice=abc" is rejected (sbatch
-// reads it as 0); "-N 2-" is rejected as not a valid node count; signal numbers above 127 and a
-// bad "--switches=N@TIME" wait are rejected; -w/-x must be valid hostlist expressions
-// (ExpandHostlist); bad --gpus values give the gres error text (sbatch only fails later, in the
-// select plugin); the unmatched-quote error omits the script's file name.
+// Options are parsed by the getopt engine (getopt.h), so getopt_long's rules hold, unique
+// prefixes of long names included ("--ti" is --time); values by option_values.h, which srun
+// shares.
+//
+// Differences from sbatch, all deliberate: only the options below are known, so a prefix that
+// sbatch finds ambiguous with an option Canopy lacks ("--ti": --time, --time-min) is accepted
+// here; "--nice=abc" is rejected (sbatch reads it as 0); "-N 2-" is rejected as not a valid
+// node count; signal numbers above 127 and a bad "--switches=N@TIME" wait are rejected; -w/-x
+// must be valid hostlist expressions (ExpandHostlist); bad --gpus values give the gres error
+// text (sbatch only fails later, in the select plugin); the unmatched-quote error omits the
+// script's file name.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/slurm/option_values.h"
 
 namespace canopy::slurm {
 
@@ -33,21 +39,6 @@ enum class OpenMode { kUnset, kAppend, kTruncate };
 
 // --exclusive[=user|mcs].
 enum class ExclusiveMode { kUnset, kExclusive, kUser, kMcs };
-
-// --signal=[{R|B}:]SIG[@TIME].
-struct SbatchSignal {
-  int signal_number = 0;     // 1..127; names such as "USR1" or "SIGUSR1" are translated
-  int seconds = 60;          // how long before the time limit; 0..65535
-  bool batch_only = false;   // "B:" sends it to the batch shell only
-  bool reservation = false;  // "R:" (also sent at the end of a reservation)
-};
-
-// --export=ALL|NONE|[ALL,]VAR[,VAR=value...].
-struct SbatchExport {
-  bool all = true;  // propagate the submitter's whole environment ("ALL"; false for NONE/lists)
-  // Each named item, as written: "VAR" (copy from the environment) or "VAR=value".
-  std::vector<std::string> variables;
-};
 
 struct SbatchOptions {
   std::string job_name;   // -J, --job-name
@@ -78,6 +69,7 @@ struct SbatchOptions {
   std::string error;     // -e, --error
   OpenMode open_mode = OpenMode::kUnset;
   std::string chdir;                       // -D, --chdir
+  std::string input;                       // -i, --input (a filename pattern for stdin)
   std::optional<SbatchExport> export_env;  // --export; unset means sbatch's default (ALL)
   std::optional<bool> requeue;             // --requeue (true) / --no-requeue (false)
   bool hold = false;                       // -H, --hold
@@ -93,10 +85,10 @@ struct SbatchOptions {
   std::vector<std::string> script_args;    // the arguments after it
 };
 
-// Parses sbatch's arguments (without argv[0]). Options are "--opt=value", "--opt value",
-// "-N 2", "-N2" and bundles of short flags ("-HN2"); a required value is taken from the next
-// argument even if it starts with '-', as getopt does. Parsing stops at the first non-option
-// argument or after "--": that argument is script_path and the rest are script_args.
+// Parses sbatch's arguments (without argv[0]) by getopt_long's rules (getopt.h): "--opt=value",
+// "--opt value", unique prefixes ("--part=gpu"), "-N 2", "-N2", bundles ("-HN2"); a required
+// value is taken from the next argument even if it starts with '-'. Parsing stops at the first
+// non-option argument or after "--": that argument is script_path and the rest are script_args.
 // InvalidArgument (see the header comment for the wording) for an unknown option, a missing or
 // unexpected value, or a bad value.
 absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv);

@@ -327,6 +327,26 @@ TEST(SbatchCommandLineTest, GetoptErrors) {
   EXPECT_EQ(ErrorOf({"--requeue=x"}), "option '--requeue' doesn't allow an argument" + kTry);
 }
 
+TEST(SbatchCommandLineTest, UniquePrefixesAsGetoptLong) {
+  // getopt_long takes any unique prefix of a long name; sbatch does too.
+  SbatchOptions o = MustParse({"--part=gpu", "--job", "x", "--hol", "--ntasks-per=2"});
+  EXPECT_EQ(o.partition, "gpu");
+  EXPECT_EQ(o.job_name, "x");
+  EXPECT_TRUE(o.hold);
+  EXPECT_EQ(o.ntasks_per_node, 2);
+  // Canopy's table lists fewer options than sbatch's, so fewer prefixes are ambiguous.
+  EXPECT_EQ(ErrorOf({"--ex=a"}),
+            "option '--ex=a' is ambiguous; possibilities: '--exclusive' '--exclude' '--export'"
+            "\nTry \"sbatch --help\" for more information");
+}
+
+TEST(SbatchCommandLineTest, Input) {
+  EXPECT_EQ(MustParse({"-i", "in.txt", "job.sh"}).input, "in.txt");
+  SbatchOptions o = MustParse({"--input=in-%j", "job.sh", "-i", "arg"});
+  EXPECT_EQ(o.input, "in-%j");
+  EXPECT_THAT(o.script_args, ElementsAre("-i", "arg"));  // after the script: its arguments
+}
+
 TEST(SbatchDirectivesTest, StopsAtFirstCommand) {
   EXPECT_THAT(Directives("#!/bin/bash\n#SBATCH -N 2\n\n# note\n   # indented\n"
                          "#SBATCH --time=10\necho hi\n#SBATCH -p late\n"),

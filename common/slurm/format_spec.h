@@ -8,7 +8,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace canopy::ctl {
+namespace canopy::slurm {
 
 // One piece of a format: literal text, or a field with its width rules.
 struct FormatItem {
@@ -22,4 +22,4 @@ struct FormatItem {
 // Never fails: a trailing lone "%" is literal text, as in Slurm.
 std::vector<FormatItem> ParseFormatSpec(absl::string_view format);
 
-}  // namespace canopy::ctl
+}  // namespace canopy::slurm

@@ -1,8 +1,8 @@
-#include "ctl/format_spec.h"
+#include "common/slurm/format_spec.h"
 
 #include "absl/strings/ascii.h"
 
-namespace canopy::ctl {
+namespace canopy::slurm {
 
 std::vector<FormatItem> ParseFormatSpec(absl::string_view format) {
   std::vector<FormatItem> items;
@@ -38,4 +38,4 @@ std::vector<FormatItem> ParseFormatSpec(absl::string_view format) {
   return items;
 }
 
-}  // namespace canopy::ctl
+}  // namespace canopy::slurm

@@ -1,8 +1,8 @@
-#include "ctl/format_spec.h"
+#include "common/slurm/format_spec.h"
 
 #include "gtest/gtest.h"
 
-namespace canopy::ctl {
+namespace canopy::slurm {
 namespace {
 
 TEST(FormatSpecTest, FieldsWidthsAlignmentAndLiterals) {
@@ -23,4 +23,4 @@ TEST(FormatSpecTest, FieldsWidthsAlignmentAndLiterals) {
 }
 
 }  // namespace
-}  // namespace canopy::ctl
+}  // namespace canopy::slurm
