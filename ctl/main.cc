@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "ctl/canopyctl_commands.h"
-#include "ctl/sbatch.h"
-#include "ctl/scancel.h"
-#include "ctl/scontrol.h"
-#include "ctl/sinfo.h"
-#include "ctl/squeue.h"
-#include "ctl/srun.h"
+#include "ctl/canopyctl/canopyctl.h"
+#include "ctl/sbatch/sbatch.h"
+#include "ctl/scancel/scancel.h"
+#include "ctl/scontrol/scontrol.h"
+#include "ctl/sinfo/render.h"
+#include "ctl/squeue/squeue.h"
+#include "ctl/srun/srun.h"
 
 int main(int argc, char** argv) {
   std::string name = argv[0];
@@ -19,25 +19,25 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (name == "scontrol") {
-    return canopy::ctl::RunScontrol(args, std::cout, std::cerr);
+    return canopy::ctl::scontrol::RunScontrol(args, std::cout, std::cerr);
   }
   if (name == "sinfo") {
-    return canopy::ctl::RunSinfo(args, std::cout, std::cerr);
+    return canopy::ctl::sinfo::RunSinfo(args, std::cout, std::cerr);
   }
   if (name == "sbatch") {
-    return canopy::ctl::RunSbatch(args, std::cin, std::cout, std::cerr);
+    return canopy::ctl::sbatch::RunSbatch(args, std::cin, std::cout, std::cerr);
   }
   if (name == "squeue") {
-    return canopy::ctl::RunSqueue(args, std::cout, std::cerr);
+    return canopy::ctl::squeue::RunSqueue(args, std::cout, std::cerr);
   }
   if (name == "scancel") {
-    return canopy::ctl::RunScancel(args, std::cout, std::cerr);
+    return canopy::ctl::scancel::RunScancel(args, std::cout, std::cerr);
   }
   if (name == "srun") {
-    return canopy::ctl::RunSrun(args, "", std::cout, std::cerr);
+    return canopy::ctl::srun::RunSrun(args, "", std::cout, std::cerr);
   }
   if (name == "canopyctl") {
-    return canopy::ctl::RunCanopyctl(args, std::cout, std::cerr);
+    return canopy::ctl::canopyctl::RunCanopyctl(args, std::cout, std::cerr);
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"

@@ -1,0 +1,29 @@
+// Printing a parse error the way Slurm's commands do: "PROG: " before each line except
+// getopt's "Try \"PROG --help\" ..." line, which Slurm prints bare. Thread-compatible.
+#pragma once
+
+#include <ostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace canopy::ctl::client {
+
+inline void PrintCliError(absl::string_view program, absl::string_view message, std::ostream& err) {
+  for (absl::string_view line : absl::StrSplit(message, '\n')) {
+    if (absl::StartsWith(line, "Try \"") || absl::StartsWith(line, "Unknown job signal")) {
+      err << line << "\n";
+    } else {
+      err << program << ": " << line << "\n";
+    }
+  }
+}
+
+// getopt failures ("unrecognized option", "requires an argument") make srun and sbatch exit
+// with 255; other errors with 1.
+inline int GetoptExitCode(absl::string_view message) {
+  return absl::StrContains(message, "Try \"") ? 255 : 1;
+}
+
+}  // namespace canopy::ctl::client

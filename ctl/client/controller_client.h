@@ -1,0 +1,60 @@
+// ControllerClient: canopyctl's connection to canopyd. Resolves the controller (see
+// common/rpc/controller_target.h), tags calls with the caller's user name, sets deadlines, and
+// turns failures into messages a person can act on ("cannot reach canopyd at X: ... is it
+// running?"). One per command invocation; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "canopy/v1/controller.grpc.pb.h"
+
+namespace canopy::ctl::client {
+
+class ControllerClient {
+ public:
+  // `controller_flag` is --controller (may be empty).
+  static absl::StatusOr<ControllerClient> Connect(const std::string& controller_flag);
+
+  absl::StatusOr<canopy::v1::ListNodesResponse> ListNodes(
+      const canopy::v1::ListNodesRequest& request);
+  absl::StatusOr<canopy::v1::ListPartitionsResponse> ListPartitions();
+  absl::StatusOr<canopy::v1::GetTopologyResponse> GetTopology(
+      const canopy::v1::GetTopologyRequest& request);
+  absl::StatusOr<canopy::v1::UpdateNodeResponse> UpdateNode(
+      const canopy::v1::UpdateNodeRequest& request);
+  absl::StatusOr<canopy::v1::PingResponse> Ping();
+
+  // Job calls. Job-changing ones should reach canopyd over its unix socket (Connect prefers it
+  // when a config names the state dir) so that it can tell who the caller is.
+  absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitJob(
+      const canopy::v1::SubmitJobRequest& request);
+  absl::StatusOr<canopy::v1::CancelJobResponse> CancelJob(
+      const canopy::v1::CancelJobRequest& request);
+  absl::StatusOr<canopy::v1::Job> GetJob(uint32_t job_id);
+  absl::StatusOr<canopy::v1::ListJobsResponse> ListJobs(const canopy::v1::ListJobsRequest& request);
+  absl::StatusOr<canopy::v1::CreateStepResponse> CreateStep(
+      const canopy::v1::CreateStepRequest& request);
+  absl::Status CancelStep(const canopy::v1::CancelStepRequest& request);
+  absl::Status CompleteJob(const canopy::v1::CompleteJobRequest& request);
+  absl::StatusOr<canopy::v1::WhoAmIResponse> WhoAmI();
+
+  // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
+  // on this machine (srun then serves its step I/O on 127.0.0.1 only).
+  bool IsLocal() const;
+
+  const std::string& target() const { return target_; }
+
+ private:
+  ControllerClient(std::string target, std::unique_ptr<canopy::v1::Controller::Stub> stub)
+      : target_(std::move(target)), stub_(std::move(stub)) {}
+  std::unique_ptr<grpc::ClientContext> NewContext() const;
+  absl::Status Explain(const grpc::Status& status) const;
+
+  std::string target_;
+  std::unique_ptr<canopy::v1::Controller::Stub> stub_;
+};
+
+}  // namespace canopy::ctl::client

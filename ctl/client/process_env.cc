@@ -1,0 +1,31 @@
+#include "ctl/client/process_env.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+
+extern char** environ;
+
+namespace canopy::ctl::client {
+
+std::map<std::string, std::string> ProcessEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq != nullptr) {
+      env.emplace(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+    }
+  }
+  return env;
+}
+
+std::string CurrentDirectory() {
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof(buf)) == nullptr) {
+    return "/";
+  }
+  return buf;
+}
+
+}  // namespace canopy::ctl::client

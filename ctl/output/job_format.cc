@@ -1,0 +1,121 @@
+#include "ctl/output/job_format.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace canopy::ctl::output {
+namespace {
+
+struct StateNames {
+  canopy::v1::JobState state;
+  const char* name;
+  const char* compact;
+};
+
+// squeue's names (slurm job_state_string / job_state_string_compact).
+constexpr StateNames kStates[] = {
+    {canopy::v1::JOB_STATE_PENDING, "PENDING", "PD"},
+    {canopy::v1::JOB_STATE_CONFIGURING, "CONFIGURING", "CF"},
+    {canopy::v1::JOB_STATE_RUNNING, "RUNNING", "R"},
+    {canopy::v1::JOB_STATE_COMPLETING, "COMPLETING", "CG"},
+    {canopy::v1::JOB_STATE_COMPLETED, "COMPLETED", "CD"},
+    {canopy::v1::JOB_STATE_FAILED, "FAILED", "F"},
+    {canopy::v1::JOB_STATE_CANCELLED, "CANCELLED", "CA"},
+    {canopy::v1::JOB_STATE_TIMEOUT, "TIMEOUT", "TO"},
+    {canopy::v1::JOB_STATE_NODE_FAIL, "NODE_FAIL", "NF"},
+    {canopy::v1::JOB_STATE_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
+    {canopy::v1::JOB_STATE_REQUEUED, "REQUEUED", "RQ"},
+    {canopy::v1::JOB_STATE_PREEMPTED, "PREEMPTED", "PR"},
+};
+
+absl::Time ToTime(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
+}
+
+}  // namespace
+
+std::string JobIdString(const canopy::v1::Job& job) {
+  if (job.array_job_id() != 0) {
+    return absl::StrCat(job.array_job_id(), "_", job.array_task_id());
+  }
+  return absl::StrCat(job.job_id());
+}
+
+std::string JobStateName(canopy::v1::JobState state) {
+  for (const StateNames& s : kStates) {
+    if (s.state == state) {
+      return s.name;
+    }
+  }
+  return "UNKNOWN";
+}
+
+std::string JobStateCompact(canopy::v1::JobState state) {
+  for (const StateNames& s : kStates) {
+    if (s.state == state) {
+      return s.compact;
+    }
+  }
+  return "?";
+}
+
+std::optional<canopy::v1::JobState> ParseJobState(absl::string_view name) {
+  for (const StateNames& s : kStates) {
+    if (absl::EqualsIgnoreCase(name, s.name) || absl::EqualsIgnoreCase(name, s.compact)) {
+      return s.state;
+    }
+  }
+  return std::nullopt;
+}
+
+bool IsJobActive(canopy::v1::JobState state) {
+  return state == canopy::v1::JOB_STATE_PENDING || state == canopy::v1::JOB_STATE_CONFIGURING ||
+         state == canopy::v1::JOB_STATE_RUNNING || state == canopy::v1::JOB_STATE_COMPLETING;
+}
+
+std::string ExitCodeString(int exit_code, int exit_signal) {
+  return absl::StrCat(exit_code, ":", exit_signal);
+}
+
+std::string TresPerNode(const canopy::v1::JobSpec& spec) {
+  if (spec.gpus_per_node() <= 0) {
+    return "N/A";
+  }
+  if (spec.gpu_type().empty()) {
+    return absl::StrCat("gres:gpu:", spec.gpus_per_node());
+  }
+  return absl::StrCat("gres:gpu:", spec.gpu_type(), ":", spec.gpus_per_node());
+}
+
+int JobNodeCount(const canopy::v1::Job& job) {
+  if (job.nodes_size() > 0) {
+    return job.nodes_size();
+  }
+  return std::max(1, job.spec().min_nodes());
+}
+
+int JobCpuCount(const canopy::v1::Job& job) {
+  const canopy::v1::JobSpec& spec = job.spec();
+  int tasks = spec.ntasks();
+  if (tasks <= 0 && spec.ntasks_per_node() > 0) {
+    tasks = spec.ntasks_per_node() * JobNodeCount(job);
+  }
+  tasks = std::max(tasks, JobNodeCount(job));
+  return tasks * std::max(1, spec.cpus_per_task());
+}
+
+absl::Duration JobRunTime(const canopy::v1::Job& job, absl::Time now) {
+  if (!job.has_start_time() || job.start_time().seconds() == 0 ||
+      job.state() == canopy::v1::JOB_STATE_PENDING) {
+    return absl::ZeroDuration();
+  }
+  absl::Time end = now;
+  if (job.has_end_time() && job.end_time().seconds() != 0 && !IsJobActive(job.state())) {
+    end = ToTime(job.end_time());
+  }
+  return std::max(absl::ZeroDuration(), end - ToTime(job.start_time()));
+}
+
+}  // namespace canopy::ctl::output

@@ -1,0 +1,43 @@
+// Slurm's spelling of job facts, shared by squeue, scancel, srun and canopyctl: job ids of array
+// tasks ("5_1"), state names ("RUNNING"/"R"), exit codes ("1:0"), GPUs per node
+// ("gres:gpu:4"). Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "canopy/v1/types.pb.h"
+
+namespace canopy::ctl::output {
+
+// squeue's %i: "ARRAYJOB_TASK" for an array task, else the job id.
+std::string JobIdString(const canopy::v1::Job& job);
+
+// squeue's %T ("PENDING") and %t ("PD").
+std::string JobStateName(canopy::v1::JobState state);
+std::string JobStateCompact(canopy::v1::JobState state);
+// The state from its long or compact name, case-insensitive ("pd", "running"); nullopt if none.
+std::optional<canopy::v1::JobState> ParseJobState(absl::string_view name);
+// PENDING, CONFIGURING, RUNNING or COMPLETING: the job still holds or wants resources.
+bool IsJobActive(canopy::v1::JobState state);
+
+// Slurm's "EXIT:SIGNAL" (scontrol's ExitCode=, sacct's ExitCode).
+std::string ExitCodeString(int exit_code, int exit_signal);
+
+// squeue's %b (TRES_PER_NODE): "gres:gpu:4", "gres:gpu:h100:4", or "N/A" without GPUs.
+std::string TresPerNode(const canopy::v1::JobSpec& spec);
+
+// Nodes a job has (running) or asks for (pending): squeue's %D.
+int JobNodeCount(const canopy::v1::Job& job);
+// CPUs: squeue's %C. Canopy does not report allocated CPUs, so this is what the job asks for:
+// max(tasks, nodes) x cpus per task.
+int JobCpuCount(const canopy::v1::Job& job);
+
+// Time a job has run: `now - start` for a started job, zero for one that has not started; up
+// to its end time for a finished one.
+absl::Duration JobRunTime(const canopy::v1::Job& job, absl::Time now);
+
+}  // namespace canopy::ctl::output

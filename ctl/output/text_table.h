@@ -1,0 +1,22 @@
+// TextTable: left-aligned columns separated by two spaces, for canopyctl's own output (the Slurm
+// front ends print Slurm's exact formats instead). Thread-compatible.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace canopy::ctl::output {
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void Print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace canopy::ctl::output

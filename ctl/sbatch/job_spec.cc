@@ -1,0 +1,148 @@
+#include "ctl/sbatch/job_spec.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace canopy::ctl::sbatch {
+namespace {
+
+void SetDuration(absl::Duration d, google::protobuf::Duration& out) {
+  out.set_seconds(absl::ToInt64Seconds(d));
+}
+
+std::string ResolvePath(const std::string& path, const std::string& cwd) {
+  if (path.empty() || path[0] == '/') {
+    return path;
+  }
+  return absl::StrCat(cwd, cwd.empty() || cwd.back() == '/' ? "" : "/", path);
+}
+
+}  // namespace
+
+std::string WrapScript(const std::string& command) {
+  // Exactly what sbatch 22.05 writes for --wrap (the comment line included).
+  return absl::StrCat("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n", command, "\n");
+}
+
+void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
+                 const std::map<std::string, std::string>& env, canopy::v1::JobSpec& spec) {
+  auto& out = *spec.mutable_environment();
+  out.clear();
+  spec.set_export_none(false);
+  if (!export_env.has_value() || export_env->all) {
+    for (const auto& [k, v] : env) {
+      out[k] = v;
+    }
+  } else {
+    // NONE and explicit lists still carry the caller's SLURM_* variables (sbatch(1), --export).
+    for (const auto& [k, v] : env) {
+      if (absl::StartsWith(k, "SLURM_")) {
+        out[k] = v;
+      }
+    }
+    if (export_env->variables.empty()) {
+      spec.set_export_none(true);
+    }
+  }
+  if (!export_env.has_value()) {
+    return;
+  }
+  for (const std::string& item : export_env->variables) {
+    const size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      out[item.substr(0, eq)] = item.substr(eq + 1);
+    } else if (auto it = env.find(item); it != env.end()) {
+      out[item] = it->second;
+    }
+  }
+}
+
+absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
+                                                 const SubmitContext& context) {
+  if (o.test_only) {
+    return absl::InvalidArgumentError("error: --test-only is not supported by Canopy");
+  }
+  if (!o.begin.empty()) {
+    return absl::InvalidArgumentError("error: --begin is not supported by Canopy");
+  }
+  if (!o.dependency.empty()) {
+    return absl::InvalidArgumentError("error: --dependency is not supported by Canopy");
+  }
+  if (!o.other_gres.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "error: Invalid generic resource (gres) specification: ", absl::StrJoin(o.other_gres, ","),
+        " (Canopy schedules GPUs only)"));
+  }
+  canopy::v1::JobSpec spec;
+  spec.set_name(o.job_name.empty() ? context.default_name : o.job_name);
+  spec.set_partition(o.partition);
+  spec.set_account(o.account);
+  if (o.min_nodes) {
+    spec.set_min_nodes(static_cast<int32_t>(*o.min_nodes));
+  }
+  if (o.max_nodes && o.max_nodes != o.min_nodes) {
+    spec.set_max_nodes(static_cast<int32_t>(*o.max_nodes));
+  }
+  if (o.ntasks) {
+    spec.set_ntasks(static_cast<int32_t>(*o.ntasks));
+  }
+  if (o.ntasks_per_node) {
+    spec.set_ntasks_per_node(static_cast<int32_t>(*o.ntasks_per_node));
+  }
+  if (o.cpus_per_task) {
+    spec.set_cpus_per_task(static_cast<int32_t>(*o.cpus_per_task));
+  }
+  if (o.mem_per_node_mib) {
+    spec.set_mem_per_node_mib(*o.mem_per_node_mib);
+  }
+  if (o.gpus_per_node) {
+    spec.set_gpus_per_node(static_cast<int32_t>(*o.gpus_per_node));
+  } else if (o.gpus_total) {
+    // JobSpec has no per-job GPU count: spread --gpus over the requested nodes (rounding up).
+    const int64_t nodes = o.min_nodes.value_or(1) > 0 ? o.min_nodes.value_or(1) : 1;
+    spec.set_gpus_per_node(static_cast<int32_t>((*o.gpus_total + nodes - 1) / nodes));
+  }
+  spec.set_gpu_type(o.gpu_type);
+  spec.set_exclusive(o.exclusive != slurm::ExclusiveMode::kUnset);
+  // An infinite --time (0, UNLIMITED) cannot be told apart from "unset" in JobSpec; it is left
+  // unset, which gives the partition's limit.
+  if (o.time_limit && *o.time_limit != absl::InfiniteDuration()) {
+    SetDuration(*o.time_limit, *spec.mutable_time_limit());
+  }
+  if (o.switches) {
+    spec.set_max_switches(static_cast<int32_t>(*o.switches));
+  }
+  if (o.switches_wait) {
+    SetDuration(*o.switches_wait, *spec.mutable_switches_wait());
+  }
+  spec.set_required_nodes(o.nodelist);
+  spec.set_excluded_nodes(o.exclude);
+  spec.set_script(context.script);
+  for (const std::string& a : o.script_args) {
+    spec.add_argv(a);
+  }
+  ApplyExport(o.export_env, context.env, spec);
+  spec.set_work_dir(o.chdir.empty() ? context.cwd : ResolvePath(o.chdir, context.cwd));
+  spec.set_stdout_path(o.output);
+  spec.set_stderr_path(o.error);
+  spec.set_open_append(o.open_mode == slurm::OpenMode::kAppend);
+  // Slurm's default is JobRequeue=1: batch jobs may be requeued unless --no-requeue.
+  spec.set_requeue(o.requeue.value_or(true));
+  spec.set_hold(o.hold);
+  spec.set_submit_host(context.short_hostname);
+  if (o.nice) {
+    spec.set_nice(static_cast<int32_t>(*o.nice));
+  }
+  spec.set_submit_dir(context.cwd);
+  spec.set_array_spec(o.array);
+  if (o.signal) {
+    spec.set_warn_signal(o.signal->signal_number);
+    spec.mutable_warn_time()->set_seconds(o.signal->seconds);
+    spec.set_warn_batch_only(o.signal->batch_only);
+  }
+  spec.set_stdin_path(context.stdin_path);
+  return spec;
+}
+
+}  // namespace canopy::ctl::sbatch

@@ -1,0 +1,155 @@
+#include "ctl/sbatch/job_spec.h"
+
+#include "gtest/gtest.h"
+
+namespace canopy::ctl::sbatch {
+namespace {
+
+SubmitContext Context(const std::string& script) {
+  SubmitContext c;
+  c.cwd = "/home/alice/run";
+  c.short_hostname = "login1";
+  c.env = {{"HOME", "/home/alice"}, {"PATH", "/bin"}, {"SLURM_CONF", "/etc/slurm.conf"}};
+  c.script = script;
+  c.default_name = "train.sh";
+  return c;
+}
+
+canopy::v1::JobSpec Build(const std::vector<std::string>& argv, SubmitContext c) {
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, argv);
+  EXPECT_TRUE(o.ok()) << o.status();
+  absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*o, c);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return *spec;
+}
+
+TEST(SbatchSpecTest, DirectivesAndCommandLine) {
+  const std::string script =
+      "#!/bin/bash\n#SBATCH -N 2 --gres=gpu:h100:4\n#SBATCH --time=1:00:00 -J fromscript\n"
+      "#SBATCH --switches=1@5:00 --exclusive\nsrun hostname\n";
+  canopy::v1::JobSpec spec = Build({"-J",
+                                    "cli",
+                                    "--ntasks-per-node=4",
+                                    "-c",
+                                    "2",
+                                    "--mem=8G",
+                                    "-p",
+                                    "gpu",
+                                    "-A",
+                                    "acct",
+                                    "-w",
+                                    "gpu[001-002]",
+                                    "-x",
+                                    "gpu003",
+                                    "-o",
+                                    "out-%j.txt",
+                                    "--open-mode=append",
+                                    "--no-requeue",
+                                    "-H",
+                                    "--nice=5",
+                                    "--array=1-3%2",
+                                    "--signal=B:USR1@90",
+                                    "train.sh",
+                                    "a",
+                                    "b"},
+                                   Context(script));
+  EXPECT_EQ(spec.name(), "cli");
+  EXPECT_EQ(spec.min_nodes(), 2);
+  EXPECT_EQ(spec.max_nodes(), 0);
+  EXPECT_EQ(spec.ntasks_per_node(), 4);
+  EXPECT_EQ(spec.cpus_per_task(), 2);
+  EXPECT_EQ(spec.mem_per_node_mib(), 8192);
+  EXPECT_EQ(spec.gpus_per_node(), 4);
+  EXPECT_EQ(spec.gpu_type(), "h100");
+  EXPECT_TRUE(spec.exclusive());
+  EXPECT_EQ(spec.time_limit().seconds(), 3600);
+  EXPECT_EQ(spec.max_switches(), 1);
+  EXPECT_EQ(spec.switches_wait().seconds(), 300);
+  EXPECT_EQ(spec.partition(), "gpu");
+  EXPECT_EQ(spec.account(), "acct");
+  EXPECT_EQ(spec.required_nodes(), "gpu[001-002]");
+  EXPECT_EQ(spec.excluded_nodes(), "gpu003");
+  EXPECT_EQ(spec.stdout_path(), "out-%j.txt");
+  EXPECT_EQ(spec.stderr_path(), "");
+  EXPECT_TRUE(spec.open_append());
+  EXPECT_FALSE(spec.requeue());
+  EXPECT_TRUE(spec.hold());
+  EXPECT_EQ(spec.nice(), 5);
+  EXPECT_EQ(spec.array_spec(), "1-3%2");
+  EXPECT_EQ(spec.warn_signal(), 10);
+  EXPECT_EQ(spec.warn_time().seconds(), 90);
+  EXPECT_TRUE(spec.warn_batch_only());
+  EXPECT_EQ(spec.script(), script);
+  ASSERT_EQ(spec.argv_size(), 2);
+  EXPECT_EQ(spec.argv(1), "b");
+  EXPECT_EQ(spec.work_dir(), "/home/alice/run");
+  EXPECT_EQ(spec.submit_dir(), "/home/alice/run");
+  EXPECT_EQ(spec.submit_host(), "login1");
+  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_FALSE(spec.export_none());
+}
+
+TEST(SbatchSpecTest, DefaultsAndWrap) {
+  SubmitContext c = Context(WrapScript("sleep 1000"));
+  c.default_name = "wrap";
+  canopy::v1::JobSpec spec = Build({"--wrap", "sleep 1000", "-D", "sub"}, c);
+  EXPECT_EQ(spec.name(), "wrap");
+  EXPECT_EQ(spec.script(),
+            "#!/bin/sh\n# This script was created by sbatch --wrap.\n\nsleep 1000\n");
+  EXPECT_EQ(spec.work_dir(), "/home/alice/run/sub");
+  EXPECT_TRUE(spec.requeue());
+  EXPECT_FALSE(spec.has_time_limit());
+  EXPECT_EQ(spec.stdout_path(), "");
+  EXPECT_EQ(spec.min_nodes(), 0);
+  spec = Build({"--wrap", "x", "-D", "/abs", "-t", "UNLIMITED"}, c);
+  EXPECT_EQ(spec.work_dir(), "/abs");
+  EXPECT_FALSE(spec.has_time_limit());
+}
+
+TEST(SbatchSpecTest, ExportRules) {
+  const std::map<std::string, std::string> env = {
+      {"HOME", "/h"}, {"PATH", "/bin"}, {"SLURM_CONF", "/c"}};
+  canopy::v1::JobSpec spec;
+  ApplyExport(std::nullopt, env, spec);
+  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_FALSE(spec.export_none());
+
+  ApplyExport(slurm::SbatchExport{false, {}}, env, spec);  // NONE
+  EXPECT_TRUE(spec.export_none());
+  ASSERT_EQ(spec.environment().size(), 1u);
+  EXPECT_EQ(spec.environment().at("SLURM_CONF"), "/c");
+
+  ApplyExport(slurm::SbatchExport{false, {"HOME", "X=1", "MISSING"}}, env, spec);  // a list
+  EXPECT_FALSE(spec.export_none());
+  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_EQ(spec.environment().at("HOME"), "/h");
+  EXPECT_EQ(spec.environment().at("X"), "1");
+  EXPECT_FALSE(spec.environment().contains("PATH"));
+
+  ApplyExport(slurm::SbatchExport{true, {"PATH=/x"}}, env, spec);  // ALL,PATH=/x
+  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_EQ(spec.environment().at("PATH"), "/x");
+}
+
+TEST(SbatchSpecTest, UnsupportedOptionsAreErrors) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"--test-only"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(BuildJobSpec(*o, c).status().message(),
+            "error: --test-only is not supported by Canopy");
+  o = slurm::ParseSbatch(c.script, {"--dependency=afterok:1"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(BuildJobSpec(*o, c).ok());
+}
+
+TEST(SbatchSpecTest, ScriptWithoutShebangIsRejectedAsSbatchDoes) {
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch("echo hi\n", {});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(),
+            "error: This does not look like a batch script.  The first\n"
+            "error: line must start with #! followed by the path to an interpreter.\n"
+            "error: For instance: #!/bin/sh");
+}
+
+}  // namespace
+}  // namespace canopy::ctl::sbatch

@@ -1,0 +1,45 @@
+// scancel's command line, parsed into a value (pure; thread-safe). Job ids may be "J", "J_T"
+// (one array task) or "J.S" (a step). Signals are names ("USR1", "SIGUSR1") or numbers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "canopy/v1/types.pb.h"
+
+namespace canopy::ctl::scancel {
+
+struct ScancelTarget {
+  uint32_t job_id = 0;
+  std::optional<uint32_t> array_task;  // "J_T"
+  std::optional<uint32_t> step_id;     // "J.S"
+  std::string text;                    // as written
+};
+
+struct ScancelOptions {
+  std::vector<ScancelTarget> targets;
+  int signal = 0;  // 0 = cancel
+  bool batch = false;
+  int verbose = 0;
+  std::string user;
+  std::string name;
+  std::string partition;
+  std::optional<canopy::v1::JobState> state;
+  // Any of -u/-n/-p/-t: jobs are selected by listing them first.
+  bool HasFilters() const {
+    return !user.empty() || !name.empty() || !partition.empty() || state.has_value();
+  }
+};
+
+// A signal name or number; nullopt if unknown.
+std::optional<int> ParseSignal(absl::string_view text);
+
+// InvalidArgument with scancel's wording (printed after "scancel: ") for a bad option, an
+// invalid job id, signal or state, or nothing to cancel.
+absl::StatusOr<ScancelOptions> ParseScancelArgs(const std::vector<std::string>& args);
+
+}  // namespace canopy::ctl::scancel

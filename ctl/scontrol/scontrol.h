@@ -1,0 +1,15 @@
+// `scontrol`, as far as Canopy serves it: show hostnames|hostlist|hostlistsorted|topology,
+// update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., ping. Output and exit codes follow
+// Slurm 22.05 (../shared/reference/slurm/cli-outputs-22.05.txt). Thread-compatible.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace canopy::ctl::scontrol {
+
+// `args` excludes the program name.
+int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace canopy::ctl::scontrol

@@ -1,0 +1,180 @@
+// squeue's output for the jobs A-F of ../shared/reference/slurm/cli-outputs-22.05.txt, compared
+// byte for byte with what Slurm 22.05 printed there.
+#include "ctl/squeue/render.h"
+
+#include "gtest/gtest.h"
+
+namespace canopy::ctl::squeue {
+namespace {
+
+constexpr int64_t kNow = 1796204622;  // 2026-12-02T09:43:42Z
+
+class SqueueFormatTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    jobs_.mutable_server_time()->set_seconds(kNow);
+    // Ordered by job id, as ListJobs answers.
+    Add(1, "jobA", canopy::v1::JOB_STATE_RUNNING, 17, -5, -3, {"gpu001", "gpu002"}, 4, 60);
+    Add(2, "jobB", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu003"}, 8);
+    Add(3, "jobC", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu001"}, 0);
+    Add(4, "jobE", canopy::v1::JOB_STATE_PENDING, 0, -5, 0, {}, 0, 0, "JobHeldUser");
+    Add(5, "jobF", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu001"}, 1, 0, "None", 5, 3);
+    Add(6, "jobF", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu001"}, 1, 0, "None", 5, 1);
+    Add(7, "jobF", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu001"}, 1, 0, "None", 5, 2);
+    canopy::v1::Job* d =
+        Add(8, "jobD", canopy::v1::JOB_STATE_PENDING, 615, -2, 0, {}, 0, 0, "PartitionNodeLimit");
+    d->mutable_spec()->set_min_nodes(70);
+    Add(9, "parsable", canopy::v1::JOB_STATE_RUNNING, 8, -2, 0, {"gpu001"}, 0);
+    Add(10, "plain", canopy::v1::JOB_STATE_RUNNING, 8, -2, 0, {"gpu001"}, 0);
+  }
+
+  canopy::v1::Job* Add(uint32_t id, const std::string& name, canopy::v1::JobState state,
+                       uint32_t priority, int submit_offset, int start_offset,
+                       std::vector<std::string> nodes, int gpus, int limit_minutes = 0,
+                       const std::string& reason = "None", uint32_t array_job = 0,
+                       uint32_t array_task = 0) {
+    canopy::v1::Job* j = jobs_.add_jobs();
+    j->set_job_id(id);
+    j->mutable_spec()->set_name(name);
+    j->set_state(state);
+    j->set_priority(priority);
+    j->set_user_name("root");
+    j->set_partition("gpu");
+    j->set_reason(reason);
+    j->mutable_submit_time()->set_seconds(kNow + submit_offset);
+    if (state != canopy::v1::JOB_STATE_PENDING) {
+      j->mutable_start_time()->set_seconds(kNow + start_offset);
+    }
+    for (const std::string& n : nodes) {
+      j->add_nodes(n);
+    }
+    j->mutable_spec()->set_gpus_per_node(gpus);
+    if (limit_minutes > 0) {
+      j->mutable_time_limit()->set_seconds(limit_minutes * 60);
+    }
+    j->set_array_job_id(array_job);
+    j->set_array_task_id(array_task);
+    return j;
+  }
+
+  std::string Render(const std::vector<std::string>& args) {
+    absl::StatusOr<SqueueOptions> o = ParseSqueueArgs(args);
+    EXPECT_TRUE(o.ok()) << o.status();
+    return RenderSqueue(*o, jobs_, absl::UTCTimeZone());
+  }
+
+  canopy::v1::ListJobsResponse jobs_;
+};
+
+TEST_F(SqueueFormatTest, DefaultMatchesSlurm) {
+  EXPECT_EQ(
+      Render({}),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+      "                 8       gpu     jobD     root PD       0:00     70 (PartitionNodeLimit)\n"
+      "                 4       gpu     jobE     root PD       0:00      1 (JobHeldUser)\n"
+      "                 1       gpu     jobA     root  R       0:03      2 gpu[001-002]\n"
+      "                 9       gpu parsable     root  R       0:00      1 gpu001\n"
+      "                10       gpu    plain     root  R       0:00      1 gpu001\n"
+      "                 2       gpu     jobB     root  R       0:03      1 gpu003\n"
+      "                 3       gpu     jobC     root  R       0:03      1 gpu001\n"
+      "               5_1       gpu     jobF     root  R       0:03      1 gpu001\n"
+      "               5_2       gpu     jobF     root  R       0:03      1 gpu001\n"
+      "               5_3       gpu     jobF     root  R       0:03      1 gpu001\n");
+}
+
+TEST_F(SqueueFormatTest, PlainFieldsMatchSlurm) {
+  EXPECT_EQ(Render({"-o", "%i %T %N"}),
+            "JOBID STATE NODELIST\n"
+            "8 PENDING \n"
+            "4 PENDING \n"
+            "1 RUNNING gpu[001-002]\n"
+            "9 RUNNING gpu001\n"
+            "10 RUNNING gpu001\n"
+            "2 RUNNING gpu003\n"
+            "3 RUNNING gpu001\n"
+            "5_1 RUNNING gpu001\n"
+            "5_2 RUNNING gpu001\n"
+            "5_3 RUNNING gpu001\n");
+}
+
+TEST_F(SqueueFormatTest, LongMatchesSlurm) {
+  EXPECT_EQ(
+      Render({"-l"}),
+      "Wed Dec 02 09:43:42 2026\n"
+      "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
+      "NODELIST(REASON)\n"
+      "                 8       gpu     jobD     root  PENDING       0:00 UNLIMITED     70 "
+      "(PartitionNodeLimit)\n"
+      "                 4       gpu     jobE     root  PENDING       0:00 UNLIMITED      1 "
+      "(JobHeldUser)\n"
+      "                 1       gpu     jobA     root  RUNNING       0:03   1:00:00      2 "
+      "gpu[001-002]\n"
+      "                 9       gpu parsable     root  RUNNING       0:00 UNLIMITED      1 gpu001\n"
+      "                10       gpu    plain     root  RUNNING       0:00 UNLIMITED      1 gpu001\n"
+      "                 2       gpu     jobB     root  RUNNING       0:03 UNLIMITED      1 gpu003\n"
+      "                 3       gpu     jobC     root  RUNNING       0:03 UNLIMITED      1 gpu001\n"
+      "               5_1       gpu     jobF     root  RUNNING       0:03 UNLIMITED      1 gpu001\n"
+      "               5_2       gpu     jobF     root  RUNNING       0:03 UNLIMITED      1 gpu001\n"
+      "               5_3       gpu     jobF     root  RUNNING       0:03 UNLIMITED      1 "
+      "gpu001\n");
+}
+
+TEST_F(SqueueFormatTest, ManyFieldsMatchSlurm) {
+  EXPECT_EQ(Render({"-h", "-o", "%A|%i|%j|%u|%T|%M|%l|%D|%C|%b|%N|%r|%S|%V|%Q"}),
+            "8|8|jobD|root|PENDING|0:00|UNLIMITED|70|70|N/A||PartitionNodeLimit|N/"
+            "A|2026-12-02T09:43:40|615\n"
+            "4|4|jobE|root|PENDING|0:00|UNLIMITED|1|1|N/A||JobHeldUser|N/A|2026-12-02T09:43:37|0\n"
+            "1|1|jobA|root|RUNNING|0:03|1:00:00|2|2|gres:gpu:4|gpu[001-002]|None|2026-12-02T09:43:"
+            "39|2026-12-02T09:43:37|17\n"
+            "9|9|parsable|root|RUNNING|0:00|UNLIMITED|1|1|N/"
+            "A|gpu001|None|2026-12-02T09:43:42|2026-12-02T09:43:40|8\n"
+            "10|10|plain|root|RUNNING|0:00|UNLIMITED|1|1|N/"
+            "A|gpu001|None|2026-12-02T09:43:42|2026-12-02T09:43:40|8\n"
+            "2|2|jobB|root|RUNNING|0:03|UNLIMITED|1|1|gres:gpu:8|gpu003|None|2026-12-02T09:43:39|"
+            "2026-12-02T09:43:37|8\n"
+            "3|3|jobC|root|RUNNING|0:03|UNLIMITED|1|1|N/"
+            "A|gpu001|None|2026-12-02T09:43:39|2026-12-02T09:43:37|8\n"
+            "6|5_1|jobF|root|RUNNING|0:03|UNLIMITED|1|1|gres:gpu:1|gpu001|None|2026-12-02T09:43:39|"
+            "2026-12-02T09:43:37|8\n"
+            "7|5_2|jobF|root|RUNNING|0:03|UNLIMITED|1|1|gres:gpu:1|gpu001|None|2026-12-02T09:43:39|"
+            "2026-12-02T09:43:37|8\n"
+            "5|5_3|jobF|root|RUNNING|0:03|UNLIMITED|1|1|gres:gpu:1|gpu001|None|2026-12-02T09:43:39|"
+            "2026-12-02T09:43:37|8\n");
+}
+
+TEST_F(SqueueFormatTest, FiltersAndWidths) {
+  EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%-6i|%.4P|%3j"}),
+            "8     | gpu|job\n4     | gpu|job\n");
+  EXPECT_EQ(Render({"-h", "-j", "5", "-o", "%i"}), "5_1\n5_2\n5_3\n");
+  EXPECT_EQ(Render({"-h", "--jobs=5_2,9", "-o", "%i"}), "9\n5_2\n");
+  EXPECT_EQ(Render({"-h", "-u", "nobody"}), "");
+  EXPECT_EQ(Render({"-h", "-p", "gpu", "-t", "pending", "-o", "%i %R"}),
+            "8 (PartitionNodeLimit)\n4 (JobHeldUser)\n");
+}
+
+TEST_F(SqueueFormatTest, PendingArrayTasksShareARow) {
+  for (uint32_t task = 1; task <= 3; ++task) {
+    canopy::v1::Job* j = Add(20 + task, "arr", canopy::v1::JOB_STATE_PENDING, 1, -1, 0, {}, 0, 0,
+                             "Resources", 21, task);
+    j->mutable_spec()->set_array_spec("1-3%2");
+  }
+  EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%i %A %R"}),
+            "8 8 (PartitionNodeLimit)\n21_[1-3%2] 21 (Resources)\n4 4 (JobHeldUser)\n");
+  EXPECT_EQ(Render({"-h", "-r", "-t", "PD", "-o", "%i"}), "8\n21_1\n21_2\n21_3\n4\n");
+}
+
+TEST_F(SqueueFormatTest, BadArguments) {
+  EXPECT_FALSE(ParseSqueueArgs({"-t", "bogus"}).ok());
+  EXPECT_FALSE(ParseSqueueArgs({"--bogus"}).ok());
+  EXPECT_FALSE(ParseSqueueArgs({"-j", "x"}).ok());
+  EXPECT_FALSE(ParseSqueueArgs({"-o"}).ok());
+}
+
+TEST_F(SqueueFormatTest, MissingJobIsReported) {
+  absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"-j", "999999"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(NoRequestedJobFound(*o, jobs_));
+}
+
+}  // namespace
+}  // namespace canopy::ctl::squeue
