@@ -1,5 +1,6 @@
-// Printing a parse error the way Slurm's commands do: "PROG: " before each line except
-// getopt's "Try \"PROG --help\" ..." line, which Slurm prints bare. Thread-compatible.
+// Printing errors the way Slurm's commands do: "PROG: " before each line except getopt's
+// "Try \"PROG --help\" ..." hint (common/slurm/getopt.h), which Slurm prints bare.
+// Thread-compatible.
 #pragma once
 
 #include <ostream>
@@ -10,6 +11,8 @@
 
 namespace canopy::ctl::client {
 
+// A parse error of `program`: each line prefixed, except the getopt hint and scancel's
+// "Unknown job signal: X", which Slurm prints bare.
 inline void PrintCliError(absl::string_view program, absl::string_view message, std::ostream& err) {
   for (absl::string_view line : absl::StrSplit(message, '\n')) {
     if (absl::StartsWith(line, "Try \"") || absl::StartsWith(line, "Unknown job signal")) {
@@ -17,6 +20,13 @@ inline void PrintCliError(absl::string_view program, absl::string_view message, 
     } else {
       err << program << ": " << line << "\n";
     }
+  }
+}
+
+// Prints a (possibly multi-line) message with `prefix` on every line ("sbatch: error: ").
+inline void PrintPrefixed(absl::string_view prefix, absl::string_view message, std::ostream& err) {
+  for (absl::string_view line : absl::StrSplit(message, '\n')) {
+    err << prefix << line << "\n";
   }
 }
 

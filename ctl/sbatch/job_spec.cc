@@ -1,8 +1,8 @@
 #include "ctl/sbatch/job_spec.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/slurm/option_values.h"
 
 namespace canopy::ctl::sbatch {
 namespace {
@@ -27,35 +27,10 @@ std::string WrapScript(const std::string& command) {
 
 void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
                  const std::map<std::string, std::string>& env, canopy::v1::JobSpec& spec) {
-  auto& out = *spec.mutable_environment();
-  out.clear();
-  spec.set_export_none(false);
-  if (!export_env.has_value() || export_env->all) {
-    for (const auto& [k, v] : env) {
-      out[k] = v;
-    }
-  } else {
-    // NONE and explicit lists still carry the caller's SLURM_* variables (sbatch(1), --export).
-    for (const auto& [k, v] : env) {
-      if (absl::StartsWith(k, "SLURM_")) {
-        out[k] = v;
-      }
-    }
-    if (export_env->variables.empty()) {
-      spec.set_export_none(true);
-    }
-  }
-  if (!export_env.has_value()) {
-    return;
-  }
-  for (const std::string& item : export_env->variables) {
-    const size_t eq = item.find('=');
-    if (eq != std::string::npos) {
-      out[item.substr(0, eq)] = item.substr(eq + 1);
-    } else if (auto it = env.find(item); it != env.end()) {
-      out[item] = it->second;
-    }
-  }
+  slurm::ExportedEnvironment exported = slurm::ExportEnvironment(export_env, env);
+  spec.mutable_environment()->clear();
+  spec.mutable_environment()->insert(exported.variables.begin(), exported.variables.end());
+  spec.set_export_none(exported.none);
 }
 
 absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
@@ -141,7 +116,7 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     spec.mutable_warn_time()->set_seconds(o.signal->seconds);
     spec.set_warn_batch_only(o.signal->batch_only);
   }
-  spec.set_stdin_path(context.stdin_path);
+  spec.set_stdin_path(o.input);
   return spec;
 }
 

@@ -21,13 +21,10 @@ struct SubmitContext {
   // The default job name: the script file's base name, "wrap" for --wrap, "sbatch" for a
   // script read from stdin (as sbatch names them).
   std::string default_name;
-  std::string stdin_path;  // --input (sbatch_options does not parse it)
 };
 
-// The environment to export, by sbatch's --export rules: unset or "ALL" = the whole
-// environment; "NONE" = only SLURM_* variables (export_none is set); a list = the SLURM_*
-// variables plus the named ones ("VAR" copies it if set, "VAR=value" sets it); "ALL,..." = the
-// whole environment with those added or overridden.
+// Sets spec.environment and spec.export_none from `env` by the --export rules
+// (slurm::ExportEnvironment).
 void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
                  const std::map<std::string, std::string>& env, canopy::v1::JobSpec& spec);
 

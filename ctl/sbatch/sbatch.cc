@@ -2,10 +2,7 @@
 
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
 #include "common/os/hostname.h"
 #include "common/slurm/sbatch_options.h"
 #include "ctl/client/cli_error.h"
@@ -16,42 +13,6 @@
 namespace canopy::ctl::sbatch {
 namespace {
 
-// Prints a (possibly multi-line) message with sbatch's prefix on every line.
-void PrintPrefixed(std::ostream& err, absl::string_view prefix, absl::string_view message) {
-  for (absl::string_view line : absl::StrSplit(message, '\n')) {
-    err << prefix << line << "\n";
-  }
-}
-
-// common/slurm does not know --input/-i; take it out of the command line (only where it is an
-// sbatch option, not a script argument) so the rest parses as sbatch would.
-std::vector<std::string> TakeInputOption(std::vector<std::string> args, std::string& input) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const bool separate = (a == "--input" || a == "-i") && i + 1 < args.size();
-    const bool joined =
-        absl::StartsWith(a, "--input=") || (absl::StartsWith(a, "-i") && a.size() > 2);
-    if (!separate && !joined) {
-      continue;
-    }
-    // Is it before the script path? Parse what precedes it.
-    const std::vector<std::string> before(args.begin(), args.begin() + static_cast<long>(i));
-    absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatchCommandLine(before);
-    if (o.ok() && !o->script_path.empty()) {
-      break;  // a script argument
-    }
-    if (separate) {
-      input = args[i + 1];
-      args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
-    } else {
-      input = a.substr(a[1] == '-' ? 8 : 2);
-      args.erase(args.begin() + static_cast<long>(i));
-    }
-    --i;
-  }
-  return args;
-}
-
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -59,10 +20,9 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
-int RunSbatch(const std::vector<std::string>& all_args, std::istream& in, std::ostream& out,
+int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
   SubmitContext context;
-  const std::vector<std::string> args = TakeInputOption(all_args, context.stdin_path);
   absl::StatusOr<slurm::SbatchOptions> cmdline = slurm::ParseSbatchCommandLine(args);
   if (!cmdline.ok()) {
     client::PrintCliError("sbatch", cmdline.status().message(), err);
@@ -97,12 +57,12 @@ int RunSbatch(const std::vector<std::string>& all_args, std::istream& in, std::o
   context.env = client::ProcessEnvironment();
   absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*options, context);
   if (!spec.ok()) {
-    PrintPrefixed(err, "sbatch: ", spec.status().message());
+    client::PrintPrefixed("sbatch: ", spec.status().message(), err);
     return 1;
   }
   absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
   if (!client.ok()) {
-    PrintPrefixed(err, "sbatch: error: ", client.status().message());
+    client::PrintPrefixed("sbatch: error: ", client.status().message(), err);
     return 1;
   }
   canopy::v1::SubmitJobRequest request;
@@ -111,7 +71,7 @@ int RunSbatch(const std::vector<std::string>& all_args, std::istream& in, std::o
   if (!response.ok()) {
     // The controller words its rejections as sbatch does ("invalid partition specified: X",
     // "Batch job submission failed: ..."), one line each.
-    PrintPrefixed(err, "sbatch: error: ", response.status().message());
+    client::PrintPrefixed("sbatch: error: ", response.status().message(), err);
     return 1;
   }
   if (options->parsable) {

@@ -1,6 +1,6 @@
 // `sbatch`: submits a batch script (a file, stdin, or --wrap) with Slurm 22.05's options and
 // messages ("Submitted batch job N", --parsable, "sbatch: error: ..."). Parsing is
-// common/slurm/sbatch_options.h, the spec is sbatch_spec.h; this file does the I/O and the RPC.
+// common/slurm/sbatch_options.h, the spec is job_spec.h; this file does the I/O and the RPC.
 #pragma once
 
 #include <istream>

@@ -1,29 +1,28 @@
-// srun's command line (the options Canopy serves) and what it turns into: the allocation-only
-// JobSpec srun submits when run outside an allocation, and the CreateStep request. Pure;
+// srun's command line (the options Canopy serves), parsed by the getopt engine with srun's
+// table and Slurm's shared value parsers (common/slurm/getopt.h, option_values.h). Pure;
 // thread-safe.
 //
 // Options: -N/--nodes, -n/--ntasks, --ntasks-per-node, -c/--cpus-per-task, -l/--label,
 // -o/--output, -e/--error, -J/--job-name, --jobid, -D/--chdir, --export, -p/--partition,
 // -t/--time, -w/--nodelist, -x/--exclude, --exclusive, -A/--account, --gpus-per-node, --gres,
-// -v/--verbose. Like srun, parsing stops at the first non-option: it and the rest are the
-// command.
+// -v/--verbose; unique prefixes of the long names too ("--part"), as getopt_long takes them.
+// Like srun, parsing stops at the first non-option: it and the rest are the command.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "canopy/v1/controller.pb.h"
-#include "common/slurm/sbatch_options.h"
+#include "common/slurm/option_values.h"
 
 namespace canopy::ctl::srun {
 
 struct SrunOptions {
-  std::optional<int> nodes;
+  std::optional<int> nodes;      // -N MIN[-MAX]: MIN
+  std::optional<int> max_nodes;  // MAX
   std::optional<int> ntasks;
   std::optional<int> ntasks_per_node;
   std::optional<int> cpus_per_task;
@@ -46,18 +45,9 @@ struct SrunOptions {
   std::vector<std::string> command;
 };
 
-// InvalidArgument with srun's wording (printed after "srun: ") for a bad option or value, or
-// no command ("fatal: No command given to execute.").
+// InvalidArgument with srun's wording (printed after "srun: ") for a bad option or value
+// (getopt's texts end with the "Try \"srun --help\"" line), or no command ("fatal: No command
+// given to execute.").
 absl::StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args);
-
-// The job srun submits outside an allocation: empty script, resources from the options.
-canopy::v1::JobSpec BuildAllocationSpec(const SrunOptions& options, const std::string& cwd,
-                                        const std::string& short_hostname);
-
-// The step for `job_id`; `env` is srun's environment (exported per --export; default ALL).
-// io_address/io_token are left for the caller.
-canopy::v1::CreateStepRequest BuildStepRequest(const SrunOptions& options, uint32_t job_id,
-                                               const std::map<std::string, std::string>& env,
-                                               const std::string& cwd);
 
 }  // namespace canopy::ctl::srun

@@ -60,23 +60,33 @@ TEST(SrunOptionsTest, Errors) {
   EXPECT_FALSE(ParseSrunArgs({"-n"}).ok());
 }
 
-TEST(SrunOptionsTest, AllocationAndStep) {
+TEST(SrunOptionsTest, GetoptRulesAndSharedValueTexts) {
   absl::StatusOr<SrunOptions> o =
-      ParseSrunArgs({"-N", "2", "--gres=gpu:2", "-w", "gpu[1-2]", "-D", "sub", "/bin/hostname"});
+      ParseSrunArgs({"--part=gpu", "-lvN2-4", "--ntasks-per", "2", "x"});
   ASSERT_TRUE(o.ok()) << o.status();
-  canopy::v1::JobSpec spec = BuildAllocationSpec(*o, "/cwd", "login1");
-  EXPECT_EQ(spec.name(), "hostname");
-  EXPECT_EQ(spec.min_nodes(), 2);
-  EXPECT_EQ(spec.gpus_per_node(), 2);
-  EXPECT_EQ(spec.required_nodes(), "gpu[1-2]");
-  EXPECT_TRUE(spec.script().empty());
-  canopy::v1::CreateStepRequest step =
-      BuildStepRequest(*o, 7, {{"A", "1"}, {"SLURM_JOB_ID", "7"}}, "/cwd");
-  EXPECT_EQ(step.job_id(), 7u);
-  EXPECT_EQ(step.nodes(), 2);
-  EXPECT_EQ(step.argv(0), "/bin/hostname");
-  EXPECT_EQ(step.work_dir(), "/cwd/sub");
-  EXPECT_EQ(step.environment().size(), 2u);  // --export default ALL
+  EXPECT_EQ(o->partition, "gpu");
+  EXPECT_TRUE(o->label);
+  EXPECT_EQ(o->verbose, 1);
+  EXPECT_EQ(*o->nodes, 2);
+  EXPECT_EQ(*o->max_nodes, 4);
+  EXPECT_EQ(*o->ntasks_per_node, 2);
+  const std::string kTry = "\nTry \"srun --help\" for more information";
+  EXPECT_EQ(ParseSrunArgs({"-Z", "x"}).status().message(), "invalid option -- 'Z'" + kTry);
+  EXPECT_EQ(ParseSrunArgs({"x", "-Z"}).value().command, (std::vector<std::string>{"x", "-Z"}));
+  EXPECT_EQ(ParseSrunArgs({"-n"}).status().message(), "option requires an argument -- 'n'" + kTry);
+  EXPECT_EQ(ParseSrunArgs({"--label=1", "x"}).status().message(),
+            "option '--label' doesn't allow an argument" + kTry);
+  EXPECT_EQ(
+      ParseSrunArgs({"--ex", "x"}).status().message(),
+      "option '--ex' is ambiguous; possibilities: '--export' '--exclude' '--exclusive'" + kTry);
+  // Values are sbatch's (Slurm parses them once, in slurm_opt.c).
+  EXPECT_EQ(ParseSrunArgs({"-t", "abc", "x"}).status().message(),
+            "error: Invalid --time specification");
+  EXPECT_EQ(ParseSrunArgs({"-N", "x", "x"}).status().message(),
+            "error: \"x\" is not a valid node count");
+  EXPECT_EQ(ParseSrunArgs({"--gpus-per-node=x", "x"}).status().message(),
+            "error: Invalid generic resource (gres) specification");
+  EXPECT_EQ(*ParseSrunArgs({"-t", "0", "x"})->time_limit, absl::InfiniteDuration());
 }
 
 }  // namespace

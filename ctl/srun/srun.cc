@@ -17,6 +17,7 @@
 #include "ctl/client/process_env.h"
 #include "ctl/output/job_format.h"
 #include "ctl/srun/options.h"
+#include "ctl/srun/requests.h"
 #include "ctl/srun/step_io_server.h"
 #include "ctl/srun/step_output.h"
 
