@@ -4,6 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/slurm/time_format.h"
+#include "ctl/output/proto_time.h"
 
 namespace canopy::ctl::output {
 namespace {
@@ -29,10 +31,6 @@ constexpr StateNames kStates[] = {
     {canopy::v1::JOB_STATE_REQUEUED, "REQUEUED", "RQ"},
     {canopy::v1::JOB_STATE_PREEMPTED, "PREEMPTED", "PR"},
 };
-
-absl::Time ToTime(const google::protobuf::Timestamp& t) {
-  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
-}
 
 }  // namespace
 
@@ -116,6 +114,12 @@ absl::Duration JobRunTime(const canopy::v1::Job& job, absl::Time now) {
     end = ToTime(job.end_time());
   }
   return std::max(absl::ZeroDuration(), end - ToTime(job.start_time()));
+}
+
+std::string JobTimeLimitString(const canopy::v1::Job& job) {
+  return job.has_time_limit()
+             ? slurm::FormatSlurmDuration(absl::Seconds(job.time_limit().seconds()))
+             : "UNLIMITED";
 }
 
 }  // namespace canopy::ctl::output

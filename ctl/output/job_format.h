@@ -40,4 +40,7 @@ int JobCpuCount(const canopy::v1::Job& job);
 // to its end time for a finished one.
 absl::Duration JobRunTime(const canopy::v1::Job& job, absl::Time now);
 
+// squeue's %l (TIME_LIMIT): "1:00:00", or "UNLIMITED" for a job without a limit.
+std::string JobTimeLimitString(const canopy::v1::Job& job);
+
 }  // namespace canopy::ctl::output

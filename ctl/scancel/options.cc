@@ -1,30 +1,36 @@
 #include "ctl/scancel/options.h"
 
-#include <csignal>
+#include <optional>
+#include <string>
+#include <vector>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "absl/strings/string_view.h"
+#include "common/slurm/getopt.h"
+#include "common/slurm/option_values.h"
 #include "ctl/output/job_format.h"
 
 namespace canopy::ctl::scancel {
 namespace {
 
-struct SignalName {
-  const char* name;
-  int number;
-};
+enum class Opt { kBatch, kName, kPartition, kSignal, kState, kUser, kVerbose };
 
-constexpr SignalName kSignals[] = {
-    {"HUP", SIGHUP},   {"INT", SIGINT},     {"QUIT", SIGQUIT}, {"ABRT", SIGABRT},
-    {"KILL", SIGKILL}, {"USR1", SIGUSR1},   {"SEGV", SIGSEGV}, {"USR2", SIGUSR2},
-    {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},   {"TERM", SIGTERM}, {"CONT", SIGCONT},
-    {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},
-    {"URG", SIGURG},   {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM},
-    {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"BUS", SIGBUS},
+using slurm::ArgKind;
+
+// Slurm 22.05's long names (scancel/opt.c) for the options Canopy serves, and "--jobname".
+constexpr slurm::OptionSpec kOptions[] = {
+    {"batch", 'b', ArgKind::kNone, Opt::kBatch},
+    {"jobname", '\0', ArgKind::kRequired, Opt::kName},
+    {"name", 'n', ArgKind::kRequired, Opt::kName},
+    {"partition", 'p', ArgKind::kRequired, Opt::kPartition},
+    {"signal", 's', ArgKind::kRequired, Opt::kSignal},
+    {"state", 't', ArgKind::kRequired, Opt::kState},
+    {"user", 'u', ArgKind::kRequired, Opt::kUser},
+    {"verbose", 'v', ArgKind::kNone, Opt::kVerbose},
 };
+constexpr slurm::OptionTable kTable{"scancel", slurm::Ordering::kPermute, kOptions};
 
 absl::StatusOr<ScancelTarget> ParseTarget(const std::string& text) {
   ScancelTarget t;
@@ -63,101 +69,61 @@ absl::StatusOr<ScancelTarget> ParseTarget(const std::string& text) {
   return t;
 }
 
-}  // namespace
-
-std::optional<int> ParseSignal(absl::string_view text) {
-  int number = 0;
-  if (absl::SimpleAtoi(text, &number)) {
-    return number > 0 && number < 128 ? std::optional<int>(number) : std::nullopt;
-  }
-  std::string upper = absl::AsciiStrToUpper(text);
-  absl::string_view name = upper;
-  absl::ConsumePrefix(&name, "SIG");
-  for (const SignalName& s : kSignals) {
-    if (name == s.name) {
-      return s.number;
+absl::Status Apply(const slurm::OptionSpec& option, absl::string_view value, ScancelOptions& o) {
+  switch (option.IdAs<Opt>()) {
+    case Opt::kBatch:
+      o.batch = true;
+      return absl::OkStatus();
+    case Opt::kVerbose:
+      ++o.verbose;
+      return absl::OkStatus();
+    case Opt::kSignal: {
+      std::optional<int> signal = slurm::SignalNumber(value);
+      if (!signal.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("Unknown job signal: ", value));
+      }
+      o.signal = *signal;
+      return absl::OkStatus();
+    }
+    case Opt::kUser:
+      o.user = std::string(value);
+      return absl::OkStatus();
+    case Opt::kName:
+      o.name = std::string(value);
+      return absl::OkStatus();
+    case Opt::kPartition:
+      o.partition = std::string(value);
+      return absl::OkStatus();
+    case Opt::kState: {
+      std::optional<canopy::v1::JobState> state = output::ParseJobState(value);
+      if (!state.has_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("error: Invalid job state specified: ", value));
+      }
+      o.state = state;
+      return absl::OkStatus();
     }
   }
-  return std::nullopt;
+  return absl::InternalError("unhandled scancel option");
 }
+
+}  // namespace
 
 absl::StatusOr<ScancelOptions> ParseScancelArgs(const std::vector<std::string>& args) {
   ScancelOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string value;
-    bool has_value = false;
-    if (absl::StartsWith(arg, "--")) {
-      if (const size_t eq = arg.find('='); eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_value = true;
-      }
-    } else if (arg.size() > 2 && arg[0] == '-' && arg != "-vv" && arg != "-vvv") {
-      value = arg.substr(2);
-      arg = arg.substr(0, 2);
-      has_value = true;
+  absl::StatusOr<std::vector<std::string>> ids = slurm::ParseCommandLine(
+      kTable, args, [&o](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
+        return Apply(option, value.value_or(""), o);
+      });
+  if (!ids.ok()) {
+    return ids.status();
+  }
+  for (const std::string& id : *ids) {
+    absl::StatusOr<ScancelTarget> target = ParseTarget(id);
+    if (!target.ok()) {
+      return target.status();
     }
-    auto take = [&]() -> absl::StatusOr<std::string> {
-      if (has_value) {
-        return value;
-      }
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("option requires an argument -- '", arg.substr(arg.find_first_not_of('-')),
-                         "'\nTry \"scancel --help\" for more information"));
-      }
-      return args[++i];
-    };
-    if (arg == "-b" || arg == "--batch") {
-      o.batch = true;
-    } else if (arg == "-v" || arg == "--verbose") {
-      ++o.verbose;
-    } else if (arg == "-vv" || arg == "-vvv") {
-      o.verbose += static_cast<int>(arg.size()) - 1;
-    } else if (arg == "-s" || arg == "--signal") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) {
-        return v.status();
-      }
-      std::optional<int> sig = ParseSignal(*v);
-      if (!sig) {
-        return absl::InvalidArgumentError(absl::StrCat("Unknown job signal: ", *v));
-      }
-      o.signal = *sig;
-    } else if (arg == "-u" || arg == "--user" || arg == "-n" || arg == "--name" ||
-               arg == "--jobname" || arg == "-p" || arg == "--partition" || arg == "-t" ||
-               arg == "--state") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) {
-        return v.status();
-      }
-      if (arg == "-u" || arg == "--user") {
-        o.user = *v;
-      } else if (arg == "-n" || arg == "--name" || arg == "--jobname") {
-        o.name = *v;
-      } else if (arg == "-p" || arg == "--partition") {
-        o.partition = *v;
-      } else {
-        std::optional<canopy::v1::JobState> st = output::ParseJobState(*v);
-        if (!st) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("error: Invalid job state specified: ", *v));
-        }
-        o.state = st;
-      }
-    } else if (!arg.empty() && arg[0] == '-') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          absl::StartsWith(arg, "--") ? "unrecognized option '" : "invalid option -- '",
-          absl::StartsWith(arg, "--") ? args[i] : arg.substr(1),
-          "'\nTry \"scancel --help\" for more information"));
-    } else {
-      absl::StatusOr<ScancelTarget> t = ParseTarget(arg);
-      if (!t.ok()) {
-        return t.status();
-      }
-      o.targets.push_back(*t);
-    }
+    o.targets.push_back(*std::move(target));
   }
   if (o.targets.empty() && !o.HasFilters()) {
     return absl::InvalidArgumentError("error: No job identification provided");

@@ -1,5 +1,10 @@
-// scancel's command line, parsed into a value (pure; thread-safe). Job ids may be "J", "J_T"
-// (one array task) or "J.S" (a step). Signals are names ("USR1", "SIGUSR1") or numbers.
+// scancel's command line, by getopt_long's rules with scancel's table (common/slurm/getopt.h):
+// options and job ids mix. Pure; thread-safe.
+//
+// Served: -b/--batch, -v/--verbose, -s/--signal, -u/--user, -n/--name (--jobname),
+// -p/--partition, -t/--state, and unique prefixes of those long names. Job ids may be "J",
+// "J_T" (one array task) or "J.S" (a step). Signals are names ("USR1", "SIGUSR1") or numbers
+// (slurm::SignalNumber).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +13,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "canopy/v1/types.pb.h"
 
 namespace canopy::ctl::scancel {
@@ -35,11 +39,9 @@ struct ScancelOptions {
   }
 };
 
-// A signal name or number; nullopt if unknown.
-std::optional<int> ParseSignal(absl::string_view text);
-
-// InvalidArgument with scancel's wording (printed after "scancel: ") for a bad option, an
-// invalid job id, signal or state, or nothing to cancel.
+// InvalidArgument with scancel's wording (printed after "scancel: ", except "Unknown job
+// signal: X", printed bare) for a bad option (getopt's texts and the "Try \"scancel --help\""
+// line), an invalid job id, signal or state, or nothing to cancel.
 absl::StatusOr<ScancelOptions> ParseScancelArgs(const std::vector<std::string>& args);
 
 }  // namespace canopy::ctl::scancel

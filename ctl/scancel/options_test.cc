@@ -55,5 +55,26 @@ TEST(ScancelArgsTest, Errors) {
   EXPECT_FALSE(ParseScancelArgs({"-u"}).ok());
 }
 
+TEST(ScancelArgsTest, GetoptRules) {
+  absl::StatusOr<ScancelOptions> o = ParseScancelArgs({"12", "-vv", "--sig=KILL", "--part", "gpu"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->verbose, 2);
+  EXPECT_EQ(o->signal, SIGKILL);
+  EXPECT_EQ(o->partition, "gpu");
+  ASSERT_EQ(o->targets.size(), 1u);
+  EXPECT_EQ(o->targets[0].job_id, 12u);
+  EXPECT_EQ(ParseScancelArgs({"--jobname=x"})->name, "x");
+  const std::string kTry = "\nTry \"scancel --help\" for more information";
+  EXPECT_EQ(ParseScancelArgs({"--bogus", "1"}).status().message(),
+            "unrecognized option '--bogus'" + kTry);
+  EXPECT_EQ(ParseScancelArgs({"-u"}).status().message(),
+            "option requires an argument -- 'u'" + kTry);
+  EXPECT_EQ(ParseScancelArgs({"--s=9", "1"}).status().message(),
+            "option '--s=9' is ambiguous; possibilities: '--signal' '--state'" + kTry);
+  // Options are all read before the job ids, as scancel does.
+  EXPECT_EQ(ParseScancelArgs({"abc", "--bogus"}).status().message(),
+            "unrecognized option '--bogus'" + kTry);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::scancel

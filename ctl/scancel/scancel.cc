@@ -4,7 +4,6 @@
 #include <set>
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/job_format.h"

@@ -1,27 +1,17 @@
 #include "ctl/scontrol/scontrol.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
-#include <map>
-#include <tuple>
+#include <optional>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/scontrol/options.h"
+#include "ctl/scontrol/render.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
-
-// Slurm accepts any unambiguous prefix of a keyword ("sh" for "show", "hostn" for "hostnames").
-bool Abbrev(const std::string& word, const std::string& keyword, size_t min_len) {
-  const std::string w = absl::AsciiStrToLower(word);
-  return w.size() >= min_len && w.size() <= keyword.size() && keyword.compare(0, w.size(), w) == 0;
-}
 
 // `scontrol show hostnames [EXPR]`: one host per line. Without EXPR Slurm 22.05 reads
 // $SLURM_NODELIST. Slurm exits 0 even when the expression is bad; so do we. The first stderr
@@ -107,90 +97,15 @@ int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "scontrol: error: " << topo.status().message() << "\n";
     return 1;
   }
-  std::map<std::string, const canopy::v1::Switch*> by_name;
-  for (const auto& s : topo->switches()) {
-    by_name[s.name()] = &s;
-  }
-  std::function<void(const canopy::v1::Switch&, std::vector<std::string>&)> collect =
-      [&](const canopy::v1::Switch& s, std::vector<std::string>& nodes) {
-        nodes.insert(nodes.end(), s.nodes().begin(), s.nodes().end());
-        for (const std::string& c : s.child_switches()) {
-          if (auto it = by_name.find(c); it != by_name.end()) {
-            collect(*it->second, nodes);
-          }
-        }
-      };
-  std::vector<const canopy::v1::Switch*> shown;
-  if (args.empty()) {
-    for (const auto& s : topo->switches()) {
-      shown.push_back(&s);
-    }
-  } else {
-    // The node's leaf, then each parent up to the top.
-    for (const auto& s : topo->switches()) {
-      if (std::find(s.nodes().begin(), s.nodes().end(), args[0]) != s.nodes().end()) {
-        for (const canopy::v1::Switch* sw = &s; sw != nullptr;) {
-          shown.push_back(sw);
-          auto parent = by_name.find(sw->parent());
-          sw = parent == by_name.end() ? nullptr : parent->second;
-        }
-        break;
-      }
-    }
-  }
-  for (const canopy::v1::Switch* s : shown) {
-    std::vector<std::string> nodes;
-    collect(*s, nodes);
-    out << "SwitchName=" << s->name() << " Level=" << s->level() << " LinkSpeed=1";
-    if (!nodes.empty()) {
-      out << " Nodes=" << slurm::CompressHostlist(nodes);
-    }
-    if (s->child_switches_size() > 0) {
-      std::vector<std::string> children(s->child_switches().begin(), s->child_switches().end());
-      out << " Switches=" << slurm::CompressHostlist(children);
-    }
-    out << "\n";
-  }
+  out << RenderTopology(*topo, args.empty() ? std::nullopt : std::optional(args[0]));
   return 0;
 }
 
 // `scontrol update NodeName=X State=DRAIN|DOWN|RESUME Reason=...`.
-int UpdateNode(const std::vector<std::string>& args, std::ostream&, std::ostream& err) {
-  canopy::v1::UpdateNodeRequest request;
-  std::string state;
-  for (const std::string& arg : args) {
-    const size_t eq = arg.find('=');
-    if (eq == std::string::npos) {
-      err << "scontrol: error: Invalid input: " << arg << "\nRequest aborted\n";
-      return 1;
-    }
-    const std::string key = absl::AsciiStrToLower(arg.substr(0, eq));
-    const std::string value = arg.substr(eq + 1);
-    if (key == "nodename") {
-      request.set_nodes(value);
-    } else if (key == "state") {
-      state = absl::AsciiStrToLower(value);
-    } else if (key == "reason") {
-      request.set_reason(value);
-    } else {
-      err << "scontrol: error: Update of this parameter is not supported: " << arg
-          << "\nRequest aborted\n";
-      return 1;
-    }
-  }
-  if (state == "drain") {
-    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_DRAIN);
-  } else if (state == "down") {
-    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_DOWN);
-  } else if (state == "resume" || state == "idle" || state == "undrain") {
-    request.set_action(canopy::v1::UpdateNodeRequest::ACTION_RESUME);
-  } else {
-    err << "scontrol: error: Invalid node state specified\n";
-    return 1;
-  }
-  if (request.action() != canopy::v1::UpdateNodeRequest::ACTION_RESUME &&
-      request.reason().empty()) {
-    err << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
+int UpdateNode(const std::vector<std::string>& args, std::ostream& err) {
+  absl::StatusOr<canopy::v1::UpdateNodeRequest> request = ParseNodeUpdate(args);
+  if (!request.ok()) {
+    err << request.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
@@ -198,7 +113,7 @@ int UpdateNode(const std::vector<std::string>& args, std::ostream&, std::ostream
     err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<canopy::v1::UpdateNodeResponse> r = client->UpdateNode(request);
+  absl::StatusOr<canopy::v1::UpdateNodeResponse> r = client->UpdateNode(*request);
   if (!r.ok()) {
     err << "slurm_update error: " << r.status().message() << "\n";
     return 1;
@@ -224,50 +139,25 @@ int Ping(std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) {
-    err << "scontrol: interactive mode is not supported by Canopy; give a command, e.g. "
-           "'scontrol show hostnames gpu[001-004]'\n";
+  absl::StatusOr<ScontrolRequest> request = ParseScontrolArgs(args);
+  if (!request.ok()) {
+    err << request.status().message() << "\n";
     return 1;
   }
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (Abbrev(args[0], "show", 3)) {
-    if (rest.empty()) {
-      err << "too few arguments for keyword:show\n";
-      return 1;
-    }
-    // "show hostnames=EXPR" is the same as "show hostnames EXPR".
-    std::string entity = rest[0];
-    std::vector<std::string> what(rest.begin() + 1, rest.end());
-    if (const size_t eq = entity.find('='); eq != std::string::npos) {
-      what.insert(what.begin(), entity.substr(eq + 1));
-      entity = entity.substr(0, eq);
-    }
-    if (what.size() > 1) {
-      err << "too many arguments for keyword:show\n";
-      return 1;
-    }
-    if (Abbrev(entity, "hostnames", 5)) {
-      return ShowHostnames(what, out, err);
-    }
-    if (Abbrev(entity, "hostlistsorted", 9)) {
-      return ShowHostlist(what, true, out, err);
-    }
-    if (Abbrev(entity, "hostlist", 5)) {
-      return ShowHostlist(what, false, out, err);
-    }
-    if (Abbrev(entity, "topology", 1)) {
-      return ShowTopology(what, out, err);
-    }
-    err << "invalid entity:" << entity << " for keyword:show \n";
-    return 1;
+  switch (request->command) {
+    case Command::kShowHostnames:
+      return ShowHostnames(request->args, out, err);
+    case Command::kShowHostlist:
+      return ShowHostlist(request->args, false, out, err);
+    case Command::kShowHostlistSorted:
+      return ShowHostlist(request->args, true, out, err);
+    case Command::kShowTopology:
+      return ShowTopology(request->args, out, err);
+    case Command::kUpdate:
+      return UpdateNode(request->args, err);
+    case Command::kPing:
+      return Ping(out, err);
   }
-  if (Abbrev(args[0], "update", 1)) {
-    return UpdateNode(rest, out, err);
-  }
-  if (Abbrev(args[0], "ping", 4)) {
-    return Ping(out, err);
-  }
-  err << "invalid keyword: " << args[0] << "\n";
   return 1;
 }
 

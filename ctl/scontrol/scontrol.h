@@ -1,6 +1,7 @@
-// `scontrol`, as far as Canopy serves it: show hostnames|hostlist|hostlistsorted|topology,
-// update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., ping. Output and exit codes follow
-// Slurm 22.05 (../shared/reference/slurm/cli-outputs-22.05.txt). Thread-compatible.
+// `scontrol`, as far as Canopy serves it (options.h): show hostnames|hostlist|hostlistsorted|
+// topology, update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., ping. Output and exit codes
+// follow Slurm 22.05 (ctl/testdata/cli-outputs-22.05.txt). The thin main: reads
+// $SLURM_NODELIST and hostlist files, asks canopyd, prints. Thread-compatible.
 #pragma once
 
 #include <ostream>

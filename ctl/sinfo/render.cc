@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -12,7 +11,6 @@
 #include "common/slurm/format_spec.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
-#include "ctl/client/controller_client.h"
 
 namespace canopy::ctl::sinfo {
 namespace {
@@ -207,58 +205,6 @@ std::string Fit(const std::string& value, const slurm::FormatItem& item, size_t 
 
 }  // namespace
 
-absl::StatusOr<SinfoOptions> ParseSinfoArgs(const std::vector<std::string>& args) {
-  SinfoOptions o;
-  auto needs_value = [&](size_t& i, const std::string& name) -> absl::StatusOr<std::string> {
-    const std::string& a = args[i];
-    if (const size_t eq = a.find('='); absl::StartsWith(a, "--") && eq != std::string::npos) {
-      return a.substr(eq + 1);
-    }
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-') {
-      return a.substr(2);  // -ofmt
-    }
-    if (i + 1 >= args.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("sinfo: option requires an argument -- '", name, "'"));
-    }
-    return args[++i];
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--noheader") {
-      o.no_header = true;
-    } else if (a == "-N" || a == "--Node") {
-      o.node_oriented = true;
-    } else if (a == "-R" || a == "--list-reasons") {
-      o.reasons = true;
-    } else if (a == "-s" || a == "--summarize") {
-      o.summarize = true;
-    } else if (absl::StartsWith(a, "-p") || absl::StartsWith(a, "--partition")) {
-      absl::StatusOr<std::string> v = needs_value(i, "p");
-      if (!v.ok()) {
-        return v.status();
-      }
-      o.partition = *v;
-    } else if (absl::StartsWith(a, "-n") || absl::StartsWith(a, "--nodes")) {
-      absl::StatusOr<std::string> v = needs_value(i, "n");
-      if (!v.ok()) {
-        return v.status();
-      }
-      o.nodes = *v;
-    } else if (absl::StartsWith(a, "-o") || absl::StartsWith(a, "--format")) {
-      absl::StatusOr<std::string> v = needs_value(i, "o");
-      if (!v.ok()) {
-        return v.status();
-      }
-      o.format = *v;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sinfo: unrecognized option '", a, "'\nTry \"sinfo --help\" for more information"));
-    }
-  }
-  return o;
-}
-
 std::string RenderSinfo(const SinfoOptions& options,
                         const canopy::v1::ListPartitionsResponse& partitions,
                         const canopy::v1::ListNodesResponse& nodes, absl::TimeZone tz) {
@@ -323,33 +269,6 @@ std::string RenderSinfo(const SinfoOptions& options,
     emit([&](size_t c) { return cells[r][c]; });
   }
   return out;
-}
-
-int RunSinfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<SinfoOptions> options = ParseSinfoArgs(args);
-  if (!options.ok()) {
-    err << options.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
-  if (!client.ok()) {
-    err << "sinfo: error: " << client.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<canopy::v1::ListPartitionsResponse> parts = client->ListPartitions();
-  if (!parts.ok()) {
-    err << "sinfo: error: " << parts.status().message() << "\n";
-    return 1;
-  }
-  canopy::v1::ListNodesRequest request;
-  request.set_nodes(options->nodes);
-  absl::StatusOr<canopy::v1::ListNodesResponse> nodes = client->ListNodes(request);
-  if (!nodes.ok()) {
-    err << "sinfo: error: " << nodes.status().message() << "\n";
-    return 1;
-  }
-  out << RenderSinfo(*options, *parts, *nodes, absl::LocalTimeZone());
-  return 0;
 }
 
 }  // namespace canopy::ctl::sinfo

@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/slurm/format_spec.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
 #include "ctl/output/job_format.h"
+#include "ctl/output/proto_time.h"
 
 namespace canopy::ctl::squeue {
 namespace {
@@ -74,12 +70,6 @@ std::string Header(char field) {
   }
 }
 
-absl::Time ToTime(const google::protobuf::Timestamp& t) {
-  return absl::FromUnixSeconds(t.seconds()) + absl::Nanoseconds(t.nanos());
-}
-
-bool IsSet(const google::protobuf::Timestamp& t) { return t.seconds() != 0 || t.nanos() != 0; }
-
 // One output row: a job, or the pending tasks of one array.
 struct Row {
   const canopy::v1::Job* job = nullptr;
@@ -114,9 +104,7 @@ std::string Value(char field, const Row& row, absl::Time now, absl::TimeZone tz)
     case 'M':
       return slurm::FormatSlurmDuration(output::JobRunTime(job, now));
     case 'l':
-      return job.has_time_limit()
-                 ? slurm::FormatSlurmDuration(absl::Seconds(job.time_limit().seconds()))
-                 : "UNLIMITED";
+      return output::JobTimeLimitString(job);
     case 'L': {
       if (!job.has_time_limit()) {
         return "UNLIMITED";
@@ -141,14 +129,11 @@ std::string Value(char field, const Row& row, absl::Time now, absl::TimeZone tz)
     case 'P':
       return Partition(job);
     case 'S':
-      return pending || !IsSet(job.start_time())
-                 ? "N/A"
-                 : slurm::FormatSlurmTimestamp(ToTime(job.start_time()), tz);
+      return pending ? "N/A" : output::FormatTimestampOr(job.start_time(), tz, "N/A");
     case 'e':
-      return IsSet(job.end_time()) ? slurm::FormatSlurmTimestamp(ToTime(job.end_time()), tz)
-                                   : "N/A";
+      return output::FormatTimestampOr(job.end_time(), tz, "N/A");
     case 'V':
-      return slurm::FormatSlurmTimestamp(ToTime(job.submit_time()), tz);
+      return slurm::FormatSlurmTimestamp(output::ToTime(job.submit_time()), tz);
     case 'Q':
       return absl::StrCat(job.priority());
     case 'a':
@@ -256,94 +241,6 @@ bool RowBefore(const Row& a, const Row& b) {
 
 }  // namespace
 
-absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& args) {
-  SqueueOptions o;
-  auto split = [](absl::string_view v) {
-    return std::vector<std::string>(absl::StrSplit(v, ',', absl::SkipEmpty()));
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::string value;
-    bool has_value = false;
-    // "--opt=value", "-oVALUE".
-    if (absl::StartsWith(arg, "--")) {
-      if (const size_t eq = arg.find('='); eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-        has_value = true;
-      }
-    } else if (arg.size() > 2 && arg[0] == '-') {
-      value = arg.substr(2);
-      arg = arg.substr(0, 2);
-      has_value = true;
-    }
-    auto take = [&]() -> absl::StatusOr<std::string> {
-      if (has_value) {
-        return value;
-      }
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("option requires an argument -- '", arg.substr(arg.find_first_not_of('-')),
-                         "'\nTry \"squeue --help\" for more information"));
-      }
-      return args[++i];
-    };
-    if (arg == "-h" || arg == "--noheader") {
-      o.no_header = true;
-    } else if (arg == "-l" || arg == "--long") {
-      o.long_format = true;
-    } else if (arg == "-r" || arg == "--array") {
-      o.expand_arrays = true;
-    } else if (arg == "-o" || arg == "--format" || arg == "-j" || arg == "--jobs" || arg == "-u" ||
-               arg == "--user" || arg == "-p" || arg == "--partition" || arg == "-t" ||
-               arg == "--states") {
-      absl::StatusOr<std::string> v = take();
-      if (!v.ok()) {
-        return v.status();
-      }
-      if (arg == "-o" || arg == "--format") {
-        o.format = *v;
-      } else if (arg == "-j" || arg == "--jobs") {
-        for (const std::string& id : split(*v)) {
-          uint32_t n = 0;
-          const std::string head = id.substr(0, id.find('_'));
-          if (!absl::SimpleAtoi(head, &n)) {
-            return absl::InvalidArgumentError(absl::StrCat("error: Invalid job id: ", id));
-          }
-          o.jobs.push_back(id);
-        }
-      } else if (arg == "-u" || arg == "--user") {
-        o.users = split(*v);
-      } else if (arg == "-p" || arg == "--partition") {
-        o.partitions = split(*v);
-      } else {
-        for (const std::string& s : split(*v)) {
-          if (absl::EqualsIgnoreCase(s, "all")) {
-            o.all_states = true;
-            continue;
-          }
-          std::optional<canopy::v1::JobState> st = output::ParseJobState(s);
-          if (!st) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "error: Invalid job state specified: ", s,
-                "\nerror: Valid job states include: PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,"
-                "FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,"
-                "CONFIGURING,RESIZING,RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,"
-                "SIGNALING,SPECIAL_EXIT,STAGE_OUT,STOPPED"));
-          }
-          o.states.push_back(*st);
-        }
-      }
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          absl::StartsWith(arg, "--") ? "unrecognized option '" : "invalid option -- '",
-          absl::StartsWith(arg, "--") ? args[i] : arg.substr(1),
-          "'\nTry \"squeue --help\" for more information"));
-    }
-  }
-  return o;
-}
-
 bool NoRequestedJobFound(const SqueueOptions& options, const canopy::v1::ListJobsResponse& jobs) {
   if (options.jobs.empty()) {
     return false;
@@ -358,7 +255,7 @@ bool NoRequestedJobFound(const SqueueOptions& options, const canopy::v1::ListJob
 
 std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJobsResponse& jobs,
                          absl::TimeZone tz) {
-  const absl::Time now = ToTime(jobs.server_time());
+  const absl::Time now = output::ToTime(jobs.server_time());
   std::vector<Row> rows;
   // Pending tasks of one array, collapsed into their first task's row.
   std::map<uint32_t, std::vector<uint32_t>> pending_tasks;

@@ -1,6 +1,5 @@
 #include "ctl/squeue/squeue.h"
 
-#include "absl/strings/str_split.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/squeue/render.h"

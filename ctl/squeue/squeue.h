@@ -1,4 +1,5 @@
-// `squeue`: lists jobs as Slurm 22.05 does (see squeue_format.h for the options served).
+// `squeue`: lists jobs as Slurm 22.05 does (options.h: what is served;
+// render.h: the output). The thin main: asks canopyd for the jobs, prints, sets the exit code.
 #pragma once
 
 #include <ostream>

@@ -1,0 +1,42 @@
+// scontrol's words, as far as Canopy serves them: `show hostnames|hostlist|hostlistsorted|
+// topology [ARG]`, `update NodeName=... State=DRAIN|DOWN|RESUME Reason=...`, `ping`. scontrol
+// takes no getopt options here: keywords may be abbreviated to any unambiguous prefix of a
+// minimum length ("sho", "hostn"), as Slurm's scontrol reads them. Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "canopy/v1/controller.pb.h"
+
+namespace canopy::ctl::scontrol {
+
+enum class Command {
+  kShowHostnames,
+  kShowHostlist,
+  kShowHostlistSorted,
+  kShowTopology,
+  kUpdate,
+  kPing,
+};
+
+struct ScontrolRequest {
+  Command command = Command::kPing;
+  // show: its argument, if any ("show hostnames=EXPR" is "show hostnames EXPR"); update: the
+  // KEY=VALUE words.
+  std::vector<std::string> args;
+};
+
+// InvalidArgument whose message is what scontrol prints (each line as is; it exits 1): "too
+// few arguments for keyword:show", "invalid entity:X for keyword:show ", "invalid keyword: X".
+absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>& args);
+
+// The words of `update` as an UpdateNodeRequest. InvalidArgument with what scontrol prints
+// (exit 1): "scontrol: error: Invalid input: X\nRequest aborted", "scontrol: error: Update of
+// this parameter is not supported: X\nRequest aborted", "scontrol: error: Invalid node state
+// specified", or the refusal of DRAIN/DOWN without Reason.
+absl::StatusOr<canopy::v1::UpdateNodeRequest> ParseNodeUpdate(
+    const std::vector<std::string>& words);
+
+}  // namespace canopy::ctl::scontrol

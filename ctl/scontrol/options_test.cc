@@ -1,0 +1,44 @@
+#include "ctl/scontrol/options.h"
+
+#include "gtest/gtest.h"
+
+namespace canopy::ctl::scontrol {
+namespace {
+
+TEST(ScontrolOptionsTest, KeywordsAndEntities) {
+  absl::StatusOr<ScontrolRequest> r = ParseScontrolArgs({"sho", "hostn=n[1-2]"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->command, Command::kShowHostnames);
+  EXPECT_EQ(r->args, (std::vector<std::string>{"n[1-2]"}));
+  EXPECT_EQ(ParseScontrolArgs({"show", "hostlistsorted", "a"})->command,
+            Command::kShowHostlistSorted);
+  EXPECT_EQ(ParseScontrolArgs({"show", "hostl", "a"})->command, Command::kShowHostlist);
+  EXPECT_EQ(ParseScontrolArgs({"show", "t"})->command, Command::kShowTopology);
+  EXPECT_EQ(ParseScontrolArgs({"u", "NodeName=a"})->command, Command::kUpdate);
+  EXPECT_EQ(ParseScontrolArgs({"ping"})->command, Command::kPing);
+  EXPECT_EQ(ParseScontrolArgs({"show"}).status().message(), "too few arguments for keyword:show");
+  EXPECT_EQ(ParseScontrolArgs({"show", "foo"}).status().message(),
+            "invalid entity:foo for keyword:show ");
+  EXPECT_EQ(ParseScontrolArgs({"pin"}).status().message(), "invalid keyword: pin");
+}
+
+TEST(ScontrolOptionsTest, NodeUpdate) {
+  absl::StatusOr<canopy::v1::UpdateNodeRequest> r =
+      ParseNodeUpdate({"nodename=gpu[1-2]", "State=DRAIN", "Reason=bad fan"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->nodes(), "gpu[1-2]");
+  EXPECT_EQ(r->action(), canopy::v1::UpdateNodeRequest::ACTION_DRAIN);
+  EXPECT_EQ(r->reason(), "bad fan");
+  EXPECT_EQ(ParseNodeUpdate({"NodeName=a", "State=undrain"})->action(),
+            canopy::v1::UpdateNodeRequest::ACTION_RESUME);
+  EXPECT_EQ(ParseNodeUpdate({"x"}).status().message(),
+            "scontrol: error: Invalid input: x\nRequest aborted");
+  EXPECT_EQ(ParseNodeUpdate({"Weight=1"}).status().message(),
+            "scontrol: error: Update of this parameter is not supported: Weight=1\n"
+            "Request aborted");
+  EXPECT_EQ(ParseNodeUpdate({"State=bogus"}).status().message(),
+            "scontrol: error: Invalid node state specified");
+}
+
+}  // namespace
+}  // namespace canopy::ctl::scontrol
