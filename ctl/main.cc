@@ -8,7 +8,7 @@
 #include "ctl/sbatch/sbatch.h"
 #include "ctl/scancel/scancel.h"
 #include "ctl/scontrol/scontrol.h"
-#include "ctl/sinfo/render.h"
+#include "ctl/sinfo/sinfo.h"
 #include "ctl/squeue/squeue.h"
 #include "ctl/srun/srun.h"
 

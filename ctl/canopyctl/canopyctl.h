@@ -1,6 +1,7 @@
-// canopyctl's native commands: `canopyctl nodes`, `canopyctl topology`, `canopyctl ping`,
-// `canopyctl drain|resume|down`. Each takes its arguments (after the command name), writes to
-// `out`/`err`, and returns the process exit code. Thread-compatible.
+// canopyctl's native commands: `canopyctl nodes`, `topology`, `ping`, `drain|resume|down`,
+// `jobs`, `job ID`, `cancel ID...`, `whoami`, and `run` (srun). The thin main: arguments are
+// parsed by options.h and printed by render.h; this talks to canopyd, writes to `out`/`err` and
+// returns the exit code (2 for a usage error). Thread-compatible.
 #pragma once
 
 #include <ostream>

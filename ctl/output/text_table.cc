@@ -4,7 +4,8 @@
 
 namespace canopy::ctl::output {
 
-void TextTable::Print(std::ostream& out) const {
+std::string TextTable::Render() const {
+  std::string text;
   std::vector<size_t> width(header_.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
@@ -23,12 +24,13 @@ void TextTable::Print(std::ostream& out) const {
         line.append(width[i] - row[i].size() + 2, ' ');
       }
     }
-    out << line << "\n";
+    text += line + "\n";
   };
   print(header_);
   for (const auto& row : rows_) {
     print(row);
   }
+  return text;
 }
 
 }  // namespace canopy::ctl::output

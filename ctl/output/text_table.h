@@ -2,7 +2,6 @@
 // front ends print Slurm's exact formats instead). Thread-compatible.
 #pragma once
 
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,7 +11,8 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void Print(std::ostream& out) const;
+  // The header and rows, one line each.
+  std::string Render() const;
 
  private:
   std::vector<std::string> header_;

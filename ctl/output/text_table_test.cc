@@ -1,7 +1,5 @@
 #include "ctl/output/text_table.h"
 
-#include <sstream>
-
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::output {
@@ -11,9 +9,7 @@ TEST(TextTableTest, AlignsColumnsWithTwoSpaces) {
   TextTable t({"NODE", "STATE"});
   t.AddRow({"gpu001", "idle"});
   t.AddRow({"g2", "down*"});
-  std::ostringstream out;
-  t.Print(out);
-  EXPECT_EQ(out.str(),
+  EXPECT_EQ(t.Render(),
             "NODE    STATE\n"
             "gpu001  idle\n"
             "g2      down*\n");
