@@ -1,0 +1,98 @@
+#include "common/slurm/job_environment.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/slurm/hostlist.h"
+#include "common/slurm/task_layout.h"
+
+namespace canopy::slurm {
+
+Environment JobVariables(const JobEnvironmentInput& job) {
+  const int32_t nodes = std::max<int32_t>(1, static_cast<int32_t>(job.nodes.size()));
+  const std::string nodelist = CompressHostlist(job.nodes);
+  // The same block distribution srun uses for steps (task_layout.h); a job's nodes were already
+  // cut down to its task count at submission, so every node gets at least one task.
+  absl::StatusOr<TaskLayout> layout = LayOutTasks(nodes, nodes, job.ntasks, job.ntasks_per_node);
+  const int32_t ntasks = layout.ok()           ? layout->ntasks
+                         : job.ntasks > 0       ? job.ntasks
+                         : job.ntasks_per_node > 0 ? nodes * job.ntasks_per_node
+                                                : nodes;
+
+  Environment env;
+  const std::string job_id = absl::StrCat(job.job_id);
+  env["SLURM_JOB_ID"] = job_id;
+  env["SLURM_JOBID"] = job_id;
+  env["SLURM_JOB_NAME"] = job.job_name;
+  env["SLURM_JOB_NODELIST"] = nodelist;
+  env["SLURM_NODELIST"] = nodelist;
+  env["SLURM_JOB_NUM_NODES"] = absl::StrCat(nodes);
+  env["SLURM_NNODES"] = absl::StrCat(nodes);
+  env["SLURM_NTASKS"] = absl::StrCat(ntasks);
+  env["SLURM_NPROCS"] = absl::StrCat(ntasks);
+  if (job.ntasks_per_node > 0) {
+    env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(job.ntasks_per_node);
+  }
+  env["SLURM_TASKS_PER_NODE"] = layout.ok() ? layout->TasksPerNodeString()
+                                            : CompressCounts(std::vector<int32_t>(nodes, 1));
+  env["SLURM_CPUS_ON_NODE"] = absl::StrCat(job.cpus);
+  // The launch carries this node's CPU count only: the allocation is taken as uniform.
+  env["SLURM_JOB_CPUS_PER_NODE"] = CompressCounts(std::vector<int32_t>(nodes, job.cpus));
+  env["SLURM_JOB_PARTITION"] = job.partition;
+  env["SLURM_JOB_ACCOUNT"] = job.account;
+  env["SLURM_JOB_USER"] = job.user_name;
+  env["SLURM_JOB_UID"] = absl::StrCat(job.user_id);
+  env["SLURM_JOB_GID"] = absl::StrCat(job.group_id);
+  env["SLURM_SUBMIT_DIR"] = job.submit_dir;
+  env["SLURM_SUBMIT_HOST"] = job.submit_host;
+  env["SLURM_CLUSTER_NAME"] = job.cluster_name;
+  env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count);
+  env["SLURMD_NODENAME"] = job.node_name;
+  env["SLURM_NODEID"] = absl::StrCat(job.node_index);
+  env["SLURM_PROCID"] = "0";
+  env["SLURM_LOCALID"] = "0";
+  env["SLURM_TOPOLOGY_ADDR"] = job.topology_addr;
+  env["SLURM_TOPOLOGY_ADDR_PATTERN"] = job.topology_addr_pattern;
+  if (!job.gpu_indexes.empty()) {
+    const std::string gpus = absl::StrJoin(job.gpu_indexes, ",");
+    env["SLURM_GPUS_ON_NODE"] = absl::StrCat(job.gpu_indexes.size());
+    env["SLURM_JOB_GPUS"] = gpus;
+    env[job.amd_gpus ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = gpus;
+  }
+  if (job.array_job_id != 0) {
+    env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
+    env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
+  }
+  return env;
+}
+
+Environment StepVariables(const JobEnvironmentInput& job, const StepEnvironmentInput& step,
+                          int rank, int local_id) {
+  Environment env = JobVariables(job);
+  const std::string step_id = absl::StrCat(step.step_id);
+  env["SLURM_STEP_ID"] = step_id;
+  env["SLURM_STEPID"] = step_id;
+  env["SLURM_PROCID"] = absl::StrCat(rank);
+  env["SLURM_LOCALID"] = absl::StrCat(local_id);
+  env["SLURM_NODEID"] = absl::StrCat(step.node_index);
+  env["SLURM_NTASKS"] = absl::StrCat(step.ntasks);
+  env["SLURM_NPROCS"] = absl::StrCat(step.ntasks);
+  env["SLURM_STEP_NUM_TASKS"] = absl::StrCat(step.ntasks);
+  env["SLURM_STEP_NODELIST"] = step.nodelist;
+  env["SLURM_STEP_NUM_NODES"] = absl::StrCat(step.num_nodes);
+  env["SLURM_STEP_TASKS_PER_NODE"] = step.tasks_per_node;
+  env["SLURM_TASKS_PER_NODE"] = step.tasks_per_node;
+  return env;
+}
+
+std::vector<std::string> EnvironmentStrings(const Environment& env) {
+  std::vector<std::string> out;
+  out.reserve(env.size());
+  for (const auto& [key, value] : env) {
+    out.push_back(absl::StrCat(key, "=", value));
+  }
+  return out;
+}
+
+}  // namespace canopy::slurm

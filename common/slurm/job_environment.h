@@ -1,0 +1,70 @@
+// The SLURM_* environment of a job's processes on one node: the batch script's variables and a
+// step task's, as sbatch(1) and srun(1) document them in "OUTPUT ENVIRONMENT VARIABLES".
+//
+// The inputs are plain facts (the agent fills them from the controller's LaunchJob and
+// LaunchStep); the outputs are ordered maps, so the envp handed to execve is deterministic and
+// tests can compare whole maps. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace canopy::slurm {
+
+using Environment = std::map<std::string, std::string>;
+
+// What the job variables are made of, for one node of the job.
+struct JobEnvironmentInput {
+  uint32_t job_id = 0;
+  std::string job_name;
+  std::vector<std::string> nodes;  // the allocation, first = batch host
+  int32_t ntasks = 0;              // -n as asked; 0 = unset
+  int32_t ntasks_per_node = 0;     // --ntasks-per-node as asked; 0 = unset
+  std::string partition;
+  std::string account;
+  std::string user_name;
+  uint32_t user_id = 0;
+  uint32_t group_id = 0;
+  std::string submit_dir;
+  std::string submit_host;
+  std::string cluster_name;
+  int32_t restart_count = 0;
+  uint32_t array_job_id = 0;  // 0 = not an array task
+  uint32_t array_task_id = 0;
+
+  // This node.
+  std::string node_name;  // SLURMD_NODENAME
+  int32_t node_index = 0;  // SLURM_NODEID
+  int32_t cpus = 0;        // CPUs given to the job here (SLURM_CPUS_ON_NODE)
+  std::vector<int32_t> gpu_indexes;  // GPUs given to the job here
+  bool amd_gpus = false;  // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
+  std::string topology_addr;
+  std::string topology_addr_pattern;
+};
+
+// A step's part on one node.
+struct StepEnvironmentInput {
+  uint32_t step_id = 0;
+  int32_t node_index = 0;  // within the step
+  int32_t ntasks = 0;
+  std::string nodelist;  // compressed hostlist
+  int32_t num_nodes = 0;
+  std::string tasks_per_node;  // compressed counts, e.g. "2(x4)"
+};
+
+// The variables a job's batch script (and every step task) gets on this node: SLURM_JOB_ID,
+// SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE, SLURM_CPUS_ON_NODE, CUDA_VISIBLE_DEVICES, ...
+// The batch script is task 0 of the batch step (SLURM_PROCID = SLURM_LOCALID = 0).
+Environment JobVariables(const JobEnvironmentInput& job);
+
+// The job's variables with a step task's own on top (SLURM_STEP_ID, SLURM_PROCID = rank,
+// SLURM_LOCALID = local_id, SLURM_NTASKS of the step, ...).
+Environment StepVariables(const JobEnvironmentInput& job, const StepEnvironmentInput& step,
+                          int rank, int local_id);
+
+// "KEY=VALUE" strings for execve.
+std::vector<std::string> EnvironmentStrings(const Environment& env);
+
+}  // namespace canopy::slurm

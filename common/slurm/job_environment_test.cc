@@ -1,0 +1,79 @@
+#include "common/slurm/job_environment.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace canopy::slurm {
+namespace {
+
+using ::testing::Contains;
+using ::testing::Key;
+using ::testing::Not;
+
+JobEnvironmentInput ThreeNodeJob() {
+  JobEnvironmentInput j;
+  j.job_id = 7;
+  j.job_name = "train";
+  j.nodes = {"gpu1", "gpu2", "gpu3"};
+  j.ntasks = 5;
+  j.partition = "batch";
+  j.account = "ml";
+  j.user_name = "alice";
+  j.user_id = 1000;
+  j.group_id = 100;
+  j.cluster_name = "canopy";
+  j.node_name = "gpu2";
+  j.node_index = 1;
+  j.cpus = 4;
+  j.gpu_indexes = {0, 1};
+  return j;
+}
+
+TEST(JobEnvironmentTest, BatchTasksUseTheStepRule) {
+  Environment env = JobVariables(ThreeNodeJob());
+  EXPECT_EQ(env["SLURM_NTASKS"], "5");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2(x2),1");
+  EXPECT_EQ(env["SLURM_JOB_NODELIST"], "gpu[1-3]");
+  EXPECT_EQ(env["SLURM_JOB_CPUS_PER_NODE"], "4(x3)");
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "0,1");
+  EXPECT_EQ(env["SLURM_GPUS_ON_NODE"], "2");
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_NTASKS_PER_NODE"))));
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_ARRAY_JOB_ID"))));
+
+  JobEnvironmentInput per_node = ThreeNodeJob();
+  per_node.ntasks = 0;
+  per_node.ntasks_per_node = 2;
+  per_node.amd_gpus = true;
+  per_node.array_job_id = 6;
+  per_node.array_task_id = 1;
+  env = JobVariables(per_node);
+  EXPECT_EQ(env["SLURM_NTASKS"], "6");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2(x3)");
+  EXPECT_EQ(env["SLURM_NTASKS_PER_NODE"], "2");
+  EXPECT_EQ(env["ROCR_VISIBLE_DEVICES"], "0,1");
+  EXPECT_THAT(env, Not(Contains(Key("CUDA_VISIBLE_DEVICES"))));
+  EXPECT_EQ(env["SLURM_ARRAY_JOB_ID"], "6");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_ID"], "1");
+}
+
+TEST(JobEnvironmentTest, StepVariablesOverrideTheJobs) {
+  StepEnvironmentInput step;
+  step.step_id = 2;
+  step.node_index = 0;
+  step.ntasks = 4;
+  step.nodelist = "gpu[2-3]";
+  step.num_nodes = 2;
+  step.tasks_per_node = "2(x2)";
+  Environment env = StepVariables(ThreeNodeJob(), step, 3, 1);
+  EXPECT_EQ(env["SLURM_STEP_ID"], "2");
+  EXPECT_EQ(env["SLURM_PROCID"], "3");
+  EXPECT_EQ(env["SLURM_LOCALID"], "1");
+  EXPECT_EQ(env["SLURM_NODEID"], "0");
+  EXPECT_EQ(env["SLURM_NTASKS"], "4");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2(x2)");
+  EXPECT_EQ(env["SLURM_JOB_NODELIST"], "gpu[1-3]");
+  EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}), (std::vector<std::string>{"A=1", "B="}));
+}
+
+}  // namespace
+}  // namespace canopy::slurm
