@@ -54,6 +54,24 @@ absl::string_view JobReasonName(JobReason reason) {
   return "None";
 }
 
+std::optional<JobState> JobStateFromName(absl::string_view name) {
+  for (int i = 0; i < kJobStateCount; ++i) {
+    if (JobStateName(static_cast<JobState>(i)) == name) {
+      return static_cast<JobState>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<JobReason> JobReasonFromName(absl::string_view name) {
+  for (int i = 0; i < kJobReasonCount; ++i) {
+    if (JobReasonName(static_cast<JobReason>(i)) == name) {
+      return static_cast<JobReason>(i);
+    }
+  }
+  return std::nullopt;
+}
+
 bool IsTerminal(JobState state) {
   switch (state) {
     case JobState::kCompleted:

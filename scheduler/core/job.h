@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "scheduler/core/ids.h"
+#include "scheduler/core/job_spec.h"
 
 namespace canopy::core {
 
@@ -55,13 +56,18 @@ enum class JobReason {
   kBadConstraints,
   kNodeDown,  // a REQUEUED/NODE_FAIL job's reason
 };
+inline constexpr int kJobReasonCount = 14;
 
 // "PENDING", "RUNNING", "NODE_FAIL", ... as squeue -l / sacct print them.
 absl::string_view JobStateName(JobState state);
+// The state with that long name; nullopt for an unknown name.
+std::optional<JobState> JobStateFromName(absl::string_view name);
 // "PD", "R", "NF", ... (squeue's compact %t).
 absl::string_view JobStateShortName(JobState state);
 // "Priority", "Resources", "ReqNodeNotAvail", ...
 absl::string_view JobReasonName(JobReason reason);
+// The reason with that name; nullopt for an unknown name.
+std::optional<JobReason> JobReasonFromName(absl::string_view name);
 
 // True for states a job leaves only through a requeue (or never).
 bool IsTerminal(JobState state);
@@ -76,61 +82,74 @@ bool IsTerminal(JobState state);
 // Terminal states go nowhere. A state never transitions to itself.
 bool IsLegalTransition(JobState from, JobState to);
 
-// What a job asks for (sbatch options in brackets). Plain value.
-struct JobSpec {
-  std::string name;
-  int32_t min_nodes = 1;      // -N min[-max]
-  int32_t max_nodes = 0;      // 0 = same as min
-  int32_t gpus_per_node = 0;  // --gpus-per-node=[type:]n
-  std::string gpu_type;       // "" = any
-  int32_t cpus_per_node = 1;
-  int64_t mem_per_node_mib = 0;
-  bool exclusive = false;  // --exclusive
-  std::string partition;   // -p; "" = the default partition
-  std::string account;     // -A
-  std::string user;
-  // -t; InfiniteDuration = none given (the partition's DefaultTime, else its MaxTime applies).
-  absl::Duration time_limit = absl::InfiniteDuration();
-  int32_t max_switches = 0;  // --switches=K[@wait]; 0 = no limit
-  absl::Duration max_switch_wait = absl::Seconds(300);
-  std::vector<NodeId> required_nodes;  // -w
-  std::vector<NodeId> excluded_nodes;  // -x
-  bool requeue = true;                 // --requeue (default) / --no-requeue
-
-  int32_t max_nodes_or_min() const { return max_nodes > 0 ? max_nodes : min_nodes; }
-};
-
-// A job's share of one node.
+// A job's share of one node. `gpu_indexes` are the node's GPU device numbers given to the job
+// (CUDA_VISIBLE_DEVICES); empty until the controller launches the job.
 struct NodeShare {
   NodeId node;
   int32_t gpus = 0;
   int32_t cpus = 0;
   int64_t mem_mib = 0;
+  std::vector<int> gpu_indexes;
   friend bool operator==(const NodeShare&, const NodeShare&) = default;
 };
 
-// The nodes a running job holds, in NodeId order.
+// The nodes of a job, in allocation order (the first is the batch host). While the job is
+// CONFIGURING, RUNNING or COMPLETING it holds them; once it has ended they say where it ran
+// (squeue, sacct); a pending job has none.
 struct Allocation {
   std::vector<NodeShare> nodes;
   bool exclusive = false;
   bool empty() const { return nodes.empty(); }
   int64_t total_gpus() const;
+  friend bool operator==(const Allocation&, const Allocation&) = default;
 };
 
-// The controller's record of one job.
+// The controller's one record of a job: what was asked (spec), who asked, and everything the
+// controller decided and learned since. The controller keeps it, stores it and publishes copies
+// of it; the wire (canopy.v1.Job) and database rows are converted from it at the edges.
 struct Job {
   JobId id;
-  JobSpec spec;
+  JobSpec spec;               // as submitted
+  ResourceRequest resources;  // spec resolved against the cluster (derived, never stored)
+
+  // Who submitted it (from the unix socket's peer credentials).
+  uint32_t user_id = 0;
+  uint32_t group_id = 0;
+  std::string user_name;
+  std::vector<uint32_t> supplementary_gids;
+
+  // Resolved at submission.
+  std::string partition;                                 // the effective partition
+  absl::Duration time_limit = absl::InfiniteDuration();  // effective; infinite = UNLIMITED
+  uint32_t array_job_id = 0;                             // 0 = not part of an array
+  uint32_t array_task_id = 0;
+  std::string idempotency_key;  // the submit's key, if it had one
+  uint32_t priority = 0;
+
+  // Where it is in its life.
   JobState state = JobState::kPending;
   JobReason reason = JobReason::kNone;
+  // While COMPLETING: the state it ends in once every node has cleaned up.
+  std::optional<JobState> completing_to;
+  // Why it last changed state when that is not obvious ("launch failed on gpu3: ...").
+  std::string state_message;
+  // Why these nodes (switch level, leaves), or why still pending.
+  std::string placement_explanation;
   absl::Time submit_time = absl::InfinitePast();
   absl::Time eligible_time = absl::InfinitePast();  // when it last became PENDING
   absl::Time start_time = absl::InfinitePast();     // last start; InfinitePast = never
   absl::Time end_time = absl::InfinitePast();
-  Allocation allocation;      // while CONFIGURING/RUNNING/COMPLETING
+  Allocation allocation;
   int32_t restart_count = 0;  // SLURM_RESTART_COUNT
-  int32_t exit_code = 0;
+  int32_t exit_code = 0;      // of the batch script
   int32_t exit_signal = 0;
+  uint32_t run_id = 0;        // + 1 at every launch; agents echo it in their reports
+  uint32_t next_step_id = 0;  // srun steps get 0, 1, 2, ...
+
+  // An allocation-only job (srun or salloc outside a batch job) ends when its client says so.
+  bool allocation_only() const { return spec.script.empty(); }
+
+  friend bool operator==(const Job&, const Job&) = default;
 };
 
 // Moves `job` to `to` at `now`, keeping the bookkeeping consistent: start_time on RUNNING (from

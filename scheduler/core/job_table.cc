@@ -12,24 +12,27 @@ absl::Status JobTable::Add(Job job) {
     return absl::InvalidArgumentError("job with an invalid id");
   }
   const JobId id = job.id;
-  auto [it, inserted] = jobs_.try_emplace(id, std::move(job));
-  if (!inserted) {
+  if (jobs_.contains(id)) {
     return absl::AlreadyExistsError(absl::StrCat("job ", id.value(), " already exists"));
   }
+  auto record = std::make_unique<Job>(std::move(job));
+  index_[id] = record.get();
+  jobs_.emplace(id, std::move(record));
   return absl::OkStatus();
 }
 
 Job* JobTable::Find(JobId id) {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 const Job* JobTable::Find(JobId id) const {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : it->second;
 }
 
 absl::Status JobTable::Erase(JobId id) {
+  index_.erase(id);
   if (jobs_.erase(id) == 0) {
     return absl::NotFoundError(absl::StrCat("job ", id.value(), " not found"));
   }
@@ -39,8 +42,8 @@ absl::Status JobTable::Erase(JobId id) {
 std::vector<const Job*> JobTable::Pending() const {
   std::vector<const Job*> out;
   for (const auto& [id, job] : jobs_) {
-    if (job.state == JobState::kPending) {
-      out.push_back(&job);
+    if (job->state == JobState::kPending) {
+      out.push_back(job.get());
     }
   }
   return out;

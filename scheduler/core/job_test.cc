@@ -28,6 +28,19 @@ TEST(JobStateTest, NamesMatchSlurm) {
   EXPECT_EQ(JobReasonName(JobReason::kJobHeldAdmin), "JobHeldAdmin");
 }
 
+TEST(JobStateTest, NamesRoundTrip) {
+  for (int i = 0; i < kJobStateCount; ++i) {
+    const auto state = static_cast<JobState>(i);
+    EXPECT_EQ(JobStateFromName(JobStateName(state)), state);
+  }
+  for (int i = 0; i < kJobReasonCount; ++i) {
+    const auto reason = static_cast<JobReason>(i);
+    EXPECT_EQ(JobReasonFromName(JobReasonName(reason)), reason);
+  }
+  EXPECT_EQ(JobStateFromName("RUNNNING"), std::nullopt);
+  EXPECT_EQ(JobReasonFromName("resources"), std::nullopt);  // names are case-sensitive
+}
+
 TEST(JobStateTest, TerminalStatesGoNowhere) {
   for (int from = 0; from < kJobStateCount; ++from) {
     if (!IsTerminal(static_cast<JobState>(from))) {

@@ -1,30 +1,105 @@
-// Effects: what handling one event asks the controller to do, in order: persist the dirty jobs
-// (one transaction with the rest of the batch), then, only once that commit succeeded, send the
-// messages to the agents. Sending after the commit is what makes a launch safe against a crash:
-// a job is never running on a node while the database still says it is pending.
+// Effects: what handling one event asks the controller (or the simulator) to do, in order:
+// persist the dirty jobs (one transaction with the rest of the batch), then, only once that
+// commit succeeded, send the messages to the agents. Sending after the commit is what makes a
+// launch safe against a crash: a job is never running on a node while the database still says
+// it is pending.
+//
+// Messages are the core's own types; scheduler/server turns them into canopy.v1 messages, the
+// simulator into simulated agent events. Plain value types.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/btree_set.h"
-#include "canopy/v1/agent.pb.h"
+#include "common/slurm/task_layout.h"
 #include "scheduler/core/ids.h"
+#include "scheduler/core/job.h"
+#include "scheduler/lifecycle/commands.h"
 
 namespace canopy::lifecycle {
 
+// Run your part of the job: node `node_index` of `job`'s allocation (0 = the batch host). The
+// record is the job as it was when the launch was decided, shared by every node's message.
+struct LaunchJob {
+  std::shared_ptr<const core::Job> job;
+  int32_t node_index = 0;
+};
+
+struct SignalJob {
+  core::JobId job;
+  int32_t signal = 0;
+  bool batch_only = false;  // only the batch shell, not the steps
+};
+
+// Kill every process of the job (SIGTERM, SIGKILL after KillWait) and say CLEANED_UP.
+struct KillJob {
+  core::JobId job;
+  std::string reason;
+};
+
+// A step, laid out over the first `layout.nodes` nodes of its job; shared by its messages.
+struct StepLaunch {
+  StepRequest request;
+  uint32_t step_id = 0;
+  slurm::TaskLayout layout;
+  std::string nodelist;  // the step's nodes, compressed
+};
+
+struct LaunchStep {
+  std::shared_ptr<const StepLaunch> step;
+  int32_t node_index = 0;  // within the step
+};
+
+struct KillStep {
+  core::JobId job;
+  uint32_t step_id = 0;
+  int32_t signal = 0;  // 0 = SIGTERM, then SIGKILL after KillWait
+};
+
+// The controller has durably recorded an EXITED or CLEANED_UP report: the agent may forget it.
+struct JobReportAck {
+  core::JobId job;
+  JobPhase phase = JobPhase::kExited;
+  uint32_t run_id = 0;
+};
+
+using AgentMessage =
+    std::variant<LaunchJob, SignalJob, KillJob, LaunchStep, KillStep, JobReportAck>;
+
 struct OutgoingMessage {
   core::NodeId node;
-  canopy::v1::ControllerMessage message;
+  AgentMessage message;
+};
+
+// A job the scheduling pass started, with what placement knew about it.
+struct StartNote {
+  core::JobId job;
+  // Fewest leaf switches any placement could have used at that point of the pass; -1 when the
+  // pass did not compute it (LifecycleOptions::pass.compute_min_units).
+  int32_t min_units_possible = -1;
 };
 
 struct Effects {
   absl::btree_set<core::JobId> dirty;  // jobs whose record changed: save and republish
   bool next_id_changed = false;
   std::vector<OutgoingMessage> messages;  // to agents, after the commit, in this order
+  std::vector<StartNote> started;         // jobs the pass launched, in pass order
   std::vector<std::string> info;          // log lines
   std::vector<std::string> warnings;
   bool schedule = false;  // capacity was freed or a job arrived: run a pass soon
+
+  // Queues `message` for `node`'s agent.
+  template <typename Message>
+  void Send(core::NodeId node, Message message) {
+    OutgoingMessage& out = messages.emplace_back();
+    out.node = node;
+    out.message.emplace<Message>(std::move(message));
+  }
 };
 
 }  // namespace canopy::lifecycle

@@ -2,20 +2,23 @@
 // confirmation, exits and cleanup, limits, cancel, node loss, arrays, steps, restart recovery.
 #include "scheduler/lifecycle/job_lifecycle.h"
 
+#include <map>
+#include <random>
+#include <string>
+#include <variant>
+
 #include "absl/strings/str_cat.h"
-#include "common/rpc/status_convert.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/lifecycle/array_spec.h"
-#include "scheduler/lifecycle/step_layout.h"
 #include "scheduler/topology/load_topology.h"
+#include "tests/testing/fake_clock.h"
 
 namespace canopy::lifecycle {
 namespace {
 
+using core::JobState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using V1 = canopy::v1::JobStatus;
 
 constexpr char kCluster[] = R"yaml(
 cluster_name: test
@@ -66,7 +69,8 @@ class JobLifecycleTest : public ::testing::Test {
   }
 
   void Reset() {
-    absl::StatusOr<std::unique_ptr<JobLifecycle>> lc = JobLifecycle::Create(config_, topology_);
+    absl::StatusOr<std::unique_ptr<JobLifecycle>> lc =
+        JobLifecycle::Create(config_, topology_, clock_);
     ASSERT_TRUE(lc.ok()) << lc.status();
     jobs_ = *std::move(lc);
   }
@@ -89,315 +93,334 @@ class JobLifecycleTest : public ::testing::Test {
   void AllNodesUp() {
     Effects e;
     for (int i = 0; i < 4; ++i) {
-      jobs_->NodeChanged(Node(i), now_, e);
+      jobs_->NodeChanged(Node(i), e);
     }
+  }
+
+  static SubmitRequest Request(int nodes, int gpus, const std::string& script = "#!/bin/sh\n") {
+    SubmitRequest req;
+    req.spec.min_nodes = nodes;
+    req.spec.gpus_per_node = gpus;
+    req.spec.script = script;
+    return req;
   }
 
   uint32_t Submit(int nodes, int gpus, const std::string& script = "#!/bin/sh\ntrue\n",
                   const Caller* who = nullptr) {
-    canopy::v1::SubmitJobRequest req;
-    req.mutable_spec()->set_min_nodes(nodes);
-    req.mutable_spec()->set_gpus_per_node(gpus);
-    req.mutable_spec()->set_script(script);
-    req.mutable_spec()->set_requeue(true);
     Effects e;
-    absl::StatusOr<canopy::v1::SubmitJobResponse> r =
-        jobs_->Submit(req, who ? *who : alice_, now_, e);
+    absl::StatusOr<SubmitAnswer> r =
+        jobs_->Submit(Request(nodes, gpus, script), who ? *who : alice_, e);
     EXPECT_TRUE(r.ok()) << r.status();
-    Commit(e);
-    return r.ok() ? r->job_id() : 0;
-  }
-
-  // What the controller does after each batch: publish the dirty records.
-  void Commit(Effects& e) {
-    rows_ = jobs_->Publish(e.dirty);
-    all_rows_.insert(all_rows_.end(), rows_.begin(), rows_.end());
+    return r.ok() ? r->job_id.value() : 0;
   }
 
   Effects Schedule() {
     Effects e;
-    jobs_->Schedule(now_, e);
-    Commit(e);
+    jobs_->Schedule(e);
     return e;
   }
 
-  Effects Report(int node, uint32_t job, V1::Phase phase, int exit_code = 0, int signal = 0,
+  Effects Tick() {
+    Effects e;
+    jobs_->Tick(e);
+    return e;
+  }
+
+  Effects Report(int node, uint32_t job, JobPhase phase, int exit_code = 0, int signal = 0,
                  uint32_t run_id = 0) {
-    canopy::v1::JobStatus st;
-    st.set_run_id(run_id);
-    st.set_job_id(job);
-    st.set_phase(phase);
-    st.set_exit_code(exit_code);
-    st.set_exit_signal(signal);
+    JobReport r;
+    r.job = core::JobId(job);
+    r.phase = phase;
+    r.exit_code = exit_code;
+    r.exit_signal = signal;
+    r.run_id = run_id;
     Effects e;
-    jobs_->JobStatus(core::NodeId(node), st, now_, e);
-    Commit(e);
+    jobs_->JobReported(core::NodeId(node), r, e);
     return e;
   }
 
-  const canopy::v1::Job& Job(uint32_t id) {
-    Effects e;
-    e.dirty.insert(core::JobId(id));
-    Commit(e);
-    return *jobs_->published().at(id);
+  const core::Job& Job(uint32_t id) {
+    const core::Job* job = jobs_->Find(core::JobId(id));
+    EXPECT_NE(job, nullptr) << id;
+    return *job;
   }
+
+  std::vector<std::string> Nodes(uint32_t id) {
+    std::vector<std::string> names;
+    for (const core::NodeShare& share : Job(id).allocation.nodes) {
+      names.push_back(topology_->node_name(share.node));
+    }
+    return names;
+  }
+
+  int FreeGpus(int node) { return jobs_->capacity().node(core::NodeId(node)).free_gpus; }
 
   // Nodes a list of messages of one kind goes to.
-  static std::vector<int> Targets(const Effects& e,
-                                  canopy::v1::ControllerMessage::PayloadCase kind) {
+  template <typename Message>
+  static std::vector<int> Targets(const Effects& e) {
     std::vector<int> out;
     for (const OutgoingMessage& m : e.messages) {
-      if (m.message.payload_case() == kind) {
+      if (std::holds_alternative<Message>(m.message)) {
         out.push_back(m.node.value());
       }
     }
     return out;
   }
+  template <typename Message>
+  static const Message& Nth(const Effects& e, size_t n) {
+    for (const OutgoingMessage& m : e.messages) {
+      if (const Message* found = std::get_if<Message>(&m.message); found != nullptr) {
+        if (n-- == 0) {
+          return *found;
+        }
+      }
+    }
+    ADD_FAILURE() << "fewer messages of that kind";
+    static const Message kNone{};
+    return kNone;
+  }
 
-  // Starts a 2-node job and confirms it: RUNNING on gpu1, gpu2.
+  // Starts a job on `nodes` nodes and confirms it: RUNNING on gpu1, gpu2, ...
   uint32_t StartRunning(int nodes = 2) {
     AllNodesUp();
     const uint32_t id = Submit(nodes, 4);
     Schedule();
     for (int i = 0; i < nodes; ++i) {
-      Report(i, id, V1::PHASE_LAUNCHED);
+      Report(i, id, JobPhase::kLaunched);
     }
-    EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+    EXPECT_EQ(Job(id).state, JobState::kRunning);
     return id;
   }
 
+  testing::FakeClock clock_{kT0};
   std::shared_ptr<const config::ClusterConfig> config_;
   std::shared_ptr<const topology::Topology> topology_;
   std::unique_ptr<JobLifecycle> jobs_;
   Caller alice_, bob_;
-  absl::Time now_ = kT0;
-  std::vector<persistence::JobRow> rows_, all_rows_;
 };
 
 TEST_F(JobLifecycleTest, GangLaunchConfirmExitCleanupComplete) {
   AllNodesUp();
   const uint32_t id = Submit(2, 4);
   EXPECT_EQ(id, 1u);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).user_name(), "alice");
-  EXPECT_EQ(Job(id).partition(), "gpu");
-  EXPECT_EQ(rpc::FromProtoDuration(Job(id).time_limit()), absl::Hours(1));  // partition MaxTime
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).user_name, "alice");
+  EXPECT_EQ(Job(id).partition, "gpu");
+  EXPECT_EQ(Job(id).time_limit, absl::Hours(1));  // partition MaxTime
 
   Effects e = Schedule();
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_THAT(Job(id).nodes(), ElementsAre("gpu1", "gpu2"));  // one leaf, as placement wants
-  EXPECT_THAT(Job(id).leaf_switches(), ElementsAre("leaf1"));
-  ASSERT_THAT(Targets(e, canopy::v1::ControllerMessage::kLaunchJob), ElementsAre(0, 1));
-  const canopy::v1::LaunchJob& first = e.messages[0].message.launch_job();
-  EXPECT_TRUE(first.is_batch_host());
-  EXPECT_FALSE(e.messages[1].message.launch_job().is_batch_host());
-  EXPECT_THAT(first.gpu_indexes(), ElementsAre(0, 1, 2, 3));
-  EXPECT_EQ(first.topology_addr(), "spine.leaf1.gpu1");
-  EXPECT_EQ(first.topology_addr_pattern(), "switch.switch.node");
-  EXPECT_EQ(first.cluster_name(), "test");
-  EXPECT_EQ(rpc::FromProtoDuration(first.kill_wait()), absl::Seconds(5));
-  EXPECT_EQ(first.job().spec().script(), "#!/bin/sh\ntrue\n");
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+  EXPECT_THAT(Nodes(id), ElementsAre("gpu1", "gpu2"));  // one leaf, as placement wants
+  ASSERT_THAT(Targets<LaunchJob>(e), ElementsAre(0, 1));
+  const LaunchJob& first = Nth<LaunchJob>(e, 0);
+  EXPECT_EQ(first.node_index, 0);
+  EXPECT_EQ(Nth<LaunchJob>(e, 1).node_index, 1);
+  EXPECT_EQ(first.job, Nth<LaunchJob>(e, 1).job);  // one record shared by the gang's messages
+  EXPECT_THAT(first.job->allocation.nodes[0].gpu_indexes, ElementsAre(0, 1, 2, 3));
+  EXPECT_EQ(first.job->spec.script, "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(first.job->run_id, 1u);
+  EXPECT_EQ(FreeGpus(0), 0);
+  ASSERT_EQ(e.started.size(), 1u);
+  EXPECT_EQ(e.started[0].job, core::JobId(id));
 
-  now_ += absl::Seconds(1);
-  Report(0, id, V1::PHASE_LAUNCHED);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);  // gpu2 has not confirmed
-  Report(1, id, V1::PHASE_LAUNCHED);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  clock_.Advance(absl::Seconds(1));
+  Report(0, id, JobPhase::kLaunched);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);  // gpu2 has not confirmed
+  Report(1, id, JobPhase::kLaunched);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+  EXPECT_EQ(Job(id).start_time, kT0 + absl::Seconds(1));
 
-  now_ += absl::Seconds(10);
-  e = Report(0, id, V1::PHASE_EXITED, 3);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_COMPLETING);
-  EXPECT_EQ(Job(id).completing_to(), canopy::v1::JOB_STATE_FAILED);
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1));
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kJobStatusAck), ElementsAre());
-  Report(0, id, V1::PHASE_CLEANED_UP);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);  // still held: gpu2 not clean
-  Report(1, id, V1::PHASE_CLEANED_UP);
-  const canopy::v1::Job& done = Job(id);
-  EXPECT_EQ(done.state(), canopy::v1::JOB_STATE_FAILED);
-  EXPECT_EQ(done.exit_code(), 3);
-  EXPECT_THAT(done.nodes(), ElementsAre("gpu1", "gpu2"));  // where it ran stays on record
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
-  EXPECT_EQ(rpc::FromProtoTime(done.end_time()), now_);
+  clock_.Advance(absl::Seconds(10));
+  e = Report(0, id, JobPhase::kExited, 3);
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+  EXPECT_EQ(Job(id).completing_to, JobState::kFailed);
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1));
+  EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));  // the exit is acknowledged after commit
+  Report(0, id, JobPhase::kCleanedUp);
+  EXPECT_EQ(FreeGpus(0), 0);  // still held: gpu2 not clean
+  Report(1, id, JobPhase::kCleanedUp);
+  const core::Job& done = Job(id);
+  EXPECT_EQ(done.state, JobState::kFailed);
+  EXPECT_EQ(done.exit_code, 3);
+  EXPECT_THAT(Nodes(id), ElementsAre("gpu1", "gpu2"));  // where it ran stays on record
+  EXPECT_EQ(FreeGpus(0), 4);
+  EXPECT_EQ(done.end_time, clock_.Now());
 }
 
 TEST_F(JobLifecycleTest, ExitAndCleanupReportsAreAcknowledgedEvenForUnknownJobs) {
-  canopy::v1::JobStatus st;
-  st.set_job_id(99);
-  st.set_phase(V1::PHASE_EXITED);
-  Effects e;
-  std::optional<canopy::v1::ControllerMessage> ack = jobs_->JobStatus(core::NodeId(0), st, now_, e);
-  ASSERT_TRUE(ack.has_value());
-  EXPECT_EQ(ack->job_status_ack().job_id(), 99u);
-  st.set_phase(V1::PHASE_LAUNCHED);
-  EXPECT_FALSE(jobs_->JobStatus(core::NodeId(0), st, now_, e).has_value());
+  Effects e = Report(0, 99, JobPhase::kExited);
+  ASSERT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+  EXPECT_EQ(Nth<JobReportAck>(e, 0).job, core::JobId(99));
+  EXPECT_EQ(Nth<JobReportAck>(e, 0).phase, JobPhase::kExited);
+  e = Report(0, 99, JobPhase::kLaunched);
+  EXPECT_TRUE(e.messages.empty());
 }
 
 TEST_F(JobLifecycleTest, UnconfirmedLaunchGoesBackToPendingAndKillsWhatStarted) {
   AllNodesUp();
   const uint32_t id = Submit(2, 4);
   Schedule();
-  Report(0, id, V1::PHASE_LAUNCHED);
-  now_ += absl::Seconds(11);  // launch_timeout is 10 s; gpu2 never answered
-  Effects e;
-  jobs_->Tick(now_, e);
-  Commit(e);
-  const canopy::v1::Job& j = Job(id);
-  EXPECT_EQ(j.state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(j.reason(), "Resources");
-  EXPECT_EQ(j.restart_count(), 0);
-  EXPECT_THAT(j.state_message(), HasSubstr("gpu2"));
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1));
+  Report(0, id, JobPhase::kLaunched);
+  EXPECT_EQ(jobs_->NextDeadline(), kT0 + absl::Seconds(10));  // launch_timeout
+  clock_.Advance(absl::Seconds(11));                          // gpu2 never answered
+  Effects e = Tick();
+  const core::Job& j = Job(id);
+  EXPECT_EQ(j.state, JobState::kPending);
+  EXPECT_EQ(j.reason, core::JobReason::kResources);
+  EXPECT_EQ(j.restart_count, 0);
+  EXPECT_TRUE(j.allocation.empty());
+  EXPECT_THAT(j.state_message, HasSubstr("gpu2"));
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1));
   EXPECT_TRUE(e.schedule);
   // The nodes stay held until they confirm that what may have started there is gone.
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);
+  EXPECT_EQ(FreeGpus(0), 0);
   EXPECT_EQ(jobs_->cleanup_holds(), 2u);
-  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, /*run_id=*/1);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(1)).free_gpus, 0);
-  now_ += absl::Seconds(70);  // KillWait + 60 s: gpu2 never answered; its share is freed anyway
-  e = Effects();
-  jobs_->Tick(now_, e);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(1)).free_gpus, 4);
+  Report(0, id, JobPhase::kCleanedUp, 0, 0, /*run_id=*/1);
+  EXPECT_EQ(FreeGpus(0), 4);
+  EXPECT_EQ(FreeGpus(1), 0);
+  // KillWait + 60 s: gpu2 never answered; its share is freed anyway.
+  EXPECT_EQ(jobs_->NextDeadline(), kT0 + absl::Seconds(11 + 5 + 60));
+  clock_.Advance(absl::Seconds(70));
+  Tick();
+  EXPECT_EQ(FreeGpus(1), 4);
   EXPECT_EQ(jobs_->cleanup_holds(), 0u);
+  EXPECT_EQ(jobs_->NextDeadline(), absl::InfiniteFuture());
 }
 
 TEST_F(JobLifecycleTest, LaunchFailureFailsTheJob) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);
   Schedule();
-  canopy::v1::JobStatus st;
-  st.set_job_id(id);
-  st.set_phase(V1::PHASE_LAUNCH_FAILED);
-  st.set_message("chdir to /nope: No such file or directory");
+  JobReport r;
+  r.job = core::JobId(id);
+  r.phase = JobPhase::kLaunchFailed;
+  r.message = "chdir to /nope: No such file or directory";
   Effects e;
-  jobs_->JobStatus(core::NodeId(0), st, now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_COMPLETING);
-  Report(0, id, V1::PHASE_CLEANED_UP);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_FAILED);
-  EXPECT_EQ(Job(id).exit_code(), 1);
-  EXPECT_THAT(Job(id).state_message(), HasSubstr("chdir to /nope"));
+  jobs_->JobReported(core::NodeId(0), r, e);
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+  Report(0, id, JobPhase::kCleanedUp);
+  EXPECT_EQ(Job(id).state, JobState::kFailed);
+  EXPECT_EQ(Job(id).exit_code, 1);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("chdir to /nope"));
 }
 
 TEST_F(JobLifecycleTest, TimeLimitKillsAndEndsAsTimeout) {
   AllNodesUp();
-  canopy::v1::SubmitJobRequest req;
-  req.mutable_spec()->set_script("#!/bin/sh\nsleep 1000\n");
-  *req.mutable_spec()->mutable_time_limit() = rpc::ToProtoDuration(absl::Minutes(1));
-  req.mutable_spec()->set_warn_signal(10);
-  *req.mutable_spec()->mutable_warn_time() = rpc::ToProtoDuration(absl::Seconds(20));
-  req.mutable_spec()->set_warn_batch_only(true);
+  SubmitRequest req = Request(1, 0, "#!/bin/sh\nsleep 1000\n");
+  req.spec.time_limit = absl::Minutes(1);
+  req.spec.warn_signal = 10;
+  req.spec.warn_time = absl::Seconds(20);
+  req.spec.warn_batch_only = true;
   Effects e;
-  const uint32_t id = jobs_->Submit(req, alice_, now_, e)->job_id();
-  Commit(e);
+  const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   Schedule();
-  Report(0, id, V1::PHASE_LAUNCHED);
-  const absl::Time started = now_;
+  Report(0, id, JobPhase::kLaunched);
+  const absl::Time started = clock_.Now();
+  EXPECT_EQ(jobs_->NextDeadline(), started + absl::Seconds(40));  // --signal=B:USR1@20
 
-  now_ = started + absl::Seconds(39);
-  e = Effects();
-  jobs_->Tick(now_, e);
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kSignalJob), ElementsAre());
-  now_ = started + absl::Seconds(40);  // --signal=B:USR1@20
-  e = Effects();
-  jobs_->Tick(now_, e);
-  ASSERT_THAT(Targets(e, canopy::v1::ControllerMessage::kSignalJob), ElementsAre(0));
-  EXPECT_EQ(e.messages[0].message.signal_job().signal(), 10);
-  EXPECT_TRUE(e.messages[0].message.signal_job().batch_only());
+  clock_.Set(started + absl::Seconds(39));
+  EXPECT_THAT(Targets<SignalJob>(Tick()), ElementsAre());
+  clock_.Set(started + absl::Seconds(40));
+  e = Tick();
+  ASSERT_THAT(Targets<SignalJob>(e), ElementsAre(0));
+  EXPECT_EQ(Nth<SignalJob>(e, 0).signal, 10);
+  EXPECT_TRUE(Nth<SignalJob>(e, 0).batch_only);
+  EXPECT_EQ(jobs_->NextDeadline(), started + absl::Seconds(60));
 
-  now_ = started + absl::Seconds(60);
-  e = Effects();
-  jobs_->Tick(now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_COMPLETING);
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0));
-  Report(0, id, V1::PHASE_EXITED, 0, 15);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_COMPLETING);
-  Report(0, id, V1::PHASE_CLEANED_UP);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_TIMEOUT);
-  EXPECT_EQ(Job(id).exit_signal(), 15);
+  clock_.Set(started + absl::Seconds(60));
+  e = Tick();
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0));
+  Report(0, id, JobPhase::kExited, 0, 15);
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+  Report(0, id, JobPhase::kCleanedUp);
+  EXPECT_EQ(Job(id).state, JobState::kTimeout);
+  EXPECT_EQ(Job(id).exit_signal, 15);
 }
 
 TEST_F(JobLifecycleTest, CancelRespectsOwnershipAndStates) {
   AllNodesUp();
-  const uint32_t pending = Submit(4, 4);  // takes every node
+  const uint32_t running = Submit(4, 4);  // takes every node
   const uint32_t waiting = Submit(1, 1);
   Schedule();
-  Report(0, pending, V1::PHASE_LAUNCHED);
-  Report(1, pending, V1::PHASE_LAUNCHED);
-  Report(2, pending, V1::PHASE_LAUNCHED);
-  Report(3, pending, V1::PHASE_LAUNCHED);
+  for (int i = 0; i < 4; ++i) {
+    Report(i, running, JobPhase::kLaunched);
+  }
 
-  canopy::v1::CancelJobRequest req;
-  req.add_job_ids(waiting);
-  req.add_job_ids(77);
+  CancelRequest req;
+  req.job_ids = {waiting, 77};
   Effects e;
-  canopy::v1::CancelJobResponse r = jobs_->Cancel(req, bob_, now_, e);
-  ASSERT_EQ(r.results_size(), 2);
-  EXPECT_FALSE(r.results(0).ok());
-  EXPECT_EQ(r.results(0).error(), "Access/permission denied");
-  EXPECT_EQ(r.results(1).error(), "Invalid job id specified");
+  std::vector<CancelAnswer> r = jobs_->Cancel(req, bob_, e);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].ok);
+  EXPECT_EQ(r[0].error, "Access/permission denied");
+  EXPECT_EQ(r[1].error, "Invalid job id specified");
 
   Caller root;
   root.authenticated = true;
   root.is_operator = true;
   root.user_name = "root";
-  e = Effects();
-  r = jobs_->Cancel(req, root, now_, e);
-  Commit(e);
-  EXPECT_TRUE(r.results(0).ok());
-  EXPECT_EQ(Job(waiting).state(), canopy::v1::JOB_STATE_CANCELLED);
-  e = Effects();
-  r = jobs_->Cancel(req, root, now_, e);
-  EXPECT_EQ(r.results(0).error(), "Job/step already completing or completed");
+  r = jobs_->Cancel(req, root, e);
+  EXPECT_TRUE(r[0].ok);
+  EXPECT_EQ(Job(waiting).state, JobState::kCancelled);
+  EXPECT_EQ(jobs_->pending_count(), 0u);
+  r = jobs_->Cancel(req, root, e);
+  EXPECT_EQ(r[0].error, "Job/step already completing or completed");
 
   // A running job is killed everywhere and ends CANCELLED once every node cleaned up.
-  canopy::v1::CancelJobRequest running;
-  running.add_job_ids(pending);
   e = Effects();
-  r = jobs_->Cancel(running, alice_, now_, e);
-  Commit(e);
-  EXPECT_TRUE(r.results(0).ok());
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1, 2, 3));
+  r = jobs_->Cancel(CancelRequest{.job_ids = {running}}, alice_, e);
+  EXPECT_TRUE(r[0].ok);
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1, 2, 3));
   for (int i = 0; i < 4; ++i) {
-    Report(i, pending, V1::PHASE_CLEANED_UP);
+    Report(i, running, JobPhase::kCleanedUp);
   }
-  EXPECT_EQ(Job(pending).state(), canopy::v1::JOB_STATE_CANCELLED);
-  EXPECT_THAT(Job(pending).state_message(), HasSubstr("cancelled by alice"));
+  EXPECT_EQ(Job(running).state, JobState::kCancelled);
+  EXPECT_THAT(Job(running).state_message, HasSubstr("cancelled by alice"));
 }
 
 TEST_F(JobLifecycleTest, SignalGoesToTheJobsNodes) {
   const uint32_t id = StartRunning();
-  canopy::v1::CancelJobRequest req;
-  req.add_job_ids(id);
-  req.set_signal(10);
+  CancelRequest req;
+  req.job_ids = {id};
+  req.signal = 10;
   Effects e;
-  EXPECT_TRUE(jobs_->Cancel(req, alice_, now_, e).results(0).ok());
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kSignalJob), ElementsAre(0, 1));
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  EXPECT_TRUE(jobs_->Cancel(req, alice_, e)[0].ok);
+  EXPECT_THAT(Targets<SignalJob>(e), ElementsAre(0, 1));
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
 TEST_F(JobLifecycleTest, NodeLossRequeuesOrFailsTheJob) {
   const uint32_t id = StartRunning();
   Effects e;
-  jobs_->NodeChanged(Node(1, /*up=*/false), now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).restart_count(), 1);
-  EXPECT_THAT(Job(id).state_message(), HasSubstr("gpu2"));
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillJob), ElementsAre(0, 1));
+  jobs_->NodeChanged(Node(1, /*up=*/false), e);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 1);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("gpu2"));
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1));
   // gpu1 is held until its old processes are gone; the down gpu2 is not.
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);
+  EXPECT_EQ(FreeGpus(0), 0);
   EXPECT_EQ(jobs_->cleanup_holds(), 1u);
 
   // It starts again on what is left, avoiding the down node and the one still cleaning up.
   Schedule();
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_THAT(Job(id).nodes(), ElementsAre("gpu3", "gpu4"));
-  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, /*run_id=*/1);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 4);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+  EXPECT_THAT(Nodes(id), ElementsAre("gpu3", "gpu4"));
+  Report(0, id, JobPhase::kCleanedUp, 0, 0, /*run_id=*/1);
+  EXPECT_EQ(FreeGpus(0), 4);
+
+  // Without --requeue a lost node ends the job NODE_FAIL; it keeps where it ran.
+  Effects up;
+  jobs_->NodeChanged(Node(1), up);
+  SubmitRequest once = Request(1, 4);
+  once.spec.requeue = false;
+  once.spec.required_nodes = "gpu2";
+  const uint32_t fragile = jobs_->Submit(once, alice_, e)->job_id.value();
+  Schedule();
+  Report(1, fragile, JobPhase::kLaunched);
+  jobs_->NodeChanged(Node(1, /*up=*/false), e);
+  EXPECT_EQ(Job(fragile).state, JobState::kNodeFail);
+  EXPECT_THAT(Nodes(fragile), ElementsAre("gpu2"));
 }
 
 TEST_F(JobLifecycleTest, BrokenGpuOfTheJobRequeuesIt) {
@@ -405,143 +428,149 @@ TEST_F(JobLifecycleTest, BrokenGpuOfTheJobRequeuesIt) {
   state::NodeRecord n = Node(0);
   n.registration.gpus[2].healthy = false;
   Effects e;
-  jobs_->NodeChanged(n, now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
+  jobs_->NodeChanged(n, e);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
   EXPECT_FALSE(jobs_->capacity().node(core::NodeId(0)).healthy);
 }
 
 TEST_F(JobLifecycleTest, SubmitRefusesWhatCanNeverRunAndAnonymousCallers) {
-  canopy::v1::SubmitJobRequest req;
-  req.mutable_spec()->set_script("#!/bin/sh\n");
-  req.mutable_spec()->set_partition("nosuchpart");
+  SubmitRequest req = Request(1, 0);
+  req.spec.partition = "nosuchpart";
   Effects e;
-  absl::StatusOr<canopy::v1::SubmitJobResponse> r = jobs_->Submit(req, alice_, now_, e);
+  absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("Invalid partition name specified"));
 
-  req.mutable_spec()->clear_partition();
-  req.mutable_spec()->set_gpus_per_node(9);
-  r = jobs_->Submit(req, alice_, now_, e);
+  req.spec.partition.clear();
+  req.spec.gpus_per_node = 9;
+  r = jobs_->Submit(req, alice_, e);
   EXPECT_THAT(r.status().message(), HasSubstr("Requested node configuration is not available"));
 
-  req.mutable_spec()->set_gpus_per_node(1);
-  req.mutable_spec()->set_required_nodes("gpu9");
-  r = jobs_->Submit(req, alice_, now_, e);
+  req.spec.gpus_per_node = 1;
+  req.spec.required_nodes = "gpu9";
+  r = jobs_->Submit(req, alice_, e);
   EXPECT_THAT(r.status().message(), HasSubstr("Invalid node name specified"));
 
-  req.mutable_spec()->clear_required_nodes();
+  req.spec.required_nodes.clear();
+  req.spec.environment["A=B"] = "x";
+  r = jobs_->Submit(req, alice_, e);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("environment"));
+
+  req.spec.environment.clear();
   Caller anonymous;
-  r = jobs_->Submit(req, anonymous, now_, e);
+  r = jobs_->Submit(req, anonymous, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(r.status().message(), HasSubstr("unix socket"));
   EXPECT_TRUE(e.dirty.empty());
 }
 
+TEST_F(JobLifecycleTest, FewerTasksThanNodesCutTheNodeCountAsSbatchDoes) {
+  SubmitRequest req = Request(4, 0);
+  req.spec.ntasks = 2;
+  Effects e;
+  const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(Job(id).resources.min_nodes, 2);
+  EXPECT_EQ(Job(id).spec.min_nodes, 4);  // as submitted
+}
+
 TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit) {
   AllNodesUp();
-  canopy::v1::SubmitJobRequest req;
-  req.mutable_spec()->set_script("#!/bin/sh\n");
-  req.mutable_spec()->set_min_nodes(2);
-  req.mutable_spec()->set_partition("tiny");
+  SubmitRequest req = Request(2, 0);
+  req.spec.partition = "tiny";
   Effects e;
-  const uint32_t id = jobs_->Submit(req, alice_, now_, e)->job_id();
-  Commit(e);
+  const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   Schedule();
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).reason(), "PartitionNodeLimit");
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kPartitionNodeLimit);
+  EXPECT_EQ(jobs_->pending_count(), 0u);  // the pass does not look at it
 }
 
 TEST_F(JobLifecycleTest, HeldJobWaitsAndIdempotentSubmitReturnsTheFirstId) {
   AllNodesUp();
-  canopy::v1::SubmitJobRequest req;
-  req.mutable_spec()->set_script("#!/bin/sh\n");
-  req.mutable_spec()->set_hold(true);
-  req.set_idempotency_key("k1");
+  SubmitRequest req = Request(1, 0);
+  req.spec.hold = true;
+  req.idempotency_key = "k1";
   Effects e;
-  const uint32_t id = jobs_->Submit(req, alice_, now_, e)->job_id();
-  EXPECT_EQ(jobs_->Submit(req, alice_, now_, e)->job_id(), id);
-  Commit(e);
+  const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(jobs_->Submit(req, alice_, e)->job_id.value(), id);
   Schedule();
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).reason(), "JobHeldUser");
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
   EXPECT_EQ(jobs_->next_job_id(), id + 1);
 }
 
 TEST_F(JobLifecycleTest, ArrayTasksGetConsecutiveIdsAndHonourTheThrottle) {
   AllNodesUp();
-  canopy::v1::SubmitJobRequest req;
-  req.mutable_spec()->set_script("#!/bin/sh\n");
-  req.mutable_spec()->set_gpus_per_node(1);
-  req.mutable_spec()->set_array_spec("1-3%2");
+  SubmitRequest req = Request(1, 1);
+  req.spec.array_spec = "1-3%2";
+  req.idempotency_key = "array";
   Effects e;
-  absl::StatusOr<canopy::v1::SubmitJobResponse> r = jobs_->Submit(req, alice_, now_, e);
+  absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, alice_, e);
   ASSERT_TRUE(r.ok()) << r.status();
-  Commit(e);
-  EXPECT_EQ(r->job_id(), 1u);
-  EXPECT_THAT(r->array_task_job_ids(), ElementsAre(1, 2, 3));
-  EXPECT_EQ(Job(3).array_job_id(), 1u);
-  EXPECT_EQ(Job(3).array_task_id(), 3u);
+  EXPECT_EQ(r->job_id, core::JobId(1));
+  EXPECT_THAT(r->array_task_job_ids, ElementsAre(core::JobId(1), core::JobId(2), core::JobId(3)));
+  EXPECT_EQ(Job(3).array_job_id, 1u);
+  EXPECT_EQ(Job(3).array_task_id, 3u);
+  // A retried submit of the array gets the same answer.
+  absl::StatusOr<SubmitAnswer> again = jobs_->Submit(req, alice_, e);
+  EXPECT_EQ(again->job_id, core::JobId(1));
+  EXPECT_EQ(again->array_task_job_ids.size(), 3u);
   Schedule();
-  EXPECT_EQ(Job(1).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_EQ(Job(2).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_EQ(Job(3).state(), canopy::v1::JOB_STATE_PENDING);  // %2
+  EXPECT_EQ(Job(1).state, JobState::kConfiguring);
+  EXPECT_EQ(Job(2).state, JobState::kConfiguring);
+  EXPECT_EQ(Job(3).state, JobState::kPending);  // %2
 
   // Cancelling the array's id cancels every task.
-  canopy::v1::CancelJobRequest cancel;
-  cancel.add_job_ids(1);
   e = Effects();
-  EXPECT_TRUE(jobs_->Cancel(cancel, alice_, now_, e).results(0).ok());
-  Commit(e);
-  EXPECT_EQ(Job(3).state(), canopy::v1::JOB_STATE_CANCELLED);
+  EXPECT_TRUE(jobs_->Cancel(CancelRequest{.job_ids = {1}}, alice_, e)[0].ok);
+  EXPECT_EQ(Job(3).state, JobState::kCancelled);
 }
 
 TEST_F(JobLifecycleTest, StepLaysTasksOutInBlocksOverTheAllocation) {
   const uint32_t id = StartRunning(2);
-  canopy::v1::CreateStepRequest req;
-  req.set_job_id(id);
-  req.set_ntasks(3);
-  req.add_argv("hostname");
-  req.set_io_address("127.0.0.1:5000");
-  req.set_io_token("t");
+  StepRequest req;
+  req.job = core::JobId(id);
+  req.ntasks = 3;
+  req.argv = {"hostname"};
+  req.io_address = "127.0.0.1:5000";
+  req.io_token = "t";
   Effects e;
-  absl::StatusOr<canopy::v1::CreateStepResponse> r = jobs_->CreateStep(req, alice_, e);
+  absl::StatusOr<StepAnswer> r = jobs_->CreateStep(req, alice_, e);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->step_id(), 0u);
-  EXPECT_THAT(r->nodes(), ElementsAre("gpu1", "gpu2"));
-  EXPECT_THAT(r->tasks_per_node(), ElementsAre(2, 1));
-  ASSERT_THAT(Targets(e, canopy::v1::ControllerMessage::kLaunchStep), ElementsAre(0, 1));
-  const canopy::v1::LaunchStep& second = e.messages[1].message.launch_step();
-  EXPECT_THAT(second.task_ranks(), ElementsAre(2));
-  EXPECT_EQ(second.node_index(), 1);
-  EXPECT_EQ(second.step_nodelist(), "gpu[1-2]");
-  EXPECT_EQ(second.tasks_per_node(), "2,1");
-  EXPECT_EQ(jobs_->CreateStep(req, alice_, e)->step_id(), 1u);
+  EXPECT_EQ(r->step_id, 0u);
+  EXPECT_THAT(r->nodes, ElementsAre("gpu1", "gpu2"));
+  EXPECT_THAT(r->tasks_per_node, ElementsAre(2, 1));
+  ASSERT_THAT(Targets<LaunchStep>(e), ElementsAre(0, 1));
+  const LaunchStep& second = Nth<LaunchStep>(e, 1);
+  EXPECT_EQ(second.node_index, 1);
+  EXPECT_EQ(second.step->layout.first_rank[1], 2);
+  EXPECT_EQ(second.step->nodelist, "gpu[1-2]");
+  EXPECT_EQ(second.step->layout.TasksPerNodeString(), "2,1");
+  EXPECT_EQ(jobs_->CreateStep(req, alice_, e)->step_id, 1u);
   EXPECT_EQ(jobs_->CreateStep(req, bob_, e).status().code(), absl::StatusCode::kPermissionDenied);
 
-  canopy::v1::CancelStepRequest kill;
-  kill.set_job_id(id);
-  kill.set_step_id(0);
   e = Effects();
-  EXPECT_TRUE(jobs_->CancelStep(kill, alice_, e).ok());
-  EXPECT_THAT(Targets(e, canopy::v1::ControllerMessage::kKillStep), ElementsAre(0, 1));
+  EXPECT_TRUE(jobs_->CancelStep(CancelStepRequest{core::JobId(id), 0, 0}, alice_, e).ok());
+  EXPECT_THAT(Targets<KillStep>(e), ElementsAre(0, 1));
+  // Once every part has exited, the step is gone.
+  jobs_->StepReported(core::NodeId(0), StepReport{core::JobId(id), 0, 0, true});
+  jobs_->StepReported(core::NodeId(1), StepReport{core::JobId(id), 0, 1, true});
+  EXPECT_EQ(jobs_->CancelStep(CancelStepRequest{core::JobId(id), 0, 0}, alice_, e).code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(JobLifecycleTest, AllocationOnlyJobEndsWithCompleteJob) {
   AllNodesUp();
   const uint32_t id = Submit(1, 0, /*script=*/"");
   Schedule();
-  Report(0, id, V1::PHASE_LAUNCHED);
-  canopy::v1::CompleteJobRequest req;
-  req.set_job_id(id);
-  req.set_exit_code(2);
+  Report(0, id, JobPhase::kLaunched);
   Effects e;
-  ASSERT_TRUE(jobs_->CompleteJob(req, alice_, now_, e).ok());
-  Commit(e);
-  Report(0, id, V1::PHASE_CLEANED_UP);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_FAILED);
-  EXPECT_EQ(Job(id).exit_code(), 2);
-  EXPECT_EQ(Job(id).spec().name(), "interactive");
+  ASSERT_TRUE(jobs_->CompleteJob(CompleteRequest{core::JobId(id), 2, 0}, alice_, e).ok());
+  Report(0, id, JobPhase::kCleanedUp);
+  EXPECT_EQ(Job(id).state, JobState::kFailed);
+  EXPECT_EQ(Job(id).exit_code, 2);
+  EXPECT_EQ(Job(id).spec.name, "interactive");
 }
 
 TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
@@ -549,123 +578,218 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
   const uint32_t pending = Submit(4, 4);
   Schedule();
 
-  // Keep the last row of each job, as the database would.
-  persistence::JobState saved;
-  std::map<uint32_t, persistence::JobRow> last;
-  for (const persistence::JobRow& row : all_rows_) {
-    last[row.id] = row;
-  }
-  for (auto& [id, row] : last) {
-    saved.jobs.push_back(row);
+  // What the store would give back: every record, without the derived resources.
+  persistence::StoredJobs saved;
+  for (const auto& [id, job] : jobs_->jobs().jobs()) {
+    saved.jobs.push_back(*job);
+    saved.jobs.back().resources = {};
   }
   saved.next_job_id = jobs_->next_job_id();
 
   Reset();
   Effects e;
-  ASSERT_TRUE(jobs_->Restore(saved, now_, e).ok());
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_TRUE(e.dirty.empty());
   AllNodesUp();
-  EXPECT_EQ(Job(running).state(), canopy::v1::JOB_STATE_RUNNING);
-  EXPECT_EQ(Job(pending).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).free_gpus, 0);  // held again
+  EXPECT_EQ(Job(running).state, JobState::kRunning);
+  EXPECT_EQ(Job(pending).state, JobState::kPending);
+  EXPECT_EQ(Job(pending).resources.min_nodes, 4);  // derived again
+  EXPECT_EQ(FreeGpus(0), 0);                       // held again
   EXPECT_EQ(jobs_->next_job_id(), pending + 1);
+  EXPECT_EQ(jobs_->pending_count(), 1u);
 
   // The batch host re-registers without the job and never re-sends an exit: the job is lost.
-  std::vector<uint32_t> kill = jobs_->NodeRegistered(Node(0), {running, 42}, now_, e);
+  std::vector<uint32_t> kill = jobs_->NodeRegistered(Node(0), {running, 42}, e);
   EXPECT_THAT(kill, ElementsAre(42));
   e = Effects();
-  jobs_->NodeRegistered(Node(0), {}, now_, e);
-  now_ += absl::Seconds(31);
-  jobs_->Tick(now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(running).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(running).restart_count(), 1);
+  jobs_->NodeRegistered(Node(0), {}, e);
+  EXPECT_EQ(jobs_->NextDeadline(), clock_.Now() + kLostBatchGrace);
+  clock_.Advance(absl::Seconds(31));
+  Tick();
+  EXPECT_EQ(Job(running).state, JobState::kPending);
+  EXPECT_EQ(Job(running).restart_count, 1);
+}
+
+TEST_F(JobLifecycleTest, RestoreCancelsWhatNoLongerFits) {
+  const uint32_t running = StartRunning(2);
+  persistence::StoredJobs saved;
+  saved.jobs.push_back(Job(running));
+  saved.jobs.back().allocation = {};  // the store could not place one of its nodes
+  saved.problems.push_back({core::JobId(running), "node gpu9 is no longer configured"});
+  Reset();
+  Effects e;
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_EQ(Job(running).state, JobState::kCancelled);
+  EXPECT_THAT(Job(running).state_message, HasSubstr("gpu9"));
+  EXPECT_THAT(e.dirty, ElementsAre(core::JobId(running)));
+  ASSERT_EQ(e.warnings.size(), 1u);
 }
 
 TEST_F(JobLifecycleTest, ReportsFromAnEarlierRunAreAcknowledgedButIgnored) {
   Effects up;
-  jobs_->NodeChanged(Node(0), now_, up);  // only gpu1
+  jobs_->NodeChanged(Node(0), up);  // only gpu1
   const uint32_t id = Submit(1, 4);
   Schedule();
-  EXPECT_EQ(Job(id).run_id(), 1u);
-  now_ += absl::Seconds(11);  // never confirmed: back to PENDING
-  Effects e;
-  jobs_->Tick(now_, e);
-  Commit(e);
+  EXPECT_EQ(Job(id).run_id, 1u);
+  clock_.Advance(absl::Seconds(11));  // never confirmed: back to PENDING
+  Tick();
   Schedule();
   // gpu1 is held until the first run is cleaned up there.
-  ASSERT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
+  ASSERT_EQ(Job(id).state, JobState::kPending);
   // The first run's script dies of the kill: acknowledged, and ignored.
-  e = Report(0, id, V1::PHASE_EXITED, 0, 15, /*run_id=*/1);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).exit_signal(), 0);
-  Report(0, id, V1::PHASE_CLEANED_UP, 0, 0, 1);
+  Effects e = Report(0, id, JobPhase::kExited, 0, 15, /*run_id=*/1);
+  EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).exit_signal, 0);
+  Report(0, id, JobPhase::kCleanedUp, 0, 0, 1);
   Schedule();
-  ASSERT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  EXPECT_EQ(Job(id).run_id(), 2u);
-  EXPECT_EQ(Job(id).restart_count(), 0);
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  EXPECT_EQ(Job(id).run_id, 2u);
+  EXPECT_EQ(Job(id).restart_count, 0);
   // A late report of run 1 still changes nothing; run 2's confirmation starts it.
-  Report(0, id, V1::PHASE_EXITED, 0, 15, 1);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
-  Report(0, id, V1::PHASE_LAUNCHED, 0, 0, 2);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  Report(0, id, JobPhase::kExited, 0, 15, 1);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+  Report(0, id, JobPhase::kLaunched, 0, 0, 2);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
 TEST_F(JobLifecycleTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
   AllNodesUp();
   const uint32_t id = Submit(2, 4);
   Schedule();
-  Report(0, id, V1::PHASE_LAUNCHED);
+  Report(0, id, JobPhase::kLaunched);
   // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
   Effects e;
-  jobs_->NodeRegistered(Node(1), {id}, now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_RUNNING);
+  jobs_->NodeRegistered(Node(1), {id}, e);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
 TEST_F(JobLifecycleTest, CompleteJobWhileStartingIsRefusedAndNodeLossThenIsNoRestart) {
   AllNodesUp();
   const uint32_t id = Submit(2, 0, /*script=*/"");
   Schedule();
-  canopy::v1::CompleteJobRequest req;
-  req.set_job_id(id);
   Effects e;
-  EXPECT_EQ(jobs_->CompleteJob(req, alice_, now_, e).code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_CONFIGURING);
+  EXPECT_EQ(jobs_->CompleteJob(CompleteRequest{core::JobId(id), 0, 0}, alice_, e).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
   e = Effects();
-  jobs_->NodeChanged(Node(1, /*up=*/false), now_, e);
-  Commit(e);
-  EXPECT_EQ(Job(id).state(), canopy::v1::JOB_STATE_PENDING);
-  EXPECT_EQ(Job(id).restart_count(), 0);                       // it never ran
+  jobs_->NodeChanged(Node(1, /*up=*/false), e);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 0);                         // it never ran
   EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 1);  // held until it cleans up
-  Report(0, id, V1::PHASE_CLEANED_UP);  // an agent that never had the job says run 0
+  Report(0, id, JobPhase::kCleanedUp);  // an agent that never had the job says run 0
   EXPECT_EQ(jobs_->capacity().node(core::NodeId(0)).jobs, 0);
 }
 
-TEST(ArraySpecTest, ParsesRangesStepsListsAndThrottle) {
-  absl::StatusOr<ArraySpec> a = ParseArraySpec("0-6:2,9,3%4");
-  ASSERT_TRUE(a.ok()) << a.status();
-  EXPECT_THAT(a->task_ids, ElementsAre(0, 2, 3, 4, 6, 9));
-  EXPECT_EQ(a->max_running, 4);
-  for (const char* bad : {"", "5-1", "1-x", "1:0", "1%0", "a"}) {
-    EXPECT_FALSE(ParseArraySpec(bad).ok()) << bad;
-  }
-  EXPECT_FALSE(ParseArraySpec("0-5000").ok());
-}
+// The indexes the lifecycle keeps (pending set, deadlines, nodes' job lists) always agree with
+// a brute-force look at the records, whatever happens to the jobs.
+TEST_F(JobLifecycleTest, IndexesAgreeWithTheRecordsThroughARandomDay) {
+  AllNodesUp();
+  std::mt19937 rng(11);
+  // A random job in `state`, or nullptr.
+  auto pick = [&](JobState state) -> const core::Job* {
+    std::vector<const core::Job*> in;
+    for (const auto& [id, j] : jobs_->jobs().jobs()) {
+      if (j->state == state) {
+        in.push_back(j.get());
+      }
+    }
+    return in.empty() ? nullptr : in[rng() % in.size()];
+  };
+  auto report_all = [&](const core::Job* job, JobPhase phase, Effects& e) {
+    if (job == nullptr) {
+      return;
+    }
+    JobReport r;
+    r.job = job->id;
+    r.phase = phase;
+    const std::vector<core::NodeShare> nodes = job->allocation.nodes;  // may change under us
+    for (const core::NodeShare& share : nodes) {
+      jobs_->JobReported(share.node, r, e);
+      if (phase == JobPhase::kExited) {
+        break;  // the batch host only
+      }
+    }
+  };
+  for (int step = 0; step < 600; ++step) {
+    Effects e;
+    switch (rng() % 10) {
+      case 0:
+      case 1: {
+        SubmitRequest req = Request(1 + static_cast<int>(rng() % 2), static_cast<int>(rng() % 5));
+        req.spec.time_limit = absl::Seconds(10 + rng() % 60);
+        req.spec.hold = rng() % 20 == 0;
+        (void)jobs_->Submit(req, alice_, e);
+        break;
+      }
+      case 2:
+        jobs_->Schedule(e);
+        break;
+      case 3:  // agents confirm quickly: every starting job
+        for (const auto& [id, j] : jobs_->jobs().jobs()) {
+          if (j->state == JobState::kConfiguring) {
+            report_all(j.get(), JobPhase::kLaunched, e);
+          }
+        }
+        break;
+      case 4:
+        report_all(pick(JobState::kRunning), JobPhase::kExited, e);
+        break;
+      case 5:
+        report_all(pick(JobState::kCompleting), JobPhase::kCleanedUp, e);
+        // A requeued job's old run is cleaned up where it left processes.
+        if (const core::Job* job = pick(JobState::kPending); job != nullptr && job->run_id > 0) {
+          JobReport r;
+          r.job = job->id;
+          r.phase = JobPhase::kCleanedUp;
+          r.run_id = job->run_id;
+          for (int n = 0; n < 4; ++n) {
+            jobs_->JobReported(core::NodeId(n), r, e);
+          }
+        }
+        break;
+      case 6:
+        if (const core::Job* job = pick(rng() % 2 ? JobState::kPending : JobState::kRunning)) {
+          (void)jobs_->Cancel(CancelRequest{.job_ids = {job->id.value()}}, alice_, e);
+        }
+        break;
+      default:
+        jobs_->NodeChanged(Node(static_cast<int>(rng() % 4), rng() % 4 != 0), e);
+        break;
+    }
+    clock_.Advance(absl::Seconds(rng() % 4));
+    jobs_->Tick(e);
 
-TEST(StepLayoutTest, BlockDistributionLikeSlurm) {
-  absl::StatusOr<StepLayout> l = LayOutStep(4, 4, 8, 0);
-  ASSERT_TRUE(l.ok());
-  EXPECT_THAT(l->tasks_per_node, ElementsAre(2, 2, 2, 2));
-  EXPECT_THAT(l->first_rank, ElementsAre(0, 2, 4, 6));
-  EXPECT_EQ(l->TasksPerNodeString(), "2(x4)");
-  l = LayOutStep(4, 0, 0, 2);
-  EXPECT_EQ(l->ntasks, 8);
-  l = LayOutStep(4, 0, 2, 0);  // fewer tasks than nodes: fewer nodes
-  EXPECT_EQ(l->nodes, 2);
-  l = LayOutStep(3, 3, 7, 0);
-  EXPECT_EQ(l->TasksPerNodeString(), "3,2(x2)");
-  EXPECT_FALSE(LayOutStep(2, 3, 0, 0).ok());
-  EXPECT_FALSE(LayOutStep(2, 2, 9, 4).ok());
+    size_t pending = 0;
+    for (const auto& [id, ptr] : jobs_->jobs().jobs()) {
+      const core::Job& j = *ptr;
+      const bool holds = HoldsNodes(j.state);
+      pending += j.state == JobState::kPending && !BlocksScheduling(j.reason) ? 1 : 0;
+      if (holds) {
+        EXPECT_GT(jobs_->NextDeadline(), absl::InfinitePast());
+        for (const core::NodeShare& share : j.allocation.nodes) {
+          EXPECT_GE(jobs_->capacity().node(share.node).jobs, 1) << "job " << id.value();
+        }
+      }
+      if (j.state == JobState::kPending) {
+        EXPECT_TRUE(j.allocation.empty()) << "job " << id.value();
+      }
+    }
+    ASSERT_EQ(jobs_->pending_count(), pending) << "step " << step;
+    EXPECT_GE(jobs_->NextDeadline(), clock_.Now()) << "step " << step << ": a deadline was missed";
+  }
+  // The walk went through the whole life: every way of ending, and requeues.
+  std::map<JobState, int> ended;
+  int requeued = 0;
+  for (const auto& [id, j] : jobs_->jobs().jobs()) {
+    ++ended[j->state];
+    requeued += j->restart_count > 0 ? 1 : 0;
+  }
+  for (JobState s : {JobState::kCompleted, JobState::kCancelled, JobState::kTimeout,
+                     JobState::kRunning, JobState::kPending}) {
+    EXPECT_GT(ended[s], 0) << core::JobStateName(s);
+  }
+  EXPECT_GT(requeued, 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// InMemoryStore: a Store kept in memory, for tests and the simulator. It can be told to fail
+// InMemoryStore: a Store kept in memory, for tests. It can be told to fail
 // its next commits, to check that callers never acknowledge what was not stored.
 // Thread-compatible (the controller's owner thread is its only caller).
 #pragma once
@@ -22,8 +22,8 @@ class InMemoryStore final : public Store {
     for (const NodeAdminRow& row : mutations.node_admin_upserts) {
       nodes_[row.name] = row;
     }
-    for (const JobRow& row : mutations.job_upserts) {
-      jobs_[row.id] = row;
+    for (const std::shared_ptr<const core::Job>& job : mutations.job_upserts) {
+      jobs_[job->id.value()] = *job;
     }
     if (mutations.next_job_id != 0) {
       next_job_id_ = mutations.next_job_id;
@@ -40,13 +40,14 @@ class InMemoryStore final : public Store {
     return rows;
   }
 
-  absl::StatusOr<JobState> LoadJobs() override {
-    JobState state;
-    for (const auto& [id, row] : jobs_) {
-      state.jobs.push_back(row);
+  absl::StatusOr<StoredJobs> LoadJobs() override {
+    StoredJobs stored;
+    for (const auto& [id, job] : jobs_) {
+      stored.jobs.push_back(job);
+      stored.jobs.back().resources = {};  // derived, not stored (as in SqliteStore)
     }
-    state.next_job_id = next_job_id_;
-    return state;
+    stored.next_job_id = next_job_id_;
+    return stored;
   }
 
   // Every Commit() fails with `status` until it is set back to OK.
@@ -59,7 +60,7 @@ class InMemoryStore final : public Store {
 
  private:
   std::map<std::string, NodeAdminRow> nodes_;
-  std::map<uint32_t, JobRow> jobs_;
+  std::map<uint32_t, core::Job> jobs_;
   uint32_t next_job_id_ = 0;
   absl::Status FailWith() {
     absl::MutexLock lock(&fail_mu_);

@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 2> kMigrations = {
+constexpr std::array<const char*, 3> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -32,6 +32,85 @@ constexpr std::array<const char*, 2> kMigrations = {
       key    TEXT PRIMARY KEY,
       value  INTEGER NOT NULL
     );
+    )sql",
+    // 3: a job is a row with one column per field of the controller's job record, and its
+    // nodes are rows of job_nodes (docs/formats/sqlite-schema.md). Schema 2's serialised records
+    // stay in jobs_v2 until the controller has converted and saved them (it then drops it).
+    R"sql(
+    ALTER TABLE jobs RENAME TO jobs_v2;
+    CREATE TABLE jobs (
+      id                       INTEGER PRIMARY KEY,
+      state                    TEXT NOT NULL,
+      reason                   TEXT NOT NULL,
+      completing_to            TEXT,
+      state_message            TEXT NOT NULL,
+      placement_explanation    TEXT NOT NULL,
+      submit_time_us           INTEGER,
+      eligible_time_us         INTEGER,
+      start_time_us            INTEGER,
+      end_time_us              INTEGER,
+      restart_count            INTEGER NOT NULL,
+      exit_code                INTEGER NOT NULL,
+      exit_signal              INTEGER NOT NULL,
+      run_id                   INTEGER NOT NULL,
+      next_step_id             INTEGER NOT NULL,
+      user_id                  INTEGER NOT NULL,
+      group_id                 INTEGER NOT NULL,
+      user_name                TEXT NOT NULL,
+      supplementary_gids       TEXT NOT NULL,
+      partition                TEXT NOT NULL,
+      time_limit_us            INTEGER,
+      array_job_id             INTEGER NOT NULL,
+      array_task_id            INTEGER NOT NULL,
+      idempotency_key          TEXT NOT NULL,
+      priority                 INTEGER NOT NULL,
+      name                     TEXT NOT NULL,
+      requested_partition      TEXT NOT NULL,
+      account                  TEXT NOT NULL,
+      min_nodes                INTEGER NOT NULL,
+      max_nodes                INTEGER NOT NULL,
+      ntasks                   INTEGER NOT NULL,
+      ntasks_per_node          INTEGER NOT NULL,
+      cpus_per_task            INTEGER NOT NULL,
+      mem_per_node_mib         INTEGER NOT NULL,
+      gpus_per_node            INTEGER NOT NULL,
+      gpu_type                 TEXT NOT NULL,
+      exclusive                INTEGER NOT NULL,
+      requested_time_limit_us  INTEGER,
+      max_switches             INTEGER NOT NULL,
+      switches_wait_us         INTEGER,
+      required_nodes           TEXT NOT NULL,
+      excluded_nodes           TEXT NOT NULL,
+      script                   TEXT NOT NULL,
+      argv                     BLOB NOT NULL,
+      environment              BLOB NOT NULL,
+      export_none              INTEGER NOT NULL,
+      work_dir                 TEXT NOT NULL,
+      stdout_path              TEXT NOT NULL,
+      stderr_path              TEXT NOT NULL,
+      stdin_path               TEXT NOT NULL,
+      open_append              INTEGER NOT NULL,
+      requeue                  INTEGER NOT NULL,
+      hold                     INTEGER NOT NULL,
+      submit_host              TEXT NOT NULL,
+      submit_dir               TEXT NOT NULL,
+      nice                     INTEGER NOT NULL,
+      array_spec               TEXT NOT NULL,
+      warn_signal              INTEGER NOT NULL,
+      warn_time_us             INTEGER NOT NULL,
+      warn_batch_only          INTEGER NOT NULL
+    );
+    CREATE INDEX jobs_by_state ON jobs(state);
+    CREATE TABLE job_nodes (
+      job_id       INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+      idx          INTEGER NOT NULL,
+      node         TEXT NOT NULL,
+      gpus         INTEGER NOT NULL,
+      cpus         INTEGER NOT NULL,
+      mem_mib      INTEGER NOT NULL,
+      gpu_indexes  TEXT NOT NULL,
+      PRIMARY KEY (job_id, idx)
+    ) WITHOUT ROWID;
     )sql",
 };
 

@@ -1,6 +1,7 @@
 #include "scheduler/persistence/sqlite_store.h"
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/persistence/sqlite_job_rows.h"
 
 namespace canopy::persistence {
 namespace {
@@ -20,7 +21,8 @@ absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::str
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
+    const std::string& path, std::shared_ptr<const topology::Topology> topology) {
   sqlite3* raw = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &raw,
@@ -40,7 +42,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
   if (absl::Status s = MigrateSchema(db.get()); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
   }
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db), std::move(topology)));
 }
 
 absl::Status SqliteStore::Commit(const Mutations& mutations) {
@@ -55,8 +57,13 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
   if (absl::Status st = SaveNodeAdmin(mutations.node_admin_upserts); !st.ok()) {
     return st;
   }
-  if (absl::Status st = SaveJobs(mutations.job_upserts); !st.ok()) {
+  if (absl::Status st = SaveJobRows(db, mutations.job_upserts, *topology_); !st.ok()) {
     return st;
+  }
+  if (mutations.drop_legacy_jobs) {
+    if (absl::Status st = Exec(db, "DROP TABLE IF EXISTS jobs_v2"); !st.ok()) {
+      return st;
+    }
   }
   if (mutations.next_job_id != 0) {
     if (absl::Status st = SaveNextJobId(mutations.next_job_id); !st.ok()) {
@@ -105,37 +112,6 @@ absl::Status SqliteStore::SaveNodeAdmin(const std::vector<NodeAdminRow>& rows) {
   return absl::OkStatus();
 }
 
-absl::Status SqliteStore::SaveJobs(const std::vector<JobRow>& rows) {
-  if (rows.empty()) {
-    return absl::OkStatus();
-  }
-  sqlite3* db = db_.get();
-  absl::StatusOr<SqliteStatement> stmt =
-      Prepare(db,
-              "INSERT INTO jobs(id, state, record) VALUES (?1, ?2, ?3) "
-              "ON CONFLICT(id) DO UPDATE SET state=?2, record=?3");
-  if (!stmt.ok()) {
-    return stmt.status();
-  }
-  sqlite3_stmt* s = stmt->get();
-  for (const JobRow& row : rows) {
-    sqlite3_reset(s);
-    sqlite3_bind_int64(s, 1, row.id);
-    if (absl::Status st = BindText(db, s, 2, row.state); !st.ok()) {
-      return st;
-    }
-    if (const int rc = sqlite3_bind_blob(s, 3, row.record.data(),
-                                         static_cast<int>(row.record.size()), SQLITE_TRANSIENT);
-        rc != SQLITE_OK) {
-      return SqliteError(db, rc, "binding a job record");
-    }
-    if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
-      return SqliteError(db, rc, absl::StrCat("saving job ", row.id));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status SqliteStore::SaveNextJobId(uint32_t next_job_id) {
   sqlite3* db = db_.get();
   absl::StatusOr<SqliteStatement> stmt =
@@ -152,28 +128,13 @@ absl::Status SqliteStore::SaveNextJobId(uint32_t next_job_id) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<JobState> SqliteStore::LoadJobs() {
-  JobState state;
-  {
-    absl::StatusOr<SqliteStatement> stmt =
-        Prepare(db_.get(), "SELECT id, state, record FROM jobs ORDER BY id");
-    if (!stmt.ok()) {
-      return stmt.status();
-    }
-    sqlite3_stmt* s = stmt->get();
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      JobRow row;
-      row.id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
-      row.state = ColumnText(s, 1);
-      const void* blob = sqlite3_column_blob(s, 2);
-      row.record.assign(static_cast<const char*>(blob),
-                        static_cast<size_t>(sqlite3_column_bytes(s, 2)));
-      state.jobs.push_back(std::move(row));
-    }
-    if (rc != SQLITE_DONE) {
-      return SqliteError(db_.get(), rc, "loading jobs");
-    }
+absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {
+  StoredJobs stored;
+  if (absl::Status st = LoadJobRows(db_.get(), *topology_, stored); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = LoadLegacyJobs(stored); !st.ok()) {
+    return st;
   }
   absl::StatusOr<SqliteStatement> stmt =
       Prepare(db_.get(), "SELECT value FROM meta WHERE key = 'next_job_id'");
@@ -182,11 +143,41 @@ absl::StatusOr<JobState> SqliteStore::LoadJobs() {
   }
   const int rc = sqlite3_step(stmt->get());
   if (rc == SQLITE_ROW) {
-    state.next_job_id = static_cast<uint32_t>(sqlite3_column_int64(stmt->get(), 0));
+    stored.next_job_id = static_cast<uint32_t>(sqlite3_column_int64(stmt->get(), 0));
   } else if (rc != SQLITE_DONE) {
     return SqliteError(db_.get(), rc, "loading the next job id");
   }
-  return state;
+  return stored;
+}
+
+absl::Status SqliteStore::LoadLegacyJobs(StoredJobs& out) {
+  absl::StatusOr<SqliteStatement> exists =
+      Prepare(db_.get(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs_v2'");
+  if (!exists.ok()) {
+    return exists.status();
+  }
+  if (sqlite3_step(exists->get()) != SQLITE_ROW) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db_.get(), "SELECT id, record FROM jobs_v2 ORDER BY id");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    LegacyJobRecord row;
+    row.id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
+    const void* blob = sqlite3_column_blob(s, 1);
+    row.record.assign(static_cast<const char*>(blob),
+                      static_cast<size_t>(sqlite3_column_bytes(s, 1)));
+    out.legacy.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) {
+    return SqliteError(db_.get(), rc, "loading schema 2 job records");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<NodeAdminRow>> SqliteStore::LoadNodeAdminState() {

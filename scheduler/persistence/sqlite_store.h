@@ -13,27 +13,33 @@
 
 #include "scheduler/persistence/sqlite_handle.h"
 #include "scheduler/persistence/store.h"
+#include "scheduler/topology/topology.h"
 
 namespace canopy::persistence {
 
 class SqliteStore final : public Store {
  public:
   // Opens (creating if needed) the database at `path` and migrates it to the current schema.
-  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
+  // Jobs' nodes are stored by name: `topology` maps them to the ids of this configuration.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(
+      const std::string& path, std::shared_ptr<const topology::Topology> topology);
 
   absl::Status Commit(const Mutations& mutations) override;
   absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() override;
-  absl::StatusOr<JobState> LoadJobs() override;
+  absl::StatusOr<StoredJobs> LoadJobs() override;
 
   // The schema version this binary writes.
   static int CurrentSchemaVersion();
 
  private:
-  explicit SqliteStore(SqliteDb db) : db_(std::move(db)) {}
+  SqliteStore(SqliteDb db, std::shared_ptr<const topology::Topology> topology)
+      : db_(std::move(db)), topology_(std::move(topology)) {}
   absl::Status SaveNodeAdmin(const std::vector<NodeAdminRow>& rows);
-  absl::Status SaveJobs(const std::vector<JobRow>& rows);
   absl::Status SaveNextJobId(uint32_t next_job_id);
+  // Schema 2's records, while the jobs_v2 table exists.
+  absl::Status LoadLegacyJobs(StoredJobs& out);
   SqliteDb db_;
+  std::shared_ptr<const topology::Topology> topology_;
 };
 
 // Applies the migrations newer than the database's user_version, each in its own transaction.

@@ -6,9 +6,102 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/topology/load_topology.h"
 
 namespace canopy::persistence {
 namespace {
+
+using ::testing::HasSubstr;
+
+std::shared_ptr<const topology::Topology> Cluster(const std::string& nodes) {
+  const std::string yaml = absl::StrCat(R"yaml(
+cluster_name: test
+nodes:
+  - names: )yaml",
+                                        nodes, R"yaml(
+    cpus: 8
+    gpus: {type: h100, count: 4}
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+)yaml");
+  absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(yaml, "test.yaml");
+  EXPECT_TRUE(cfg.ok()) << cfg.status();
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*cfg);
+  EXPECT_TRUE(topo.ok()) << topo.status();
+  return std::make_shared<const topology::Topology>(*std::move(topo));
+}
+
+// A job with every field of the record set to something other than its default.
+core::Job FullJob(core::JobId id) {
+  core::Job j;
+  j.id = id;
+  core::JobSpec& s = j.spec;
+  s.name = "train ünïcode";
+  s.partition = "gpu";
+  s.account = "ml";
+  s.min_nodes = 2;
+  s.max_nodes = 3;
+  s.ntasks = 16;
+  s.ntasks_per_node = 8;
+  s.cpus_per_task = 2;
+  s.mem_per_node_mib = 4096;
+  s.gpus_per_node = 4;
+  s.gpu_type = "h100";
+  s.exclusive = true;
+  s.time_limit = absl::Minutes(90);
+  s.max_switches = 1;
+  s.switches_wait = absl::Seconds(30);
+  s.required_nodes = "gpu[1-2]";
+  s.excluded_nodes = "gpu3";
+  s.script = std::string("#!/bin/sh\necho 'a=b'\n\0binary tail", 31);
+  s.argv = {"--lr=0.1", "", "two words"};
+  s.environment = {{"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"EQ", "a=b=c"}};
+  s.export_none = true;
+  s.work_dir = "/home/alice";
+  s.stdout_path = "out-%j.txt";
+  s.stderr_path = "err-%j.txt";
+  s.stdin_path = "/dev/zero";
+  s.open_append = true;
+  s.requeue = false;
+  s.hold = true;
+  s.submit_host = "login1";
+  s.submit_dir = "/home/alice/exp";
+  s.nice = 10;
+  s.array_spec = "0-3%2";
+  s.warn_signal = 10;
+  s.warn_time = absl::Seconds(60);
+  s.warn_batch_only = true;
+  j.user_id = 1001;
+  j.group_id = 100;
+  j.user_name = "alice";
+  j.supplementary_gids = {4, 27};
+  j.partition = "gpu";
+  j.time_limit = absl::Minutes(90);
+  j.array_job_id = id.value();
+  j.array_task_id = 3;
+  j.idempotency_key = "key-1";
+  j.priority = 7;
+  j.state = core::JobState::kCompleting;
+  j.reason = core::JobReason::kNone;
+  j.completing_to = core::JobState::kTimeout;
+  j.state_message = "time limit reached";
+  j.placement_explanation = "leaf1 (1 leaf)";
+  j.submit_time = absl::FromUnixMicros(1'800'000'000'123'456);
+  j.eligible_time = j.submit_time + absl::Seconds(1);
+  j.start_time = j.submit_time + absl::Seconds(2);
+  j.end_time = absl::InfinitePast();
+  j.allocation.exclusive = true;
+  j.allocation.nodes = {{core::NodeId(0), 4, 16, 4096, {0, 1, 2, 3}},
+                        {core::NodeId(1), 4, 16, 4096, {1, 3, 5, 7}}};
+  j.restart_count = 2;
+  j.exit_code = 3;
+  j.exit_signal = 15;
+  j.run_id = 4;
+  j.next_step_id = 5;
+  return j;
+}
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -22,7 +115,23 @@ class SqliteStoreTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string DbPath() const { return (dir_ / "canopy.db").string(); }
 
+  std::unique_ptr<SqliteStore> Open(std::shared_ptr<const topology::Topology> topo = nullptr) {
+    absl::StatusOr<std::unique_ptr<SqliteStore>> store =
+        SqliteStore::Open(DbPath(), topo != nullptr ? topo : topology_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // Runs SQL on the database behind the store's back.
+  void Sql(const std::string& sql) {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
+    SqliteDb db(raw);
+    ASSERT_TRUE(Exec(db.get(), sql).ok()) << sql;
+  }
+
   std::filesystem::path dir_;
+  std::shared_ptr<const topology::Topology> topology_ = Cluster("gpu[1-4]");
 };
 
 TEST_F(SqliteStoreTest, NodeAdminStateSurvivesReopen) {
@@ -32,8 +141,7 @@ TEST_F(SqliteStoreTest, NodeAdminStateSurvivesReopen) {
                        .reason_time = absl::FromUnixSeconds(1700000000),
                        .reason_user = "root"};
   {
-    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-    ASSERT_TRUE(store.ok()) << store.status();
+    std::unique_ptr<SqliteStore> store = Open();
     Mutations m;
     m.node_admin_upserts.push_back(drained);
     NodeAdminRow down;
@@ -41,16 +149,14 @@ TEST_F(SqliteStoreTest, NodeAdminStateSurvivesReopen) {
     down.admin_down = true;
     down.reason = "rma";
     m.node_admin_upserts.push_back(down);
-    ASSERT_TRUE((*store)->Commit(m).ok());
+    ASSERT_TRUE(store->Commit(m).ok());
     // An update of the same node replaces the row.
     drained.reason = "bad fan, ticket 42";
     Mutations m2;
     m2.node_admin_upserts.push_back(drained);
-    ASSERT_TRUE((*store)->Commit(m2).ok());
+    ASSERT_TRUE(store->Commit(m2).ok());
   }
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-  ASSERT_TRUE(store.ok()) << store.status();
-  absl::StatusOr<std::vector<NodeAdminRow>> rows = (*store)->LoadNodeAdminState();
+  absl::StatusOr<std::vector<NodeAdminRow>> rows = Open()->LoadNodeAdminState();
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0], drained);
@@ -59,52 +165,139 @@ TEST_F(SqliteStoreTest, NodeAdminStateSurvivesReopen) {
   EXPECT_EQ((*rows)[1].reason_time, absl::InfinitePast());
 }
 
-TEST_F(SqliteStoreTest, JobsAndNextIdSurviveReopen) {
-  const std::string binary("\x00\x01record\xff", 10);  // records are opaque bytes, NULs included
+TEST_F(SqliteStoreTest, EveryFieldOfAJobSurvivesReopen) {
+  const core::Job full = FullJob(core::JobId(7));
+  core::Job plain;  // all defaults, as a job just submitted by a minimal client
+  plain.id = core::JobId(3);
+  plain.resources.min_nodes = 5;  // derived: not stored
   {
-    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-    ASSERT_TRUE(store.ok()) << store.status();
+    std::unique_ptr<SqliteStore> store = Open();
     Mutations m;
-    m.job_upserts.push_back(JobRow{7, "PENDING", binary});
-    m.job_upserts.push_back(JobRow{3, "RUNNING", "r3"});
+    m.job_upserts.push_back(std::make_shared<const core::Job>(full));
+    m.job_upserts.push_back(std::make_shared<const core::Job>(plain));
     m.next_job_id = 8;
-    ASSERT_TRUE((*store)->Commit(m).ok());
-    Mutations m2;
-    m2.job_upserts.push_back(JobRow{3, "COMPLETED", "r3 done"});
-    ASSERT_TRUE((*store)->Commit(m2).ok());
+    ASSERT_TRUE(store->Commit(m).ok());
   }
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-  ASSERT_TRUE(store.ok()) << store.status();
-  absl::StatusOr<JobState> jobs = (*store)->LoadJobs();
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_EQ(jobs->next_job_id, 8u);
+  EXPECT_TRUE(jobs->problems.empty());
+  EXPECT_TRUE(jobs->legacy.empty());
   ASSERT_EQ(jobs->jobs.size(), 2u);
-  EXPECT_EQ(jobs->jobs[0], (JobRow{3, "COMPLETED", "r3 done"}));
-  EXPECT_EQ(jobs->jobs[1], (JobRow{7, "PENDING", binary}));
+  core::Job expected_plain = plain;
+  expected_plain.resources = {};
+  EXPECT_EQ(jobs->jobs[0], expected_plain);
+  EXPECT_EQ(jobs->jobs[1], full);
+  EXPECT_EQ(jobs->jobs[1].spec.script.size(), 31u);  // NUL bytes kept
+}
+
+TEST_F(SqliteStoreTest, AnUpdateReplacesTheRowAndItsNodes) {
+  core::Job job = FullJob(core::JobId(1));
+  std::unique_ptr<SqliteStore> store = Open();
+  Mutations m;
+  m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+  ASSERT_TRUE(store->Commit(m).ok());
+  job.state = core::JobState::kPending;  // requeued: no nodes
+  job.allocation = {};
+  m.job_upserts = {std::make_shared<const core::Job>(job)};
+  ASSERT_TRUE(store->Commit(m).ok());
+  absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  EXPECT_EQ(jobs->jobs[0].state, core::JobState::kPending);
+  EXPECT_TRUE(jobs->jobs[0].allocation.empty());
+  job.allocation.nodes = {{core::NodeId(3), 1, 2, 0, {2}}};
+  m.job_upserts = {std::make_shared<const core::Job>(job)};
+  ASSERT_TRUE(store->Commit(m).ok());
+  jobs = store->LoadJobs();
+  ASSERT_EQ(jobs->jobs[0].allocation.nodes.size(), 1u);
+  EXPECT_EQ(jobs->jobs[0].allocation.nodes[0].node, core::NodeId(3));
+}
+
+TEST_F(SqliteStoreTest, NodesAreStoredByNameAndAGoneNodeIsAProblem) {
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    core::Job job = FullJob(core::JobId(1));
+    job.allocation.nodes = {{core::NodeId(0), 4, 16, 0, {0}}, {core::NodeId(3), 4, 16, 0, {0}}};
+    m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  // gpu4 was removed from the configuration; gpu1 moved to another position.
+  absl::StatusOr<StoredJobs> jobs = Open(Cluster("gpu[0-2]"))->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->problems.size(), 1u);
+  EXPECT_EQ(jobs->problems[0].job, core::JobId(1));
+  EXPECT_THAT(jobs->problems[0].what, HasSubstr("gpu4"));
+  EXPECT_TRUE(jobs->jobs[0].allocation.empty());
+  // With gpu4 back and gpu1 at another id, the names find the right nodes.
+  jobs = Open(Cluster("gpu[0-4]"))->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->problems.empty());
+  ASSERT_EQ(jobs->jobs[0].allocation.nodes.size(), 2u);
+  EXPECT_EQ(jobs->jobs[0].allocation.nodes[0].node, core::NodeId(1));
+  EXPECT_EQ(jobs->jobs[0].allocation.nodes[1].node, core::NodeId(4));
+}
+
+TEST_F(SqliteStoreTest, AnUnreadableValueIsDataLossNamingJobAndColumn) {
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(FullJob(core::JobId(9))));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  Sql("UPDATE jobs SET state = 'RUNNNING' WHERE id = 9");
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(jobs.status().message(), HasSubstr("job 9: column state"));
+}
+
+// A database written by the canopyd before schema 3 keeps its jobs: the store hands their
+// records over for conversion and drops them once the converted jobs are committed.
+TEST_F(SqliteStoreTest, Schema2RecordsAreHandedOverAndDroppedWithTheirConversion) {
+  Sql(R"sql(
+    CREATE TABLE node_admin (name TEXT PRIMARY KEY, drain INTEGER NOT NULL,
+      admin_down INTEGER NOT NULL, reason TEXT NOT NULL, reason_time INTEGER,
+      reason_user TEXT NOT NULL);
+    CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT NOT NULL, record BLOB NOT NULL);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    INSERT INTO jobs VALUES (4, 'PENDING', x'0a0b0c');
+    INSERT INTO meta VALUES ('next_job_id', 5);
+    PRAGMA user_version = 2;
+  )sql");
+  std::unique_ptr<SqliteStore> store = Open();
+  absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->jobs.empty());
+  EXPECT_EQ(jobs->next_job_id, 5u);
+  ASSERT_EQ(jobs->legacy.size(), 1u);
+  EXPECT_EQ(jobs->legacy[0].id, 4u);
+  EXPECT_EQ(jobs->legacy[0].record, "\x0a\x0b\x0c");
+  Mutations m;
+  m.job_upserts.push_back(std::make_shared<const core::Job>(FullJob(core::JobId(4))));
+  m.drop_legacy_jobs = true;
+  ASSERT_TRUE(store->Commit(m).ok());
+  jobs = Open()->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->legacy.empty());
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  EXPECT_EQ(jobs->jobs[0].id, core::JobId(4));
 }
 
 TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-  ASSERT_TRUE(store.ok()) << store.status();
-  absl::StatusOr<JobState> jobs = (*store)->LoadJobs();
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 3);
 }
 
 TEST_F(SqliteStoreTest, RefusesDatabaseFromNewerCanopyd) {
-  {
-    absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
-    ASSERT_TRUE(store.ok());
-  }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
-  SqliteDb db(raw);
-  ASSERT_TRUE(Exec(db.get(), "PRAGMA user_version = 999").ok());
-  db.reset();
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
+  Open();
+  Sql("PRAGMA user_version = 999");
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath(), topology_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("newer than this canopyd"));
+  EXPECT_THAT(store.status().message(), HasSubstr("newer than this canopyd"));
 }
 
 TEST_F(SqliteStoreTest, GarbageFileIsDataLossNotCrash) {
@@ -112,16 +305,16 @@ TEST_F(SqliteStoreTest, GarbageFileIsDataLossNotCrash) {
   ASSERT_NE(f, nullptr);
   fputs("this is not a database, just some text that is long enough to have a header........", f);
   fclose(f);
-  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath());
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath(), topology_);
   EXPECT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
 }
 
 TEST_F(SqliteStoreTest, UnwritableDirectoryIsClearError) {
   absl::StatusOr<std::unique_ptr<SqliteStore>> store =
-      SqliteStore::Open((dir_ / "no" / "such" / "dir" / "canopy.db").string());
+      SqliteStore::Open((dir_ / "no" / "such" / "dir" / "canopy.db").string(), topology_);
   EXPECT_FALSE(store.ok());
-  EXPECT_THAT(store.status().message(), ::testing::HasSubstr("no/such/dir/canopy.db"));
+  EXPECT_THAT(store.status().message(), HasSubstr("no/such/dir/canopy.db"));
 }
 
 }  // namespace

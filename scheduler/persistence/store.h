@@ -2,18 +2,22 @@
 // touch SQLite (STYLE.md §4). The controller's owner thread is the only caller; implementations
 // need not be thread-safe.
 //
-// Writes come as one Mutations batch per call, applied in one transaction: the controller
-// drains its command queue, collects every change, commits once (group commit), and only then
-// answers the clients whose commands were in the batch.
+// The interface speaks the core's types: jobs go in and come out as core::Job, and an
+// implementation maps them to its own rows (SqliteStore: docs/formats/sqlite-schema.md). Writes
+// come as one Mutations batch per call, applied in one transaction: the controller drains its
+// command queue, collects every change, commits once (group commit), and only then answers the
+// clients whose commands were in the batch.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "scheduler/core/job.h"
 
 namespace canopy::persistence {
 
@@ -30,32 +34,43 @@ struct NodeAdminRow {
   friend bool operator==(const NodeAdminRow&, const NodeAdminRow&) = default;
 };
 
-// One job as stored: the id, its state name (for an admin reading the database with sqlite3)
-// and the whole record, serialised by the controller (a canopy.v1.Job message). The store does
-// not interpret `record`.
-struct JobRow {
-  uint32_t id = 0;
-  std::string state;
-  std::string record;
-
-  friend bool operator==(const JobRow&, const JobRow&) = default;
-};
-
 struct Mutations {
   std::vector<NodeAdminRow> node_admin_upserts;
-  std::vector<JobRow> job_upserts;
+  // Whole records of the jobs that changed (shared with the snapshot that publishes them).
+  std::vector<std::shared_ptr<const core::Job>> job_upserts;
   // The next job id to hand out, when it changed (0 = unchanged).
   uint32_t next_job_id = 0;
+  // Forget the job records kept in the format of an older schema (StoredJobs::legacy): they
+  // were converted and are in `job_upserts` of the same commit.
+  bool drop_legacy_jobs = false;
 
   bool empty() const {
-    return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0;
+    return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0 &&
+           !drop_legacy_jobs;
   }
 };
 
+// A stored job that could not be read back as it was saved.
+struct JobLoadProblem {
+  core::JobId job;
+  std::string what;  // "node gpu9 is no longer configured"
+};
+
+// A job record as an older schema stored it: a serialised canopy.v1.Job (schema 2). The store
+// does not interpret it; the controller converts it (scheduler/server).
+struct LegacyJobRecord {
+  uint32_t id = 0;
+  std::string record;
+};
+
 // Everything about jobs needed at start-up.
-struct JobState {
-  std::vector<JobRow> jobs;  // ascending id
+struct StoredJobs {
+  // Ascending id. `resources` is not stored (the controller derives it from `spec`). A job
+  // listed in `problems` comes without its allocation.
+  std::vector<core::Job> jobs;
   uint32_t next_job_id = 0;  // 0 = never saved
+  std::vector<JobLoadProblem> problems;
+  std::vector<LegacyJobRecord> legacy;
 };
 
 class Store {
@@ -66,9 +81,10 @@ class Store {
   // Unavailable for a busy/locked database (retry), DataLoss for corruption, Internal otherwise.
   virtual absl::Status Commit(const Mutations& mutations) = 0;
 
-  // Everything needed to rebuild the controller's state at start-up.
+  // Everything needed to rebuild the controller's state at start-up. DataLoss for a row that
+  // cannot be read at all.
   virtual absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() = 0;
-  virtual absl::StatusOr<JobState> LoadJobs() = 0;
+  virtual absl::StatusOr<StoredJobs> LoadJobs() = 0;
 };
 
 }  // namespace canopy::persistence

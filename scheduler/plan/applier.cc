@@ -40,7 +40,9 @@ std::vector<placement::NodeUse> UsesOf(const core::Allocation& a) {
   return uses;
 }
 
-absl::Status Release(CapacityView& view, core::Job& job) {
+// Frees the job's capacity. A job that goes back to the queue forgets its nodes; one that ends
+// keeps them as the record of where it ran (`keep_record`).
+absl::Status Release(CapacityView& view, core::Job& job, bool keep_record) {
   if (job.allocation.empty()) {
     return absl::OkStatus();
   }
@@ -49,7 +51,9 @@ absl::Status Release(CapacityView& view, core::Job& job) {
     return absl::InternalError(
         absl::StrCat("job ", job.id.value(), ": freeing its allocation: ", s.message()));
   }
-  job.allocation = {};
+  if (!keep_record) {
+    job.allocation = {};
+  }
   return absl::OkStatus();
 }
 
@@ -110,7 +114,7 @@ absl::Status EndJob(CapacityView& view, core::Job& job, core::JobState final_sta
   if (!core::IsLegalTransition(job.state, final_state)) {
     return core::TransitionTo(job, final_state, now);  // the FailedPrecondition
   }
-  if (absl::Status s = Release(view, job); !s.ok()) {
+  if (absl::Status s = Release(view, job, /*keep_record=*/true); !s.ok()) {
     return s;
   }
   return core::TransitionTo(job, final_state, now);
@@ -122,7 +126,7 @@ absl::Status AbortLaunch(CapacityView& view, core::Job& job, core::JobReason rea
     return absl::FailedPreconditionError(absl::StrCat(
         "job ", job.id.value(), " is ", core::JobStateName(job.state), ", not configuring"));
   }
-  if (absl::Status s = Release(view, job); !s.ok()) {
+  if (absl::Status s = Release(view, job, /*keep_record=*/false); !s.ok()) {
     return s;
   }
   if (absl::Status s = core::TransitionTo(job, core::JobState::kPending, now); !s.ok()) {
@@ -149,7 +153,7 @@ absl::Status FailJobOnNodeLoss(CapacityView& view, core::Job& job, absl::Time no
     return absl::FailedPreconditionError(absl::StrCat(
         "job ", job.id.value(), " is ", core::JobStateName(job.state), ", not running"));
   }
-  if (absl::Status s = Release(view, job); !s.ok()) {
+  if (absl::Status s = Release(view, job, /*keep_record=*/!job.spec.requeue); !s.ok()) {
     return s;
   }
   if (!job.spec.requeue) {

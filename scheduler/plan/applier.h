@@ -2,8 +2,10 @@
 //
 // The state here is the pair (CapacityView, JobTable): what placement sees and the job records.
 // Every function keeps them consistent: a job holds capacity exactly while it is CONFIGURING,
-// RUNNING or COMPLETING with a non-empty allocation. Pure (no clock: `now` is passed), not
-// thread-safe: the owner of the state calls these (canopyd's owner thread, the simulator).
+// RUNNING or COMPLETING with a non-empty allocation. A job that ends keeps its allocation as the
+// record of where it ran; one that goes back to the queue loses it. Pure (no clock: `now` is
+// passed), not thread-safe: the owner of the state calls these (canopyd's owner thread, the
+// simulator).
 #pragma once
 
 #include <string>
@@ -58,14 +60,16 @@ absl::Status AbortLaunch(placement::CapacityView& view, core::Job& job, core::Jo
 // controller restart). FailedPrecondition if the nodes cannot hold it (nothing changed).
 absl::Status RestoreAllocation(placement::CapacityView& view, const core::Job& job);
 
-// Ends a job that holds an allocation: frees it and moves the job to `final_state` (COMPLETED,
+// Ends a job that holds an allocation: frees its capacity (the allocation stays, as where the
+// job ran) and moves the job to `final_state` (COMPLETED,
 // FAILED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY). FailedPrecondition for an illegal
 // transition (nothing changed).
 absl::Status EndJob(placement::CapacityView& view, core::Job& job, core::JobState final_state,
                     absl::Time now);
 
-// A node under the job failed: frees its allocation and either requeues it (REQUEUED, then
-// PENDING with restart_count + 1) or, for a --no-requeue job, ends it as NODE_FAIL.
+// A node under the job failed: frees its capacity and either requeues it (REQUEUED, then
+// PENDING with restart_count + 1, no allocation) or, for a --no-requeue job, ends it as
+// NODE_FAIL (keeping the allocation as where it ran).
 // FailedPrecondition if the job is not running (nothing changed).
 absl::Status FailJobOnNodeLoss(placement::CapacityView& view, core::Job& job, absl::Time now);
 

@@ -23,11 +23,11 @@ using placement::PlacementResult;
 using ShapeKey =
     std::tuple<int32_t, int32_t, int32_t, std::string, int32_t, int64_t, bool, std::string>;
 
-bool HasShape(const core::JobSpec& s) {
+bool HasShape(const core::ResourceRequest& s) {
   return s.required_nodes.empty() && s.excluded_nodes.empty() && s.max_switches == 0;
 }
 
-ShapeKey KeyOf(const core::JobSpec& s) {
+ShapeKey KeyOf(const core::ResourceRequest& s) {
   return {s.min_nodes,     s.max_nodes_or_min(), s.gpus_per_node, s.gpu_type,
           s.cpus_per_node, s.mem_per_node_mib,   s.exclusive,     s.partition};
 }
@@ -59,24 +59,6 @@ struct ShapeFailure {
 };
 
 }  // namespace
-
-PlacementRequest ToPlacementRequest(const core::JobSpec& spec, absl::Time eligible_since) {
-  PlacementRequest r;
-  r.min_nodes = spec.min_nodes;
-  r.max_nodes = spec.max_nodes;
-  r.gpus_per_node = spec.gpus_per_node;
-  r.gpu_type = spec.gpu_type;
-  r.cpus_per_node = spec.cpus_per_node;
-  r.mem_per_node_mib = spec.mem_per_node_mib;
-  r.exclusive = spec.exclusive;
-  r.partition = spec.partition;
-  r.required_nodes = spec.required_nodes;
-  r.excluded_nodes = spec.excluded_nodes;
-  r.max_switches = spec.max_switches;
-  r.max_switch_wait = spec.max_switch_wait;
-  r.switch_wait_start = eligible_since;
-  return r;
-}
 
 int32_t MinUnitsPossible(const CapacityView& view, const PlacementRequest& request,
                          absl::Time now) {
@@ -122,7 +104,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     if (job->state != core::JobState::kPending) {
       continue;
     }
-    const core::JobSpec& spec = job->spec;
+    const core::ResourceRequest& spec = job->resources;
     if (free_gpus == 0 && spec.gpus_per_node > 0 && spec.min_nodes * spec.gpus_per_node > 0 &&
         total_gpus >= int64_t{spec.min_nodes} * spec.gpus_per_node) {
       // Every GPU is taken: the common case of a long queue on a full cluster. Such jobs are not
@@ -162,7 +144,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
       continue;
     }
 
-    const PlacementRequest request = ToPlacementRequest(spec, job->eligible_time);
+    const PlacementRequest request(spec, job->eligible_time);
     ++plan.stats.policy_calls;
     PlacementResult result = policy.Place(*current, request, now);
     if (!result.placed()) {
@@ -189,7 +171,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     }
     uses.clear();
     for (const placement::NodeAssignment& a : result.nodes) {
-      start.nodes.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
+      start.nodes.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib, {}});
       uses.push_back({a.node, a.gpus, spec.cpus_per_node, spec.mem_per_node_mib});
     }
     // The policy chose from this very view, so this cannot fail; if a policy bug made it fail,

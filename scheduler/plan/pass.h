@@ -40,10 +40,6 @@ struct PassOptions {
   bool compute_min_units = false;
 };
 
-// The placement request for a job spec. `eligible_since` starts the --switches wait.
-placement::PlacementRequest ToPlacementRequest(const core::JobSpec& spec,
-                                               absl::Time eligible_since);
-
 // Fewest units (leaf switches) that any placement of `request` could use on `view` now, over
 // every fabric; -1 if it cannot be placed at all. O(nodes visited + units log units).
 int32_t MinUnitsPossible(const placement::CapacityView& view,

@@ -29,9 +29,9 @@ class PassTest : public ::testing::Test {
   core::Job& Add(uint32_t id, int nodes, int gpus, bool exclusive = false) {
     core::Job j;
     j.id = core::JobId(id);
-    j.spec.min_nodes = nodes;
-    j.spec.gpus_per_node = gpus;
-    j.spec.exclusive = exclusive;
+    j.resources.min_nodes = nodes;
+    j.resources.gpus_per_node = gpus;
+    j.resources.exclusive = exclusive;
     j.submit_time = j.eligible_time = kNow - absl::Seconds(100 - id);
     EXPECT_TRUE(jobs_.Add(j).ok());
     return *jobs_.Find(j.id);
@@ -161,6 +161,8 @@ TEST_F(PassTest, EndAndRequeueFreeCapacity) {
   EXPECT_EQ(a.restart_count, 1);
   ASSERT_TRUE(FailJobOnNodeLoss(view_, b, kNow + absl::Seconds(5)).ok());
   EXPECT_EQ(b.state, core::JobState::kNodeFail);
+  EXPECT_TRUE(a.allocation.empty());         // back in the queue: no nodes
+  EXPECT_EQ(b.allocation.nodes.size(), 2u);  // ended: where it ran
   EXPECT_EQ(view_.stats(view_.domains().roots()[0]).idle, 8);
   EXPECT_EQ(EndJob(view_, b, core::JobState::kCompleted, kNow).code(),
             absl::StatusCode::kFailedPrecondition);

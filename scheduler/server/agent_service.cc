@@ -117,10 +117,10 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
         controller_->AgentGpuHealth(GpusFromProto(message.gpu_health().gpus()), outbox_);
         return;
       case AgentMessage::kJobStatus:
-        controller_->AgentJobStatus(message.job_status(), outbox_);
+        controller_->AgentJobStatus(FromProto(message.job_status()), outbox_);
         return;
       case AgentMessage::kStepStatus:
-        controller_->AgentStepStatus(message.step_status(), outbox_);
+        controller_->AgentStepStatus(FromProto(message.step_status()), outbox_);
         return;
       default:
         // Heartbeats prove the agent is alive.

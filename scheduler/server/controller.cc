@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/absl_format.h"
+#include "scheduler/server/proto_convert.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
@@ -30,6 +31,38 @@ constexpr absl::Duration kMinPassGap = absl::Milliseconds(50);
 // While the database refuses commits, the owner retries this often.
 constexpr absl::Duration kCommitRetryInterval = absl::Milliseconds(500);
 
+// Decodes schema 2's job records (serialised canopy.v1.Job) into `stored.jobs`, keeping the id
+// order; `converted` lists them. A record that cannot be parsed is DataLoss; one naming a node
+// that is gone comes without its allocation and with a problem, as the store does.
+absl::Status ConvertLegacyJobs(const topology::Topology& topology, persistence::StoredJobs& stored,
+                               std::vector<core::JobId>& converted) {
+  for (const persistence::LegacyJobRecord& row : stored.legacy) {
+    canopy::v1::Job record;
+    if (!record.ParseFromString(row.record)) {
+      return absl::DataLossError(absl::StrCat("job ", row.id, ": stored record is corrupt"));
+    }
+    absl::StatusOr<core::Job> job = FromProto(record, topology);
+    if (!job.ok()) {
+      record.clear_nodes();
+      record.clear_gpus_per_node_allocated();
+      record.clear_cpus_allocated();
+      record.clear_mem_allocated_mib();
+      record.clear_node_gpu_indexes();
+      stored.problems.push_back({core::JobId(row.id), std::string(job.status().message())});
+      job = FromProto(record, topology);
+    }
+    if (!job.ok()) {
+      return absl::DataLossError(job.status().message());
+    }
+    converted.push_back(job->id);
+    stored.jobs.push_back(*std::move(job));
+  }
+  stored.legacy.clear();
+  std::sort(stored.jobs.begin(), stored.jobs.end(),
+            [](const core::Job& a, const core::Job& b) { return a.id < b.id; });
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
@@ -41,21 +74,28 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
     return absl::Status(rows.status().code(),
                         absl::StrCat("loading node state: ", rows.status().message()));
   }
-  absl::StatusOr<persistence::JobState> jobs = store->LoadJobs();
+  absl::StatusOr<persistence::StoredJobs> jobs = store->LoadJobs();
   if (!jobs.ok()) {
     return absl::Status(jobs.status().code(),
                         absl::StrCat("loading jobs: ", jobs.status().message()));
   }
+  std::unique_ptr<Controller> c(
+      new Controller(std::move(config), std::move(topology), std::move(store), clock));
   absl::StatusOr<std::unique_ptr<lifecycle::JobLifecycle>> lifecycle =
-      lifecycle::JobLifecycle::Create(config, topology);
+      lifecycle::JobLifecycle::Create(c->config_, c->topology_, *clock);
   if (!lifecycle.ok()) {
     return lifecycle.status();
   }
-  std::unique_ptr<Controller> c(
-      new Controller(std::move(config), std::move(topology), std::move(store), clock));
   c->jobs_ = *std::move(lifecycle);
+  // Records of an older schema are converted here (the store does not read the wire format)
+  // and saved in the new one with the first commit, which also drops the old ones.
+  std::vector<core::JobId> converted;
+  if (absl::Status s = ConvertLegacyJobs(*c->topology_, *jobs, converted); !s.ok()) {
+    return s;
+  }
+  const size_t restored_count = jobs->jobs.size();
   lifecycle::Effects restored;
-  if (absl::Status s = c->jobs_->Restore(*jobs, clock->Now(), restored); !s.ok()) {
+  if (absl::Status s = c->jobs_->Restore(*std::move(jobs), restored); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("restoring jobs: ", s.message()));
   }
   for (const std::string& w : restored.warnings) {
@@ -63,11 +103,18 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
   }
   // Records changed by the restore (jobs that no longer fit) are saved with the first batch.
   c->unsaved_jobs_ = std::move(restored.dirty);
-  for (const auto& [id, job] : c->jobs_->published()) {
-    c->dirty_chunks_.insert(id / kJobChunkSize);
+  if (!converted.empty()) {
+    spdlog::info("converting {} job record(s) of database schema 2 to the current schema",
+                 converted.size());
+    c->unsaved_jobs_.insert(converted.begin(), converted.end());
+    c->drop_legacy_jobs_ = true;
   }
-  if (!jobs->jobs.empty()) {
-    spdlog::info("restored {} job(s) from the database; next job id {}", jobs->jobs.size(),
+  for (const auto& [id, job] : c->jobs_->jobs().jobs()) {
+    c->published_[id.value()] = std::make_shared<const core::Job>(*job);
+    c->dirty_chunks_.insert(id.value() / kJobChunkSize);
+  }
+  if (restored_count > 0) {
+    spdlog::info("restored {} job(s) from the database; next job id {}", restored_count,
                  c->jobs_->next_job_id());
   }
   for (persistence::NodeAdminRow& row : *rows) {
@@ -166,7 +213,7 @@ void Controller::RunOwnerLoop() {
     schedule_pending_ = schedule_pending_ || batch.effects.schedule;
     if ((schedule_pending_ && now - last_pass_ >= kMinPassGap) || now >= next_pass_) {
       schedule_pending_ = false;
-      jobs_->Schedule(now, batch.effects);
+      jobs_->Schedule(batch.effects);
       last_pass_ = now;
       next_pass_ = now + kPassInterval;
     }
@@ -176,7 +223,8 @@ void Controller::RunOwnerLoop() {
     for (core::JobId id : unsaved_jobs_) {
       dirty_chunks_.insert(id.value() / kJobChunkSize);
     }
-    batch.mutations.job_upserts = jobs_->Publish(unsaved_jobs_);
+    batch.mutations.job_upserts = PublishJobs();
+    batch.mutations.drop_legacy_jobs = drop_legacy_jobs_;
     if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
       batch.mutations.next_job_id = jobs_->next_job_id();
     }
@@ -207,6 +255,7 @@ void Controller::RunOwnerLoop() {
     } else {
       unsaved_jobs_.clear();
       unsaved_admin_.clear();
+      drop_legacy_jobs_ = false;
       // Publish before answering, so a caller that reads right after its write sees it.
       if (batch.visible_change || !waiting_for_commit_.empty() ||
           (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
@@ -250,7 +299,7 @@ void Controller::Tick(Batch& batch) {
     batch.visible_change = true;
     nodes_dirty_ = true;
   }
-  jobs_->Tick(clock_->Now(), batch.effects);
+  jobs_->Tick(batch.effects);
 }
 
 absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations) {
@@ -293,7 +342,7 @@ void Controller::Publish() {
     published_capacity_version_ = jobs_->capacity_version();
   }
   snapshot->nodes = nodes_snapshot_;
-  const auto& published = jobs_->published();
+  const auto& published = published_;
   for (uint32_t k : dirty_chunks_) {
     if (k >= job_chunks_.size()) {
       job_chunks_.resize(k + 1);
@@ -326,7 +375,22 @@ void Controller::SaveAdminState(core::NodeId id, Batch& batch) {
 }
 
 void Controller::NodeTouched(core::NodeId id, Batch& batch) {
-  jobs_->NodeChanged(state_.node(id), clock_->Now(), batch.effects);
+  jobs_->NodeChanged(state_.node(id), batch.effects);
+}
+
+std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
+  std::vector<std::shared_ptr<const core::Job>> records;
+  records.reserve(unsaved_jobs_.size());
+  for (core::JobId id : unsaved_jobs_) {
+    const core::Job* job = jobs_->Find(id);
+    if (job == nullptr) {
+      continue;
+    }
+    auto record = std::make_shared<const core::Job>(*job);
+    published_[id.value()] = record;
+    records.push_back(std::move(record));
+  }
+  return records;
 }
 
 void Controller::Deliver(bool committed, Batch& batch) {
@@ -341,7 +405,7 @@ void Controller::Deliver(bool committed, Batch& batch) {
     const std::shared_ptr<AgentOutbox>& outbox = sessions_[m.node.value()];
     // A node without a stream gets what it needs again when it registers.
     if (outbox != nullptr) {
-      outbox->Send(std::move(m.message));
+      outbox->Send(ToProto(m.message, *topology_, *config_));
     }
   };
   for (lifecycle::OutgoingMessage& m : undelivered_) {
@@ -379,32 +443,32 @@ absl::StatusOr<T> Controller::RunJobCommand(std::function<absl::StatusOr<T>(Batc
   return future.get();
 }
 
-absl::StatusOr<canopy::v1::SubmitJobResponse> Controller::SubmitJob(
-    canopy::v1::SubmitJobRequest request, lifecycle::Caller caller) {
-  return RunJobCommand<canopy::v1::SubmitJobResponse>(
+absl::StatusOr<lifecycle::SubmitAnswer> Controller::SubmitJob(lifecycle::SubmitRequest request,
+                                                              lifecycle::Caller caller) {
+  return RunJobCommand<lifecycle::SubmitAnswer>(
       [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
-        return jobs_->Submit(request, caller, clock_->Now(), batch.effects);
+        return jobs_->Submit(request, caller, batch.effects);
       });
 }
 
-absl::StatusOr<canopy::v1::CancelJobResponse> Controller::CancelJob(
-    canopy::v1::CancelJobRequest request, lifecycle::Caller caller) {
-  return RunJobCommand<canopy::v1::CancelJobResponse>(
-      [this, request = std::move(request),
-       caller = std::move(caller)](Batch& batch) -> absl::StatusOr<canopy::v1::CancelJobResponse> {
-        return jobs_->Cancel(request, caller, clock_->Now(), batch.effects);
+absl::StatusOr<std::vector<lifecycle::CancelAnswer>> Controller::CancelJob(
+    lifecycle::CancelRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<std::vector<lifecycle::CancelAnswer>>(
+      [this, request = std::move(request), caller = std::move(caller)](
+          Batch& batch) -> absl::StatusOr<std::vector<lifecycle::CancelAnswer>> {
+        return jobs_->Cancel(request, caller, batch.effects);
       });
 }
 
-absl::StatusOr<canopy::v1::CreateStepResponse> Controller::CreateStep(
-    canopy::v1::CreateStepRequest request, lifecycle::Caller caller) {
-  return RunJobCommand<canopy::v1::CreateStepResponse>(
+absl::StatusOr<lifecycle::StepAnswer> Controller::CreateStep(lifecycle::StepRequest request,
+                                                             lifecycle::Caller caller) {
+  return RunJobCommand<lifecycle::StepAnswer>(
       [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
         return jobs_->CreateStep(request, caller, batch.effects);
       });
 }
 
-absl::Status Controller::CancelStep(canopy::v1::CancelStepRequest request,
+absl::Status Controller::CancelStep(lifecycle::CancelStepRequest request,
                                     lifecycle::Caller caller) {
   return RunJobCommand<bool>([this, request = std::move(request),
                               caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
@@ -417,11 +481,10 @@ absl::Status Controller::CancelStep(canopy::v1::CancelStepRequest request,
       .status();
 }
 
-absl::Status Controller::CompleteJob(canopy::v1::CompleteJobRequest request,
-                                     lifecycle::Caller caller) {
+absl::Status Controller::CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller) {
   return RunJobCommand<bool>([this, request = std::move(request),
                               caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
-           absl::Status s = jobs_->CompleteJob(request, caller, clock_->Now(), batch.effects);
+           absl::Status s = jobs_->CompleteJob(request, caller, batch.effects);
            if (!s.ok()) {
              return s;
            }
@@ -430,29 +493,26 @@ absl::Status Controller::CompleteJob(canopy::v1::CompleteJobRequest request,
       .status();
 }
 
-void Controller::AgentJobStatus(canopy::v1::JobStatus status, std::shared_ptr<AgentOutbox> outbox) {
-  Post([this, status = std::move(status), outbox = std::move(outbox)](Batch& batch) {
+void Controller::AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<AgentOutbox> outbox) {
+  Post([this, report = std::move(report), outbox = std::move(outbox)](Batch& batch) {
     const core::NodeId node = SessionNode(outbox);
     if (!node.valid()) {
       return;
     }
     state_.NoteHeard(node, clock_->Now());
-    std::optional<canopy::v1::ControllerMessage> ack =
-        jobs_->JobStatus(node, status, clock_->Now(), batch.effects);
-    if (ack.has_value()) {
-      // After the commit, like every message: the agent forgets the report only once it is safe.
-      batch.effects.messages.push_back({node, *std::move(ack)});
-    }
+    // Acknowledgements go out after the commit, like every message: the agent forgets the
+    // report only once it is safe.
+    jobs_->JobReported(node, report, batch.effects);
   });
 }
 
-void Controller::AgentStepStatus(canopy::v1::StepStatus status,
+void Controller::AgentStepStatus(lifecycle::StepReport report,
                                  std::shared_ptr<AgentOutbox> outbox) {
-  Post([this, status = std::move(status), outbox = std::move(outbox)](Batch& batch) {
+  Post([this, report = std::move(report), outbox = std::move(outbox)](Batch&) {
     const core::NodeId node = SessionNode(outbox);
     if (node.valid()) {
       state_.NoteHeard(node, clock_->Now());
-      jobs_->StepStatus(node, status, batch.effects);
+      jobs_->StepReported(node, report);
     }
   });
 }
@@ -546,8 +606,7 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
         NodeTouched(*id, batch);
         Registered registered;
         registered.node = *id;
-        registered.kill_job_ids =
-            jobs_->NodeRegistered(node, running_job_ids, clock_->Now(), batch.effects);
+        registered.kill_job_ids = jobs_->NodeRegistered(node, running_job_ids, batch.effects);
         // The agent learns it is registered only once any drain caused by its report is durable
         // (and before the messages the registration caused: Deliver runs after this).
         batch.after_commit.push_back(

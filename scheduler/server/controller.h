@@ -14,11 +14,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "canopy/v1/controller.pb.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/lifecycle/caller.h"
@@ -47,6 +48,8 @@ class Controller {
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
   const config::ClusterConfig& config() const { return *config_; }
   absl::Time start_time() const { return start_time_; }
+  // The controller's clock (the only one the server reads).
+  absl::Time Now() const { return clock_->Now(); }
 
   // scontrol update NodeName=... State=DRAIN|DOWN|RESUME. Returns the changed nodes once the
   // change is committed.
@@ -55,14 +58,14 @@ class Controller {
                                                        std::string reason, std::string user);
 
   // ---- Jobs (block until the change is committed; errors carry Slurm's words).
-  absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitJob(canopy::v1::SubmitJobRequest request,
-                                                          lifecycle::Caller caller);
-  absl::StatusOr<canopy::v1::CancelJobResponse> CancelJob(canopy::v1::CancelJobRequest request,
-                                                          lifecycle::Caller caller);
-  absl::StatusOr<canopy::v1::CreateStepResponse> CreateStep(canopy::v1::CreateStepRequest request,
-                                                            lifecycle::Caller caller);
-  absl::Status CancelStep(canopy::v1::CancelStepRequest request, lifecycle::Caller caller);
-  absl::Status CompleteJob(canopy::v1::CompleteJobRequest request, lifecycle::Caller caller);
+  absl::StatusOr<lifecycle::SubmitAnswer> SubmitJob(lifecycle::SubmitRequest request,
+                                                    lifecycle::Caller caller);
+  absl::StatusOr<std::vector<lifecycle::CancelAnswer>> CancelJob(lifecycle::CancelRequest request,
+                                                                 lifecycle::Caller caller);
+  absl::StatusOr<lifecycle::StepAnswer> CreateStep(lifecycle::StepRequest request,
+                                                   lifecycle::Caller caller);
+  absl::Status CancelStep(lifecycle::CancelStepRequest request, lifecycle::Caller caller);
+  absl::Status CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller);
 
   // ---- Agent stream events (called from gRPC threads; return at once).
   // A Register arrived. `done` runs on the owner thread with the node's id and the jobs the agent
@@ -75,8 +78,8 @@ class Controller {
   void AgentRegistered(std::string node_name, state::NodeRegistration registration,
                        std::vector<uint32_t> running_job_ids, std::shared_ptr<AgentOutbox> outbox,
                        std::function<void(absl::StatusOr<Registered>)> done);
-  void AgentJobStatus(canopy::v1::JobStatus status, std::shared_ptr<AgentOutbox> outbox);
-  void AgentStepStatus(canopy::v1::StepStatus status, std::shared_ptr<AgentOutbox> outbox);
+  void AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<AgentOutbox> outbox);
+  void AgentStepStatus(lifecycle::StepReport report, std::shared_ptr<AgentOutbox> outbox);
   // Events on a stream are keyed by its outbox: the owner thread maps it to the node, and drops
   // events from streams that never registered or were replaced by a newer one.
   void AgentHeard(std::shared_ptr<AgentOutbox> outbox);
@@ -106,6 +109,8 @@ class Controller {
   void SaveAdminState(core::NodeId id, Batch& batch);
   // Tells the job lifecycle a node's facts may have changed.
   void NodeTouched(core::NodeId id, Batch& batch);
+  // Copies the records of `unsaved_jobs_` for the snapshot and the store.
+  std::vector<std::shared_ptr<const core::Job>> PublishJobs();
   // Runs `fn` on the owner thread and returns its result once the batch is committed.
   template <typename T>
   absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
@@ -127,6 +132,10 @@ class Controller {
   std::unique_ptr<lifecycle::JobLifecycle> jobs_;
   // Job changes whose commit failed: retried with the next batch; their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
+  // The published copy of each job, by id (replaced for changed jobs at every batch).
+  absl::btree_map<uint32_t, std::shared_ptr<const core::Job>> published_;
+  // Schema 2 records were converted at start-up: drop them with the commit that saves them.
+  bool drop_legacy_jobs_ = false;
   std::vector<lifecycle::OutgoingMessage> undelivered_;
   std::vector<persistence::NodeAdminRow> unsaved_admin_;
   std::vector<std::function<void(const absl::Status&)>> waiting_for_commit_;

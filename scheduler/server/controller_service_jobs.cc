@@ -9,6 +9,7 @@
 #include "common/os/user_info.h"
 #include "common/rpc/status_convert.h"
 #include "scheduler/server/controller_service.h"
+#include "scheduler/server/proto_convert.h"
 
 namespace canopy::server {
 
@@ -43,12 +44,12 @@ lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* con
 grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
                                               const canopy::v1::SubmitJobRequest* request,
                                               canopy::v1::SubmitJobResponse* response) {
-  absl::StatusOr<canopy::v1::SubmitJobResponse> r =
-      controller_->SubmitJob(*request, CallerOf(context));
+  absl::StatusOr<lifecycle::SubmitAnswer> r =
+      controller_->SubmitJob(FromProto(*request), CallerOf(context));
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
-  *response = *std::move(r);
+  *response = ToProto(*r);
   return grpc::Status::OK;
 }
 
@@ -58,12 +59,12 @@ grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
   if (request->job_ids().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_ids: no job id given");
   }
-  absl::StatusOr<canopy::v1::CancelJobResponse> r =
-      controller_->CancelJob(*request, CallerOf(context));
+  absl::StatusOr<std::vector<lifecycle::CancelAnswer>> r =
+      controller_->CancelJob(FromProto(*request), CallerOf(context));
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
-  *response = *std::move(r);
+  *response = ToProto(*r);
   return grpc::Status::OK;
 }
 
@@ -71,12 +72,12 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext*,
                                            const canopy::v1::GetJobRequest* request,
                                            canopy::v1::Job* response) {
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-  const canopy::v1::Job* job = snap->FindJob(request->job_id());
+  const core::Job* job = snap->FindJob(request->job_id());
   if (job == nullptr) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         absl::StrCat("Invalid job id specified: ", request->job_id()));
   }
-  *response = *job;
+  *response = ToProto(*job, *snap->topology);
   return grpc::Status::OK;
 }
 
@@ -84,37 +85,35 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
                                              const canopy::v1::ListJobsRequest* request,
                                              canopy::v1::ListJobsResponse* response) {
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-  const absl::Time now = absl::Now();
+  const absl::Time now = controller_->Now();
   const absl::flat_hash_set<uint32_t> ids(request->job_ids().begin(), request->job_ids().end());
   absl::flat_hash_set<int> states;
   for (int s : request->states()) {
     states.insert(s);
   }
   const absl::Duration min_age = controller_->config().min_job_age;
-  snap->ForEachJob([&](const canopy::v1::Job& job) {
+  snap->ForEachJob([&](const core::Job& job) {
     // A requested id matches a job or, for an array, every task of it (squeue -j 5 for 5_[1-3]).
-    if (!ids.empty() && !ids.contains(job.job_id()) && !ids.contains(job.array_job_id())) {
+    if (!ids.empty() && !ids.contains(job.id.value()) && !ids.contains(job.array_job_id)) {
       return;
     }
     if (!states.empty()) {
-      if (!states.contains(job.state())) {
+      if (!states.contains(ToProtoState(job.state))) {
         return;
       }
     } else if (ids.empty()) {
       // Like squeue: finished jobs only while they are younger than MinJobAge.
-      const bool finished = job.state() >= canopy::v1::JOB_STATE_COMPLETED &&
-                            job.state() != canopy::v1::JOB_STATE_REQUEUED;
-      if (finished && now - rpc::FromProtoTime(job.end_time()) > min_age) {
+      if (core::IsTerminal(job.state) && now - job.end_time > min_age) {
         return;
       }
     }
-    if (!request->user_name().empty() && job.user_name() != request->user_name()) {
+    if (!request->user_name().empty() && job.user_name != request->user_name()) {
       return;
     }
-    if (!request->partition().empty() && job.partition() != request->partition()) {
+    if (!request->partition().empty() && job.partition != request->partition()) {
       return;
     }
-    *response->add_jobs() = job;
+    *response->add_jobs() = ToProto(job, *snap->topology);
   });
   if (!ids.empty() && response->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
@@ -126,25 +125,25 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
 grpc::Status ControllerServiceImpl::CreateStep(grpc::ServerContext* context,
                                                const canopy::v1::CreateStepRequest* request,
                                                canopy::v1::CreateStepResponse* response) {
-  absl::StatusOr<canopy::v1::CreateStepResponse> r =
-      controller_->CreateStep(*request, CallerOf(context));
+  absl::StatusOr<lifecycle::StepAnswer> r =
+      controller_->CreateStep(FromProto(*request), CallerOf(context));
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
-  *response = *std::move(r);
+  *response = ToProto(*r);
   return grpc::Status::OK;
 }
 
 grpc::Status ControllerServiceImpl::CancelStep(grpc::ServerContext* context,
                                                const canopy::v1::CancelStepRequest* request,
                                                canopy::v1::CancelStepResponse*) {
-  return rpc::ToGrpcStatus(controller_->CancelStep(*request, CallerOf(context)));
+  return rpc::ToGrpcStatus(controller_->CancelStep(FromProto(*request), CallerOf(context)));
 }
 
 grpc::Status ControllerServiceImpl::CompleteJob(grpc::ServerContext* context,
                                                 const canopy::v1::CompleteJobRequest* request,
                                                 canopy::v1::CompleteJobResponse*) {
-  return rpc::ToGrpcStatus(controller_->CompleteJob(*request, CallerOf(context)));
+  return rpc::ToGrpcStatus(controller_->CompleteJob(FromProto(*request), CallerOf(context)));
 }
 
 grpc::Status ControllerServiceImpl::WhoAmI(grpc::ServerContext* context,

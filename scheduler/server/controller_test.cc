@@ -138,5 +138,90 @@ TEST_F(ControllerTest, CommandsAfterStopAreRefusedNotLeftWaiting) {
   EXPECT_EQ(changed.status().code(), absl::StatusCode::kUnavailable);
 }
 
+// A store whose database was written by schema 2: it hands over serialised canopy.v1.Job
+// records, and remembers whether a commit dropped them.
+class Schema2Store final : public persistence::Store {
+ public:
+  explicit Schema2Store(std::vector<persistence::LegacyJobRecord> legacy)
+      : legacy_(std::move(legacy)) {}
+  absl::Status Commit(const persistence::Mutations& m) override {
+    if (m.drop_legacy_jobs) {
+      legacy_.clear();
+      ++drops;
+    }
+    for (const auto& job : m.job_upserts) {
+      saved.push_back(*job);
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<persistence::NodeAdminRow>> LoadNodeAdminState() override {
+    return std::vector<persistence::NodeAdminRow>();
+  }
+  absl::StatusOr<persistence::StoredJobs> LoadJobs() override {
+    persistence::StoredJobs stored;
+    stored.legacy = legacy_;
+    stored.next_job_id = 8;
+    return stored;
+  }
+  std::vector<core::Job> saved;
+  int drops = 0;
+
+ private:
+  std::vector<persistence::LegacyJobRecord> legacy_;
+};
+
+TEST(ControllerUpgradeTest, Schema2JobsAreConvertedSavedOnceAndKept) {
+  absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(R"yaml(
+cluster_name: test
+nodes:
+  - names: n[1-2]
+    cpus: 4
+partitions:
+  - name: batch
+    nodes: ALL
+    default: true
+)yaml",
+                                                                      "test.yaml");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  auto config = std::make_shared<const config::ClusterConfig>(*std::move(cfg));
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  canopy::v1::Job pending;
+  pending.set_job_id(7);
+  pending.set_state(canopy::v1::JOB_STATE_PENDING);
+  pending.set_reason("Resources");
+  pending.set_user_name("alice");
+  pending.set_partition("batch");
+  pending.mutable_spec()->set_script("#!/bin/sh\n");
+  pending.mutable_spec()->set_requeue(true);
+  canopy::v1::Job done = pending;
+  done.set_job_id(3);
+  done.set_state(canopy::v1::JOB_STATE_COMPLETED);
+  done.add_nodes("n2");
+  done.add_gpus_per_node_allocated(0);
+  done.add_cpus_allocated(1);
+  done.add_mem_allocated_mib(0);
+  auto store = std::make_unique<Schema2Store>(std::vector<persistence::LegacyJobRecord>{
+      {3, done.SerializeAsString()}, {7, pending.SerializeAsString()}});
+  Schema2Store* raw = store.get();
+  canopy::testing::FakeClock clock;
+  absl::StatusOr<std::unique_ptr<Controller>> controller = Controller::Create(
+      config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock);
+  ASSERT_TRUE(controller.ok()) << controller.status();
+  // Readers see the converted jobs at once.
+  const std::shared_ptr<const ClusterSnapshot> snap = (*controller)->Snapshot();
+  ASSERT_NE(snap->FindJob(7), nullptr);
+  EXPECT_EQ(snap->FindJob(7)->state, core::JobState::kPending);
+  ASSERT_NE(snap->FindJob(3), nullptr);
+  EXPECT_EQ(snap->FindJob(3)->allocation.nodes.size(), 1u);  // where it ran
+  (*controller)->Start();
+  (*controller)->Stop();  // the first batch commits what the restore changed
+  EXPECT_EQ(raw->drops, 1);
+  ASSERT_EQ(raw->saved.size(), 2u);
+  EXPECT_EQ(raw->saved[0].id, core::JobId(3));
+  EXPECT_EQ(raw->saved[1].id, core::JobId(7));
+  EXPECT_EQ(raw->saved[1].user_name, "alice");
+}
+
 }  // namespace
 }  // namespace canopy::server

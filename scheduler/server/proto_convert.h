@@ -1,17 +1,27 @@
-// Conversions between the wire types (proto/canopy/v1) and the controller's own types. Pure
-// functions; thread-safe.
+// Conversions between the wire types (proto/canopy/v1) and the controller's own types: nodes
+// and registrations here (proto_convert.cc), jobs, requests, reports and agent messages in
+// proto_convert_jobs.cc. The only place the two meet (STYLE.md §3). Pure functions; thread-safe.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "canopy/v1/agent.pb.h"
+#include "canopy/v1/controller.pb.h"
 #include "canopy/v1/types.pb.h"
+#include "common/config/cluster_config.h"
 #include "common/rpc/status_convert.h"
 #include "google/protobuf/repeated_ptr_field.h"
+#include "scheduler/core/job.h"
+#include "scheduler/lifecycle/commands.h"
+#include "scheduler/lifecycle/effects.h"
 #include "scheduler/state/node_record.h"
 #include "scheduler/topology/topology.h"
 
 namespace canopy::server {
+
+// ---- Nodes
 
 state::NodeRegistration FromProto(const canopy::v1::Register& reg);
 std::vector<state::GpuStatus> GpusFromProto(
@@ -21,5 +31,43 @@ std::vector<state::GpuStatus> GpusFromProto(
 canopy::v1::Node NodeToProto(const state::NodeRecord& node,
                              const std::vector<std::string>& partitions,
                              const topology::Topology& topology);
+
+// ---- Jobs
+
+canopy::v1::JobState ToProtoState(core::JobState state);
+core::JobState FromProtoState(canopy::v1::JobState state);
+
+core::JobSpec FromProto(const canopy::v1::JobSpec& spec);
+canopy::v1::JobSpec ToProto(const core::JobSpec& spec);
+
+// The wire record of a job: its allocation by node name, with the leaf switches it spans.
+canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology);
+// A record stored by schema 2 (a serialised canopy.v1.Job) as the core's record. A node name the
+// topology no longer has is InvalidArgument naming it.
+absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& record,
+                                    const topology::Topology& topology);
+
+// ---- Requests and answers
+
+lifecycle::SubmitRequest FromProto(const canopy::v1::SubmitJobRequest& request);
+lifecycle::CancelRequest FromProto(const canopy::v1::CancelJobRequest& request);
+lifecycle::StepRequest FromProto(const canopy::v1::CreateStepRequest& request);
+lifecycle::CancelStepRequest FromProto(const canopy::v1::CancelStepRequest& request);
+lifecycle::CompleteRequest FromProto(const canopy::v1::CompleteJobRequest& request);
+
+canopy::v1::SubmitJobResponse ToProto(const lifecycle::SubmitAnswer& answer);
+canopy::v1::CancelJobResponse ToProto(const std::vector<lifecycle::CancelAnswer>& answers);
+canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer);
+
+// ---- Agents
+
+lifecycle::JobReport FromProto(const canopy::v1::JobStatus& status);
+lifecycle::StepReport FromProto(const canopy::v1::StepStatus& status);
+
+// A message for an agent, with what the agent needs from the configuration (cluster name,
+// KillWait) and the topology (node names, SLURM_TOPOLOGY_ADDR).
+canopy::v1::ControllerMessage ToProto(const lifecycle::AgentMessage& message,
+                                      const topology::Topology& topology,
+                                      const config::ClusterConfig& config);
 
 }  // namespace canopy::server

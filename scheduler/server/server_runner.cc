@@ -87,7 +87,7 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   }
   const std::string db_path = absl::StrCat(config.state_dir, "/canopy.db");
   absl::StatusOr<std::unique_ptr<persistence::SqliteStore>> store =
-      persistence::SqliteStore::Open(db_path);
+      persistence::SqliteStore::Open(db_path, topology);
   if (!store.ok()) {
     return store.status();
   }

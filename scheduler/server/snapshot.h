@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "canopy/v1/types.pb.h"
 #include "common/config/cluster_config.h"
+#include "scheduler/core/job.h"
 #include "scheduler/state/node_record.h"
 #include "scheduler/topology/topology.h"
 
@@ -21,7 +21,7 @@ namespace canopy::server {
 // with the number of jobs the controller remembers.
 inline constexpr uint32_t kJobChunkSize = 1024;
 struct JobChunk {
-  std::vector<std::shared_ptr<const canopy::v1::Job>> jobs;
+  std::vector<std::shared_ptr<const core::Job>> jobs;
 };
 
 struct ClusterSnapshot {
@@ -33,25 +33,25 @@ struct ClusterSnapshot {
   // Records are shared between snapshots and never change once published.
   std::vector<std::shared_ptr<const JobChunk>> job_chunks;
 
-  // Calls fn(const canopy::v1::Job&) for every job, ascending id.
+  // Calls fn(const core::Job&) for every job, ascending id.
   template <typename Fn>
   void ForEachJob(Fn&& fn) const {
     for (const std::shared_ptr<const JobChunk>& chunk : job_chunks) {
       if (chunk != nullptr) {
-        for (const std::shared_ptr<const canopy::v1::Job>& job : chunk->jobs) {
+        for (const std::shared_ptr<const core::Job>& job : chunk->jobs) {
           fn(*job);
         }
       }
     }
   }
   // The job with this id, or nullptr.
-  const canopy::v1::Job* FindJob(uint32_t id) const {
+  const core::Job* FindJob(uint32_t id) const {
     const uint32_t k = id / kJobChunkSize;
     if (k >= job_chunks.size() || job_chunks[k] == nullptr) {
       return nullptr;
     }
-    for (const std::shared_ptr<const canopy::v1::Job>& job : job_chunks[k]->jobs) {
-      if (job->job_id() == id) {
+    for (const std::shared_ptr<const core::Job>& job : job_chunks[k]->jobs) {
+      if (job->id.value() == id) {
         return job.get();
       }
     }

@@ -36,17 +36,14 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
 // Per node, the jobs holding it now (CONFIGURING, RUNNING or COMPLETING), ascending.
 std::vector<std::vector<uint32_t>> JobsByNode(const ClusterSnapshot& snap) {
   std::vector<std::vector<uint32_t>> out(snap.nodes->size());
-  snap.ForEachJob([&](const canopy::v1::Job& job) {
-    const canopy::v1::JobState s = job.state();
-    if (s != canopy::v1::JOB_STATE_CONFIGURING && s != canopy::v1::JOB_STATE_RUNNING &&
-        s != canopy::v1::JOB_STATE_COMPLETING) {
+  snap.ForEachJob([&](const core::Job& job) {
+    const core::JobState s = job.state;
+    if (s != core::JobState::kConfiguring && s != core::JobState::kRunning &&
+        s != core::JobState::kCompleting) {
       return;
     }
-    for (const std::string& name : job.nodes()) {
-      const core::NodeId id = snap.topology->FindNode(name);
-      if (id.valid()) {
-        out[id.value()].push_back(job.job_id());
-      }
+    for (const core::NodeShare& share : job.allocation.nodes) {
+      out[share.node.value()].push_back(job.id.value());
     }
   });
   return out;

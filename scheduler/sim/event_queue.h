@@ -16,20 +16,25 @@
 
 namespace canopy::sim {
 
-enum class EventKind { kSubmit, kJobEnd, kNodeFail, kNodeRepair };
+enum class EventKind {
+  kSubmit,       // a trace job is submitted; index = trace index
+  kAgentReport,  // a simulated agent reports on a job; index = SimulatedAgents report slot
+  kTick,         // the lifecycle has a deadline due (time limit, launch timeout, ...)
+  kNodeFail,     // index = NodeId
+  kNodeRepair,   // index = NodeId
+};
 
 struct Event {
   absl::Time time;
   uint64_t seq = 0;
   EventKind kind = EventKind::kSubmit;
-  int64_t index = 0;       // trace index (submit), NodeId (node events), JobId (job end)
-  int32_t generation = 0;  // job end: the run it ends (restart_count); stale ends are dropped
+  int64_t index = 0;
 };
 
 class EventQueue {
  public:
-  void Push(absl::Time time, EventKind kind, int64_t index, int32_t generation = 0) {
-    heap_.push(Event{time, next_seq_++, kind, index, generation});
+  void Push(absl::Time time, EventKind kind, int64_t index = 0) {
+    heap_.push(Event{time, next_seq_++, kind, index});
   }
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }

@@ -1,4 +1,5 @@
-// The trace-replay loop (simulator.h).
+// The trace-replay loop (simulator.h): the event loop, the simulated cluster around the real
+// lifecycle, and what the metrics learn from the jobs' records as they change.
 #include "scheduler/sim/simulator.h"
 
 #include <algorithm>
@@ -6,16 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/btree_set.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "scheduler/core/job_table.h"
-#include "scheduler/placement/registry.h"
-#include "scheduler/plan/applier.h"
-#include "scheduler/queue/queue_sort.h"
+#include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/sim/event_queue.h"
-#include "scheduler/state/capacity_builder.h"
+#include "scheduler/state/cluster_state.h"
 
 namespace canopy::sim {
 namespace {
@@ -24,34 +20,55 @@ using core::Job;
 using core::JobId;
 using core::JobState;
 
-// Per-job facts only the simulator knows.
+// What the simulator remembers about a job, to turn record changes into metrics.
 struct SimJob {
-  int32_t trace_index = 0;
+  int32_t trace_index = -1;
+  JobState state = JobState::kPending;
+  uint32_t run_id = 0;       // the last run seen launched
+  uint32_t run_started = 0;  // the last run seen RUNNING
+  int32_t restart_count = 0;
+  int64_t gpus = 0;      // held by the current run
+  bool holding = false;  // the current run holds its nodes
+  double stretch = 1.0;  // of the current run's placement
   absl::Time first_start = absl::InfinitePast();
-  bool will_time_out = false;  // this run ends at the time limit
+  bool unschedulable = false;  // given up on: never runnable on this cluster
+  bool finished = false;
 };
+
+// A shared_ptr that does not own: the caller of RunSimulation keeps the object alive.
+template <typename T>
+std::shared_ptr<const T> Borrow(const T& object) {
+  return std::shared_ptr<const T>(std::shared_ptr<const T>(), &object);
+}
+
+int64_t TotalGpus(const config::ClusterConfig& config) {
+  int64_t total = 0;
+  for (const config::NodeConfig& n : config.nodes) {
+    for (const config::GpuConfig& g : n.gpus) {
+      total += g.count;
+    }
+  }
+  return total;
+}
 
 class Simulation {
  public:
   Simulation(const config::ClusterConfig& config, const topology::Topology& topology,
-             absl::Span<const TraceJob> trace, const SimOptions& options,
-             placement::CapacityView view, std::unique_ptr<placement::PlacementPolicy> policy,
-             std::unique_ptr<queue::QueueSort> sort)
+             absl::Span<const TraceJob> trace, const SimOptions& options)
       : config_(config),
         topology_(topology),
         trace_(trace),
         options_(options),
-        view_(std::move(view)),
-        policy_(std::move(policy)),
-        sort_(std::move(sort)),
         comm_(topology, options.comm),
         failures_(options.failures),
         clock_(absl::UnixEpoch()),
-        metrics_(TotalGpus(view_), absl::UnixEpoch()),
-        node_jobs_(topology.node_count()) {
-    pass_options_ = options.pass;
-    pass_options_.compute_min_units = true;
-    max_time_ = absl::InfiniteDuration();
+        metrics_(TotalGpus(config), absl::UnixEpoch()),
+        agents_(events_, topology.node_count(), options.agents),
+        nodes_(config, absl::UnixEpoch()),
+        jobs_(trace.size() + 1) {
+    operator_.authenticated = true;
+    operator_.is_operator = true;
+    operator_.user_name = "canopy-sim";
     for (const config::PartitionConfig& p : config.partitions) {
       if (p.is_default) {
         max_time_ = p.max_time;
@@ -59,7 +76,24 @@ class Simulation {
     }
   }
 
+  absl::Status Init(const std::string& policy) {
+    lifecycle::LifecycleOptions options;
+    options.placement_policy = PolicyRegistryName(policy);
+    options.queue_sort = options_.queue_sort;
+    options.pass = options_.pass;
+    options.pass.compute_min_units = true;
+    absl::StatusOr<std::unique_ptr<lifecycle::JobLifecycle>> lc =
+        lifecycle::JobLifecycle::Create(Borrow(config_), Borrow(topology_), clock_, options);
+    if (!lc.ok()) {
+      return lc.status();
+    }
+    lifecycle_ = *std::move(lc);
+    policy_name_ = options.placement_policy;
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<SimResult> Run() {
+    RegisterAllNodes();
     for (size_t i = 0; i < trace_.size(); ++i) {
       events_.Push(absl::UnixEpoch() + trace_[i].submit, EventKind::kSubmit,
                    static_cast<int64_t>(i));
@@ -73,227 +107,281 @@ class Simulation {
     while (!events_.empty() && remaining_ > 0) {
       const absl::Time t = events_.top().time;
       clock_.AdvanceTo(t);
-      bool changed = false;
       while (!events_.empty() && events_.top().time == t) {
         Event e = events_.Pop();
         ++event_count_;
-        absl::StatusOr<bool> c = Handle(e);
-        if (!c.ok()) {
-          return c.status();
-        }
-        changed |= *c;
-      }
-      if (changed && !pending_.empty()) {
-        if (absl::Status s = Schedule(t); !s.ok()) {
+        if (absl::Status s = Handle(e); !s.ok()) {
           return s;
         }
       }
+      if (lifecycle_->NextDeadline() <= t) {
+        lifecycle::Effects effects;
+        lifecycle_->Tick(effects);
+        Process(effects);
+      }
+      if (schedule_ && lifecycle_->pending_count() > 0) {
+        schedule_ = false;
+        ++passes_;
+        lifecycle::Effects effects;
+        lifecycle_->Schedule(effects);
+        Process(effects);
+      }
+      ArmTick();
     }
     SimResult result;
-    result.metrics =
-        metrics_.Finish(policy_->name().empty() ? options_.policy : std::string(policy_->name()),
-                        passes_, event_count_);
+    result.metrics = metrics_.Finish(policy_name_, passes_, event_count_);
     result.series = metrics_.series();
     return result;
   }
 
  private:
-  static int64_t TotalGpus(const placement::CapacityView& view) {
-    int64_t total = 0;
-    for (const placement::NodeCapacity& n : view.nodes()) {
-      total += n.total_gpus;
+  // Every node's agent registers at the start, reporting what the configuration promises.
+  void RegisterAllNodes() {
+    lifecycle::Effects effects;
+    for (int n = 0; n < topology_.node_count(); ++n) {
+      const config::NodeConfig& c = config_.nodes[n];
+      state::NodeRegistration reg;
+      reg.hostname = "canopy-sim";
+      reg.agent_version = "sim";
+      reg.cpus = c.cpus;
+      reg.real_memory_mib = c.real_memory_mib;
+      int index = 0;
+      for (const config::GpuConfig& g : c.gpus) {
+        for (int i = 0; i < g.count; ++i) {
+          state::GpuStatus gpu;
+          gpu.index = index++;
+          gpu.model = g.type;
+          reg.gpus.push_back(std::move(gpu));
+        }
+      }
+      absl::StatusOr<core::NodeId> id = nodes_.RegisterNode(c.name, std::move(reg), clock_.Now());
+      if (id.ok()) {
+        lifecycle_->NodeChanged(nodes_.node(*id), effects);
+      }
     }
-    return total;
+    Process(effects);
   }
 
-  absl::StatusOr<bool> Handle(const Event& e) {
+  absl::Status Handle(const Event& e) {
     switch (e.kind) {
       case EventKind::kSubmit:
-        return Submit(static_cast<int32_t>(e.index), e.time);
-      case EventKind::kJobEnd:
-        return End(JobId(static_cast<uint32_t>(e.index)), e.generation, e.time);
+        Submit(static_cast<int32_t>(e.index));
+        return absl::OkStatus();
+      case EventKind::kAgentReport:
+        if (auto report = agents_.Take(e.index); report.has_value()) {
+          lifecycle::Effects effects;
+          lifecycle_->JobReported(report->first, report->second, effects);
+          Process(effects);
+        }
+        return absl::OkStatus();
+      case EventKind::kTick:
+        return absl::OkStatus();  // the loop ticks the lifecycle after the time's events
       case EventKind::kNodeFail:
-        return NodeFail(core::NodeId(static_cast<int32_t>(e.index)), e.time);
+        return NodeFail(core::NodeId(static_cast<int32_t>(e.index)));
       case EventKind::kNodeRepair:
-        return NodeRepair(core::NodeId(static_cast<int32_t>(e.index)), e.time);
-    }
-    return false;
-  }
-
-  absl::StatusOr<bool> Submit(int32_t index, absl::Time t) {
-    const TraceJob& tj = trace_[index];
-    Job job;
-    job.id = JobId(tj.id);
-    job.submit_time = job.eligible_time = t;
-    job.spec.min_nodes = tj.nodes;
-    job.spec.gpus_per_node = tj.gpus_per_node;
-    job.spec.cpus_per_node = std::max(1, tj.gpus_per_node * options_.cpus_per_gpu);
-    job.spec.account = tj.account;
-    job.spec.user = tj.user;
-    job.spec.time_limit = std::min(tj.time_limit, max_time_);
-    metrics_.JobSubmitted(t);
-    if (absl::Status s = jobs_.Add(std::move(job)); !s.ok()) {
-      return s;
-    }
-    index_of_[tj.id] = SimJob{index};
-    pending_.insert(JobId(tj.id));
-    return true;
-  }
-
-  void Finished(const Job& job, absl::Time t) {
-    const SimJob& sj = index_of_[job.id.value()];
-    metrics_.JobFinished(job.spec.account, job.submit_time, sj.first_start, t,
-                         trace_[sj.trace_index].duration);
-    --remaining_;
-  }
-
-  // Frees the bookkeeping of a running job's nodes and charges its GPU time.
-  void StopRun(const Job& job, absl::Time t) {
-    const double gpus = static_cast<double>(job.allocation.total_gpus());
-    metrics_.Delivered(job.spec.account, gpus * absl::ToDoubleSeconds(t - job.start_time));
-    metrics_.GpusChanged(t, -job.allocation.total_gpus());
-    for (const core::NodeShare& s : job.allocation.nodes) {
-      std::vector<JobId>& on = node_jobs_[s.node.value()];
-      on.erase(std::remove(on.begin(), on.end(), job.id), on.end());
-    }
-  }
-
-  absl::StatusOr<bool> End(JobId id, int32_t generation, absl::Time t) {
-    Job* job = jobs_.Find(id);
-    if (job == nullptr || job->state != JobState::kRunning || job->restart_count != generation) {
-      return false;  // a run that a node failure already ended
-    }
-    const bool timeout = index_of_[id.value()].will_time_out;
-    StopRun(*job, t);
-    if (absl::Status s =
-            plan::EndJob(view_, *job, timeout ? JobState::kTimeout : JobState::kCompleted, t);
-        !s.ok()) {
-      return s;
-    }
-    if (timeout) {
-      metrics_.TimedOut();
-    }
-    Finished(*job, t);
-    return true;
-  }
-
-  absl::StatusOr<bool> NodeFail(core::NodeId node, absl::Time t) {
-    metrics_.NodeFailed();
-    const std::vector<JobId> victims = node_jobs_[node.value()];  // copy: StopRun edits it
-    for (JobId id : victims) {
-      Job* job = jobs_.Find(id);
-      StopRun(*job, t);
-      if (absl::Status s = plan::FailJobOnNodeLoss(view_, *job, t); !s.ok()) {
-        return s;
-      }
-      if (job->state == JobState::kPending) {
-        metrics_.Requeued();
-        pending_.insert(id);
-      } else {
-        metrics_.NodeFailJob();
-        Finished(*job, t);
-      }
-    }
-    placement::NodeCapacity cap = view_.node(node);
-    cap.up = false;
-    if (absl::Status s = view_.UpdateNode(node, cap); !s.ok()) {
-      return absl::InternalError(s.message());
-    }
-    events_.Push(t + failures_.options().repair_time, EventKind::kNodeRepair, node.value());
-    return true;
-  }
-
-  absl::StatusOr<bool> NodeRepair(core::NodeId node, absl::Time t) {
-    placement::NodeCapacity cap = view_.node(node);
-    cap.up = true;
-    if (absl::Status s = view_.UpdateNode(node, cap); !s.ok()) {
-      return absl::InternalError(s.message());
-    }
-    events_.Push(t + failures_.NextFailureIn(), EventKind::kNodeFail, node.value());
-    return true;
-  }
-
-  absl::Status Schedule(absl::Time t) {
-    ++passes_;
-    std::vector<const Job*> pending;
-    pending.reserve(pending_.size());
-    for (JobId id : pending_) {
-      pending.push_back(jobs_.Find(id));
-    }
-    sort_->Sort(pending, t);
-    plan::Plan plan = plan::RunPass(view_, pending, t, *policy_, pass_options_);
-    absl::StatusOr<plan::ApplyReport> report = applier_.Apply(plan, view_, jobs_, t);
-    if (!report.ok()) {
-      return report.status();
-    }
-    size_t next = 0;  // report->started is a subsequence of plan.starts
-    for (const plan::PlannedStart& start : plan.starts) {
-      if (next >= report->started.size() || report->started[next] != start.job) {
-        continue;
-      }
-      ++next;
-      Started(*jobs_.Find(start.job), start, t);
-    }
-    for (const plan::PendingNote& note : plan.pending) {
-      if (!note.infeasible) {
-        continue;
-      }
-      Job* job = jobs_.Find(note.job);
-      pending_.erase(note.job);
-      if (absl::Status s = core::TransitionTo(*job, JobState::kFailed, t); !s.ok()) {
-        return s;
-      }
-      job->reason = core::JobReason::kBadConstraints;
-      metrics_.Unschedulable();
-      --remaining_;
+        return NodeRepair(core::NodeId(static_cast<int32_t>(e.index)));
     }
     return absl::OkStatus();
   }
 
-  void Started(const Job& job, const plan::PlannedStart& start, absl::Time t) {
-    pending_.erase(job.id);
-    SimJob& sj = index_of_[job.id.value()];
-    if (sj.first_start == absl::InfinitePast()) {
-      sj.first_start = t;
+  void Submit(int32_t index) {
+    const TraceJob& tj = trace_[index];
+    lifecycle::SubmitRequest request;
+    core::JobSpec& spec = request.spec;
+    spec.name = absl::StrCat("trace-", tj.id);
+    spec.script = "#!/bin/sh\n";  // what runs does not matter: the agents know its run time
+    spec.min_nodes = tj.nodes;
+    spec.gpus_per_node = tj.gpus_per_node;
+    spec.cpus_per_task = std::max(1, tj.gpus_per_node * options_.cpus_per_gpu);
+    spec.account = tj.account;
+    if (tj.time_limit != absl::InfiniteDuration()) {
+      spec.time_limit = std::min(tj.time_limit, max_time_);
     }
-    std::vector<core::NodeId> nodes;
-    nodes.reserve(job.allocation.nodes.size());
-    for (const core::NodeShare& s : job.allocation.nodes) {
-      nodes.push_back(s.node);
-      node_jobs_[s.node.value()].push_back(job.id);
+    lifecycle::Caller user;
+    user.authenticated = true;
+    user.uid = 1000;
+    user.user_name = tj.user;
+    metrics_.JobSubmitted(clock_.Now());
+    lifecycle::Effects effects;
+    absl::StatusOr<lifecycle::SubmitAnswer> answer = lifecycle_->Submit(request, user, effects);
+    if (!answer.ok()) {
+      // Refused at submission (more GPUs per node than any node has): never runnable.
+      metrics_.Unschedulable();
+      --remaining_;
+      return;
     }
-    metrics_.GpusChanged(t, job.allocation.total_gpus());
-    double stretch = 1.0;
-    if (nodes.size() > 1) {
+    jobs_[answer->job_id.value()].trace_index = index;
+    Process(effects);
+    const Job& job = *lifecycle_->Find(answer->job_id);
+    if (job.state == JobState::kPending && lifecycle::BlocksScheduling(job.reason)) {
+      GiveUp(job.id);  // a partition limit it can never meet
+    }
+  }
+
+  absl::Status NodeFail(core::NodeId node) {
+    metrics_.NodeFailed();
+    agents_.NodeFailed(node);
+    if (absl::Status s = ChangeNode(node, state::NodeAdminAction::kDown); !s.ok()) {
+      return s;
+    }
+    events_.Push(clock_.Now() + failures_.options().repair_time, EventKind::kNodeRepair,
+                 node.value());
+    return absl::OkStatus();
+  }
+
+  absl::Status NodeRepair(core::NodeId node) {
+    agents_.NodeRepaired(node);
+    if (absl::Status s = ChangeNode(node, state::NodeAdminAction::kResume); !s.ok()) {
+      return s;
+    }
+    events_.Push(clock_.Now() + failures_.NextFailureIn(), EventKind::kNodeFail, node.value());
+    return absl::OkStatus();
+  }
+
+  // The controller learns of a failed (or repaired) node at once, as an admin's DOWN/RESUME.
+  absl::Status ChangeNode(core::NodeId node, state::NodeAdminAction action) {
+    absl::StatusOr<std::vector<core::NodeId>> changed = nodes_.UpdateNodes(
+        {topology_.node_name(node)}, action, "simulated node failure", "canopy-sim", clock_.Now());
+    if (!changed.ok()) {
+      return absl::InternalError(changed.status().message());
+    }
+    lifecycle::Effects effects;
+    lifecycle_->NodeChanged(nodes_.node(node), effects);
+    Process(effects);
+    return absl::OkStatus();
+  }
+
+  // A job that can never run on this cluster is cancelled and counted apart.
+  void GiveUp(JobId id) {
+    SimJob& sj = jobs_[id.value()];
+    if (sj.unschedulable) {
+      return;
+    }
+    sj.unschedulable = true;
+    metrics_.Unschedulable();
+    --remaining_;
+    lifecycle::Effects effects;
+    lifecycle::CancelRequest cancel;
+    cancel.job_ids = {id.value()};
+    (void)lifecycle_->Cancel(cancel, operator_, effects);
+    Process(effects);
+  }
+
+  // Hands the lifecycle's messages to the agents and learns from the records that changed.
+  void Process(lifecycle::Effects& effects) {
+    schedule_ = schedule_ || effects.schedule;
+    const absl::Time now = clock_.Now();
+    for (const lifecycle::StartNote& note : effects.started) {
+      Launched(*lifecycle_->Find(note.job), note.min_units_possible);
+    }
+    agents_.Deliver(effects.messages, now);
+    std::vector<JobId> infeasible;
+    for (JobId id : effects.dirty) {
+      const Job& job = *lifecycle_->Find(id);
+      Observe(job, now);
+      if (job.state == JobState::kPending && job.reason == core::JobReason::kBadConstraints) {
+        infeasible.push_back(id);
+      }
+    }
+    for (JobId id : infeasible) {
+      GiveUp(id);
+    }
+  }
+
+  // The pass started a job: its placement's quality, and how much longer it will run for it.
+  void Launched(const Job& job, int32_t min_units_possible) {
+    SimJob& sj = jobs_[job.id.value()];
+    sj.stretch = 1.0;
+    const size_t n = job.allocation.nodes.size();
+    if (n > 1) {
+      std::vector<core::NodeId> nodes;
+      nodes.reserve(n);
+      for (const core::NodeShare& share : job.allocation.nodes) {
+        nodes.push_back(share.node);
+      }
+      std::sort(nodes.begin(), nodes.end());
       const PlacementShape shape = comm_.Shape(nodes);
-      stretch = comm_.Stretch(shape, static_cast<int32_t>(nodes.size()));
-      metrics_.MultiNodeStart(shape.leaves, start.min_units_possible, stretch);
+      sj.stretch = comm_.Stretch(shape, static_cast<int32_t>(n));
+      metrics_.MultiNodeStart(shape.leaves, min_units_possible, sj.stretch);
     }
-    const absl::Duration run = trace_[sj.trace_index].duration * stretch;
-    sj.will_time_out = run > job.spec.time_limit;
-    const absl::Time end = t + (sj.will_time_out ? job.spec.time_limit : run);
-    events_.Push(end, EventKind::kJobEnd, job.id.value(), job.restart_count);
+  }
+
+  void Observe(const Job& job, absl::Time now) {
+    SimJob& sj = jobs_[job.id.value()];
+    const bool holds = lifecycle::HoldsNodes(job.state);
+    if (holds && job.run_id != sj.run_id) {  // a new run took its nodes
+      sj.run_id = job.run_id;
+      sj.gpus = job.allocation.total_gpus();
+      sj.holding = true;
+      metrics_.GpusChanged(now, sj.gpus);
+    }
+    const bool ran = job.state == JobState::kRunning || job.state == JobState::kCompleting ||
+                     (core::IsTerminal(job.state) && job.state != JobState::kCancelled);
+    if (ran && job.run_id == sj.run_id && sj.run_started != sj.run_id && sj.holding) {
+      sj.run_started = sj.run_id;
+      if (sj.first_start == absl::InfinitePast()) {
+        sj.first_start = job.start_time;
+      }
+      const absl::Duration run = trace_[sj.trace_index].duration * sj.stretch;
+      // A run longer than the time limit is ended by the lifecycle's timer, not by the script.
+      if (job.state == JobState::kRunning && run <= job.time_limit) {
+        agents_.RunScript(job.id, job.allocation.nodes[0].node, job.run_id, job.start_time + run);
+      }
+    }
+    if (sj.holding && !holds) {  // the run is over: its GPUs are free
+      sj.holding = false;
+      metrics_.GpusChanged(now, -sj.gpus);
+      metrics_.Delivered(job.spec.account, static_cast<double>(sj.gpus) *
+                                               absl::ToDoubleSeconds(now - job.start_time));
+    }
+    if (job.restart_count > sj.restart_count) {
+      sj.restart_count = job.restart_count;
+      metrics_.Requeued();
+    }
+    if (core::IsTerminal(job.state) && !sj.finished && !sj.unschedulable) {
+      sj.finished = true;
+      if (job.state == JobState::kTimeout) {
+        metrics_.TimedOut();
+      } else if (job.state == JobState::kNodeFail) {
+        metrics_.NodeFailJob();
+      }
+      metrics_.JobFinished(job.spec.account, job.submit_time, sj.first_start, job.end_time,
+                           trace_[sj.trace_index].duration);
+      --remaining_;
+    }
+    sj.state = job.state;
+  }
+
+  // Makes sure a kTick event is queued for the lifecycle's next deadline. Ticks queued for
+  // deadlines that went away since are harmless: the loop ticks only what is due.
+  void ArmTick() {
+    const absl::Time now = clock_.Now();
+    const absl::Time next = lifecycle_->NextDeadline();
+    if (next == absl::InfiniteFuture() || (armed_at_ > now && armed_at_ <= next)) {
+      return;
+    }
+    armed_at_ = std::max(next, now);
+    events_.Push(armed_at_, EventKind::kTick);
   }
 
   const config::ClusterConfig& config_;
   const topology::Topology& topology_;
   absl::Span<const TraceJob> trace_;
-  SimOptions options_;
-  plan::PassOptions pass_options_;
-  placement::CapacityView view_;
-  std::unique_ptr<placement::PlacementPolicy> policy_;
-  std::unique_ptr<queue::QueueSort> sort_;
-  plan::PlanApplier applier_;
+  const SimOptions options_;
   CommCostModel comm_;
   FailureInjector failures_;
   SimClock clock_;
   MetricsCollector metrics_;
   EventQueue events_;
-  core::JobTable jobs_;
-  absl::btree_set<JobId> pending_;  // ordered: the pass input never depends on hash order
-  absl::flat_hash_map<uint32_t, SimJob> index_of_;  // lookups only
-  std::vector<std::vector<JobId>> node_jobs_;       // per node, in start order
-  absl::Duration max_time_;
+  SimulatedAgents agents_;
+  state::ClusterState nodes_;
+  std::unique_ptr<lifecycle::JobLifecycle> lifecycle_;
+  std::string policy_name_;
+  lifecycle::Caller operator_;
+  std::vector<SimJob> jobs_;  // by lifecycle job id (assigned 1, 2, ... in submit order)
+  absl::Duration max_time_ = absl::InfiniteDuration();
+  bool schedule_ = false;
+  absl::Time armed_at_ = absl::InfinitePast();  // the earliest kTick queued
   int64_t remaining_ = 0;
   int64_t passes_ = 0;
   int64_t event_count_ = 0;
@@ -314,21 +402,10 @@ absl::StatusOr<SimResult> RunSimulation(const config::ClusterConfig& config,
                                         const topology::Topology& topology,
                                         absl::Span<const TraceJob> trace,
                                         const SimOptions& options) {
-  absl::StatusOr<std::unique_ptr<placement::PlacementPolicy>> policy =
-      placement::MakePlacementPolicy(PolicyRegistryName(options.policy));
-  if (!policy.ok()) {
-    return policy.status();
+  Simulation sim(config, topology, trace, options);
+  if (absl::Status s = sim.Init(options.policy); !s.ok()) {
+    return s;
   }
-  absl::StatusOr<std::unique_ptr<queue::QueueSort>> sort = queue::MakeQueueSort(options.queue_sort);
-  if (!sort.ok()) {
-    return sort.status();
-  }
-  absl::StatusOr<placement::CapacityView> view = state::BuildIdleCapacity(config, topology);
-  if (!view.ok()) {
-    return view.status();
-  }
-  Simulation sim(config, topology, trace, options, *std::move(view), *std::move(policy),
-                 *std::move(sort));
   return sim.Run();
 }
 

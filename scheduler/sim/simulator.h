@@ -1,11 +1,14 @@
-// The trace-replay simulator: runs a trace through the real scheduler core with simulated time.
+// The trace-replay simulator: runs a trace through canopyd's own job lifecycle with simulated
+// time.
 //
-// The same pieces canopyd uses make every decision: the QueueSort orders pending jobs, RunPass
-// (scheduler/plan) computes a plan with the chosen PlacementPolicy, PlanApplier commits it into
-// the CapacityView and the JobTable, and EndJob / FailJobOnNodeLoss commit job ends and node
-// losses. The simulator only adds what a real cluster would: submit events from the trace, job
-// ends after the (stretched) run time, node failures and repairs, and metrics. All events at one
-// time are handled first and then one pass runs (docs/design/simulator.md).
+// Every decision is made by the code canopyd runs: the trace's jobs are submitted to a
+// lifecycle::JobLifecycle (admission, the scheduling pass with the chosen PlacementPolicy, gang
+// launch, time limits, cleanup, requeue on node loss), the cluster's nodes are registered in a
+// state::ClusterState as agents would, and the lifecycle's messages go to SimulatedAgents, which
+// answer as real agents would (launch confirmed, script exits at its stretched run time, nodes
+// clean up after a kill). What the simulator adds is only the event loop, the trace readers, the
+// communication cost model, failure injection and the metrics. All events at one time are
+// handled first and then one pass runs (docs/design/simulator.md).
 //
 // Deterministic: no clock (SimClock), seeded failures, ordered containers. RunSimulation is
 // reentrant; it owns all its state.
@@ -21,6 +24,7 @@
 #include "scheduler/sim/comm_model.h"
 #include "scheduler/sim/failures.h"
 #include "scheduler/sim/metrics.h"
+#include "scheduler/sim/sim_agents.h"
 #include "scheduler/sim/trace.h"
 #include "scheduler/topology/topology.h"
 
@@ -33,6 +37,7 @@ struct SimOptions {
   FailureOptions failures;
   plan::PassOptions pass;    // compute_min_units is always turned on (min_switch_frac needs it)
   int32_t cpus_per_gpu = 1;  // CPUs a job takes per GPU on each node (at least 1 per node)
+  AgentDelays agents;        // how long simulated agents take to confirm launches and cleanups
 };
 
 struct SimResult {
@@ -44,8 +49,9 @@ struct SimResult {
 // "placement/slurm_tree"; a full "placement/..." name is kept.
 std::string PolicyRegistryName(absl::string_view name);
 
-// Replays `trace` (sorted by submit, as ReadTraceFile returns it). InvalidArgument for an
-// unknown policy or queue sort; Internal if the core reports a broken invariant.
+// Replays `trace` (sorted by submit, as ReadTraceFile returns it). `config` and `topology` must
+// outlive the call. InvalidArgument for an unknown policy or queue sort; Internal if the core
+// reports a broken invariant.
 absl::StatusOr<SimResult> RunSimulation(const config::ClusterConfig& config,
                                         const topology::Topology& topology,
                                         absl::Span<const TraceJob> trace,

@@ -41,14 +41,14 @@ struct PassFixture {
       j.submit_time = j.eligible_time = kNow - absl::Seconds(10000 - i);
       const int r = static_cast<int>(rng() % 100);
       if (r < 70) {
-        j.spec.gpus_per_node = 1 << (rng() % 3);
+        j.resources.gpus_per_node = 1 << (rng() % 3);
       } else if (r < 85) {
-        j.spec.gpus_per_node = 8;
+        j.resources.gpus_per_node = 8;
       } else {
-        j.spec.gpus_per_node = 8;
-        j.spec.min_nodes = 2 << (rng() % 7);  // 2 .. 128 nodes
+        j.resources.gpus_per_node = 8;
+        j.resources.min_nodes = 2 << (rng() % 7);  // 2 .. 128 nodes
       }
-      j.spec.cpus_per_node = j.spec.gpus_per_node;
+      j.resources.cpus_per_node = j.resources.gpus_per_node;
       jobs.push_back(j);
     }
     for (const core::Job& j : jobs) {

@@ -18,6 +18,10 @@ class FakeClock final : public core::Clock {
     absl::MutexLock lock(&mu_);
     now_ += d;
   }
+  void Set(absl::Time t) {
+    absl::MutexLock lock(&mu_);
+    now_ = t;
+  }
 
  private:
   mutable absl::Mutex mu_;

@@ -1,0 +1,102 @@
+// JobSpec: what a job asks for, as it was submitted (sbatch/srun options in brackets), and
+// ResourceRequest: the same request resolved against the cluster, in the terms placement uses.
+//
+// JobSpec is kept for the life of the job and stored with it: the controller re-derives the
+// ResourceRequest from it at every start-up, so a changed configuration (a node renamed, a
+// partition's default time) applies to waiting jobs as it would to new ones. Plain value types
+// with no I/O; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "scheduler/core/ids.h"
+
+namespace canopy::core {
+
+struct JobSpec {
+  std::string name;       // -J; the controller fills "sbatch"/"interactive" when empty
+  std::string partition;  // -p; "" = the default partition
+  std::string account;    // -A
+
+  // Shape (0 = unset where it says so).
+  int32_t min_nodes = 0;                        // -N MIN[-MAX]; 0 = 1
+  int32_t max_nodes = 0;                        // high end of -N MIN-MAX; 0 = same as min_nodes
+  int32_t ntasks = 0;                           // -n; 0 = one per node (or ntasks_per_node x nodes)
+  int32_t ntasks_per_node = 0;                  // --ntasks-per-node; 0 = unset
+  int32_t cpus_per_task = 0;                    // -c; 0 = 1
+  int64_t mem_per_node_mib = 0;                 // --mem; 0 = unset
+  int32_t gpus_per_node = 0;                    // --gpus-per-node=[TYPE:]N, --gres=gpu[:TYPE]:N
+  std::string gpu_type;                         // "" = any type
+  bool exclusive = false;                       // --exclusive
+  std::optional<absl::Duration> time_limit;     // -t; unset = the partition's DefaultTime/MaxTime
+  int32_t max_switches = 0;                     // --switches=K; 0 = no limit
+  std::optional<absl::Duration> switches_wait;  // --switches=K@WAIT; unset = 300 s
+  std::string required_nodes;                   // -w, a hostlist expression
+  std::string excluded_nodes;                   // -x, a hostlist expression
+
+  // What runs, where, and as what.
+  std::string script;  // the batch script; empty for an allocation-only job (srun, salloc)
+  std::vector<std::string> argv;                   // the script's arguments
+  std::map<std::string, std::string> environment;  // --export (ordered: deterministic envp)
+  bool export_none = false;                        // --export=NONE: only the SLURM_* variables
+  std::string work_dir;                            // -D; the submit directory by default
+  std::string stdout_path;                         // -o pattern (%j %x %u %N %A %a %t %%)
+  std::string stderr_path;                         // -e pattern
+  std::string stdin_path;                          // -i; "" = /dev/null
+  bool open_append = false;                        // --open-mode=append
+  bool requeue = true;                             // --requeue (Slurm's default) / --no-requeue
+  bool hold = false;                               // -H: submitted held (JobHeldUser)
+  std::string submit_host;                         // SLURM_SUBMIT_HOST
+  std::string submit_dir;                          // SLURM_SUBMIT_DIR
+  int32_t nice = 0;                                // --nice
+  std::string array_spec;                          // -a ("0-15%4"); "" = not an array
+  // --signal=[B:]SIG@TIME: `warn_signal` this long before the time limit (0 = none); to the
+  // batch shell only with warn_batch_only.
+  int32_t warn_signal = 0;
+  absl::Duration warn_time = absl::ZeroDuration();
+  bool warn_batch_only = false;
+
+  friend bool operator==(const JobSpec&, const JobSpec&) = default;
+};
+
+// What one job asks of the nodes it runs on, resolved against the cluster: defaults applied,
+// CPUs per node computed from tasks, hostlists turned into node ids. Placement's request is
+// this plus the time its --switches wait started (placement/request.h).
+struct ResourceRequest {
+  // Exactly min_nodes, or a range [min_nodes, max_nodes]: the job gets as many nodes as one
+  // placement can give, up to max_nodes. max_nodes 0 = same as min_nodes.
+  int32_t min_nodes = 1;
+  int32_t max_nodes = 0;
+
+  // Per node.
+  int32_t gpus_per_node = 0;
+  std::string gpu_type;  // "" = any type
+  int32_t cpus_per_node = 1;
+  int64_t mem_per_node_mib = 0;
+
+  // Only nodes with no allocation, and nobody else may join them.
+  bool exclusive = false;
+
+  // The partition the job runs in; "" = any partition (tests and benchmarks only).
+  std::string partition;
+
+  // -w / -x, ascending and unique. Required nodes count toward the node count.
+  std::vector<NodeId> required_nodes;
+  std::vector<NodeId> excluded_nodes;
+
+  // --switches=K[@max_wait]: at most K leaf switches (base blocks on a block topology); 0 = no
+  // limit. The job waits that long for such a placement, then takes what it can get.
+  int32_t max_switches = 0;
+  absl::Duration max_switch_wait = absl::Seconds(300);
+
+  int32_t max_nodes_or_min() const { return max_nodes > 0 ? max_nodes : min_nodes; }
+
+  friend bool operator==(const ResourceRequest&, const ResourceRequest&) = default;
+};
+
+}  // namespace canopy::core

@@ -1,0 +1,288 @@
+// Admission: checking and resolving a submitted spec, and queueing its job(s) (admission.h).
+#include "scheduler/lifecycle/admission.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/slurm/array_spec.h"
+#include "common/slurm/hostlist.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+absl::StatusOr<std::vector<core::NodeId>> ResolveNodes(const std::string& hostlist,
+                                                       const topology::Topology& topology,
+                                                       absl::string_view field) {
+  std::vector<core::NodeId> ids;
+  if (hostlist.empty()) {
+    return ids;
+  }
+  absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(hostlist);
+  if (!names.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": '", hostlist, "' is not a hostlist: ", names.status().message()));
+  }
+  for (const std::string& name : *names) {
+    const core::NodeId id = topology.FindNode(name);
+    if (!id.valid()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Batch job submission failed: Invalid node name specified (", field,
+                       " names ", name, ", which is not a node of this cluster)"));
+    }
+    ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+const config::PartitionConfig* FindPartition(const config::ClusterConfig& config,
+                                             const std::string& name) {
+  if (name.empty()) {
+    for (const config::PartitionConfig& p : config.partitions) {
+      if (p.is_default) {
+        return &p;
+      }
+    }
+    return config.partitions.empty() ? nullptr : &config.partitions.front();
+  }
+  for (const config::PartitionConfig& p : config.partitions) {
+    if (p.name == name) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+// execve passes NUL-terminated strings and splits the environment at '=': anything else could
+// not reach the job as written.
+absl::Status CheckExecStrings(const core::JobSpec& spec) {
+  for (const auto& [key, value] : spec.environment) {
+    if (key.empty() || absl::StrContains(key, '=') || absl::StrContains(key, '\0')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "environment: '", absl::CEscape(key), "' is not a variable name (empty, or with '=')"));
+    }
+    if (absl::StrContains(value, '\0')) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("environment: the value of ", key, " contains a NUL byte"));
+    }
+  }
+  for (size_t i = 0; i < spec.argv.size(); ++i) {
+    if (absl::StrContains(spec.argv[i], '\0')) {
+      return absl::InvalidArgumentError(absl::StrCat("argv[", i, "] contains a NUL byte"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// True if some node of the partition could ever hold one node's share of `r`.
+bool AnyNodeFits(const core::ResourceRequest& r, const config::PartitionConfig& part,
+                 const config::ClusterConfig& config, const topology::Topology& topology) {
+  for (const std::string& name : part.nodes) {
+    const core::NodeId id = topology.FindNode(name);
+    if (!id.valid()) {
+      continue;
+    }
+    const config::NodeConfig& n = config.nodes[id.value()];
+    int gpus = 0;
+    for (const config::GpuConfig& g : n.gpus) {
+      if (r.gpu_type.empty() || g.type == r.gpu_type) {
+        gpus += g.count;
+      }
+    }
+    if (gpus >= r.gpus_per_node && n.cpus >= r.cpus_per_node &&
+        n.real_memory_mib >= r.mem_per_node_mib) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
+                                         const config::ClusterConfig& config,
+                                         const topology::Topology& topology) {
+  ResolvedSpec out;
+  core::ResourceRequest& c = out.resources;
+  if (spec.min_nodes < 0 || spec.max_nodes < 0 || spec.ntasks < 0 || spec.ntasks_per_node < 0 ||
+      spec.cpus_per_task < 0 || spec.gpus_per_node < 0 || spec.mem_per_node_mib < 0 ||
+      spec.max_switches < 0) {
+    return absl::InvalidArgumentError(
+        "spec: node, task, CPU, GPU, memory and switch counts must not be negative");
+  }
+  if (absl::Status s = CheckExecStrings(spec); !s.ok()) {
+    return s;
+  }
+  out.partition = FindPartition(config, spec.partition);
+  if (out.partition == nullptr) {
+    // sbatch prints each line after "sbatch: error: "; these are Slurm's own two lines.
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid partition specified: ",
+                     spec.partition.empty() ? "(no default partition)" : spec.partition,
+                     "\nBatch job submission failed: Invalid partition name specified"));
+  }
+  const config::PartitionConfig& part = *out.partition;
+  c.min_nodes = std::max(1, spec.min_nodes);
+  c.max_nodes = spec.max_nodes > 0 ? std::max(spec.max_nodes, c.min_nodes) : 0;
+  if (spec.ntasks > 0 && spec.min_nodes == 0 && spec.ntasks_per_node > 0) {
+    c.min_nodes = (spec.ntasks + spec.ntasks_per_node - 1) / spec.ntasks_per_node;
+  }
+  if (spec.ntasks > 0 && spec.ntasks < c.min_nodes) {
+    // sbatch: "can't run 2 processes on 4 nodes, setting nnodes to 2" (the task layout rule).
+    c.min_nodes = spec.ntasks;
+    c.max_nodes = c.max_nodes > 0 ? std::min(c.max_nodes, spec.ntasks) : 0;
+  }
+  c.gpus_per_node = spec.gpus_per_node;
+  c.gpu_type = spec.gpu_type;
+  const int32_t tasks_per_node =
+      spec.ntasks_per_node > 0
+          ? spec.ntasks_per_node
+          : (spec.ntasks > 0 ? (spec.ntasks + c.min_nodes - 1) / c.min_nodes : 1);
+  c.cpus_per_node = std::max(1, spec.cpus_per_task) * tasks_per_node;
+  c.mem_per_node_mib = spec.mem_per_node_mib;
+  c.exclusive = spec.exclusive;
+  c.partition = part.name;
+  c.max_switches = spec.max_switches;
+  if (spec.switches_wait.has_value()) {
+    c.max_switch_wait = *spec.switches_wait;
+  }
+  absl::StatusOr<std::vector<core::NodeId>> required =
+      ResolveNodes(spec.required_nodes, topology, "--nodelist");
+  if (!required.ok()) {
+    return required.status();
+  }
+  absl::StatusOr<std::vector<core::NodeId>> excluded =
+      ResolveNodes(spec.excluded_nodes, topology, "--exclude");
+  if (!excluded.ok()) {
+    return excluded.status();
+  }
+  c.required_nodes = *std::move(required);
+  c.excluded_nodes = *std::move(excluded);
+
+  // Refuse what no node of the partition could ever hold, as sbatch does.
+  if (!AnyNodeFits(c, part, config, topology)) {
+    // Slurm's words only (sbatch prints them as they are); what was asked is in the request.
+    return absl::InvalidArgumentError(
+        "Batch job submission failed: Requested node configuration is not available");
+  }
+
+  // The time limit: the job's own, else the partition's DefaultTime, else its MaxTime.
+  if (spec.time_limit.has_value() && *spec.time_limit <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("time_limit: must be positive (unset = partition default)");
+  }
+  out.time_limit = spec.time_limit.has_value()                     ? *spec.time_limit
+                   : part.default_time != absl::InfiniteDuration() ? part.default_time
+                                                                   : part.max_time;
+  if (!part.up) {
+    out.blocked = core::JobReason::kPartitionDown;
+  }
+  if (out.time_limit > part.max_time) {
+    out.blocked = core::JobReason::kPartitionTimeLimit;
+  }
+  const int64_t limit_nodes = part.max_nodes >= 0
+                                  ? std::min<int64_t>(part.max_nodes, part.nodes.size())
+                                  : static_cast<int64_t>(part.nodes.size());
+  if (c.min_nodes > limit_nodes) {
+    out.blocked = core::JobReason::kPartitionNodeLimit;
+  }
+  return out;
+}
+
+absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
+                                    const Caller& caller, Effects& effects) {
+  if (!caller.authenticated) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("submitting a job needs the caller's identity, which canopyd takes from its "
+                     "unix socket (",
+                     s.config->unix_socket,
+                     "); run sbatch on the controller host, or point CANOPY_CONTROLLER at "
+                     "unix:<that socket>"));
+  }
+  const core::JobSpec& spec = request.spec;
+  if (!request.idempotency_key.empty()) {
+    if (auto it = s.idempotency.find(request.idempotency_key); it != s.idempotency.end()) {
+      SubmitAnswer again;
+      again.job_id = it->second;
+      const core::Job* first = s.jobs.Find(it->second);
+      if (first != nullptr && first->array_job_id != 0) {
+        for (const auto& [id, job] : s.jobs.jobs()) {
+          if (job->array_job_id == first->array_job_id) {
+            again.array_task_job_ids.push_back(id);
+          }
+        }
+      }
+      return again;
+    }
+  }
+  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(spec, *s.config, *s.topology);
+  if (!resolved.ok()) {
+    return resolved.status();
+  }
+  std::vector<uint32_t> task_ids = {0};
+  int32_t max_running = 0;
+  const bool is_array = !spec.array_spec.empty();
+  if (is_array) {
+    absl::StatusOr<slurm::ArraySpec> array = slurm::ParseArraySpec(spec.array_spec);
+    if (!array.ok()) {
+      return array.status();
+    }
+    task_ids = array->task_ids;
+    max_running = array->max_running;
+  }
+  if (max_running > 0) {
+    s.has_throttled_arrays = true;
+  }
+  const absl::Time now = s.Now();
+  SubmitAnswer answer;
+  answer.job_id = core::JobId(s.next_job_id);
+  for (uint32_t task : task_ids) {
+    core::Job job;
+    job.id = core::JobId(s.next_job_id++);
+    job.spec = spec;
+    if (job.spec.name.empty()) {
+      job.spec.name = job.allocation_only() ? "interactive" : "sbatch";
+    }
+    job.resources = resolved->resources;
+    job.user_id = caller.uid;
+    job.group_id = caller.gid;
+    job.user_name = caller.user_name;
+    job.supplementary_gids = caller.groups;
+    job.partition = resolved->partition->name;
+    job.time_limit = resolved->time_limit;
+    job.idempotency_key = request.idempotency_key;
+    job.submit_time = now;
+    job.eligible_time = now;
+    job.reason = resolved->blocked != core::JobReason::kNone ? resolved->blocked
+                 : spec.hold                                 ? core::JobReason::kJobHeldUser
+                                                             : core::JobReason::kNone;
+    if (is_array) {
+      job.array_job_id = answer.job_id.value();
+      job.array_task_id = task;
+      answer.array_task_job_ids.push_back(job.id);
+    }
+    const core::JobId id = job.id;
+    if (absl::Status added = s.jobs.Add(std::move(job)); !added.ok()) {
+      return absl::InternalError(added.message());
+    }
+    s.Touch(id, effects);
+  }
+  if (!request.idempotency_key.empty()) {
+    s.idempotency[request.idempotency_key] = answer.job_id;
+  }
+  effects.next_id_changed = true;
+  effects.schedule = true;
+  effects.info.push_back(absl::StrCat(
+      "job ", answer.job_id.value(),
+      is_array ? absl::StrCat(" (array of ", task_ids.size(), ")") : "", " submitted by ",
+      caller.user_name, ": ", resolved->resources.min_nodes, " node(s) x ",
+      resolved->resources.gpus_per_node, " GPU(s) in ", resolved->partition->name));
+  return answer;
+}
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,214 @@
+// Agent reports and node loss (agent_reports.h).
+#include "scheduler/lifecycle/agent_reports.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/btree_set.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/lifecycle/ending.h"
+#include "scheduler/lifecycle/launch.h"
+#include "scheduler/state/capacity_builder.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+uint64_t GpuBits(const std::vector<int>& indexes) {
+  uint64_t bits = 0;
+  for (int g : indexes) {
+    if (g >= 0 && g < 64) {
+      bits |= uint64_t{1} << g;
+    }
+  }
+  return bits;
+}
+
+// The batch script ended on the batch host.
+void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects& effects) {
+  if (job.state == core::JobState::kConfiguring) {
+    (void)core::TransitionTo(job, core::JobState::kRunning, s.Now());
+  }
+  if (job.state == core::JobState::kRunning) {
+    job.exit_code = report.exit_code;
+    job.exit_signal = report.exit_signal;
+    const core::JobState final_state = report.out_of_memory ? core::JobState::kOutOfMemory
+                                       : (report.exit_code == 0 && report.exit_signal == 0)
+                                           ? core::JobState::kCompleted
+                                           : core::JobState::kFailed;
+    BeginCompleting(s, job, final_state, "batch script ended", effects);
+  } else if (job.state == core::JobState::kCompleting) {
+    // Ended by a cancel or the time limit: keep that outcome, record how the script died.
+    job.exit_code = report.exit_code;
+    job.exit_signal = report.exit_signal;
+    s.Touch(job.id, effects);
+  }
+}
+
+}  // namespace
+
+void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, Effects& effects) {
+  if (report.phase == JobPhase::kExited || report.phase == JobPhase::kCleanedUp) {
+    effects.Send(node, JobReportAck{report.job, report.phase, report.run_id});
+  }
+  if (report.phase == JobPhase::kCleanedUp && !s.holds.empty()) {
+    ReleaseHolds(s, report.job, node, report.run_id, effects);
+  }
+  core::Job* job = s.jobs.Find(report.job);
+  if (job == nullptr || !HoldsNodes(job->state)) {
+    return;
+  }
+  const int idx = LifecycleState::NodeIndexIn(*job, node);
+  if (idx < 0) {
+    return;  // a report from an earlier run of the job on other nodes
+  }
+  if (report.run_id != 0 && report.run_id != job->run_id) {
+    return;  // about an earlier run of the job on this node (requeued or relaunched since)
+  }
+  const std::string& node_name = s.topology->node_name(node);
+  switch (report.phase) {
+    case JobPhase::kLaunched:
+      Confirm(s, *job, idx, effects);
+      break;
+    case JobPhase::kLaunchFailed:
+      if (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning) {
+        // A launch that fails for a reason of the job's own (a missing work directory, an
+        // unwritable output file) would fail again anywhere: the job fails, as in Slurm.
+        job->exit_code = 1;
+        job->state_message = absl::StrCat("launch failed on ", node_name, ": ", report.message);
+        if (job->state == core::JobState::kConfiguring) {
+          (void)core::TransitionTo(*job, core::JobState::kRunning, s.Now());
+        }
+        BeginCompleting(s, *job, core::JobState::kFailed, "launch failed", effects);
+        effects.warnings.push_back(absl::StrCat("job ", job->id.value(), ": launch failed on ",
+                                                node_name, ": ", report.message));
+      }
+      break;
+    case JobPhase::kExited:
+      if (idx == 0) {  // only the batch host runs the script
+        Exited(s, *job, report, effects);
+      }
+      break;
+    case JobPhase::kCleanedUp:
+      if (job->state == core::JobState::kCompleting) {
+        s.Live(job->id)->cleaned[idx] = true;
+        FinishIfClean(s, *job, effects);
+      }
+      break;
+  }
+}
+
+void NodeChanged(LifecycleState& s, const state::NodeRecord& node, Effects& effects) {
+  const int i = node.id.value();
+  placement::NodeCapacity c = s.view.node(node.id);
+  state::ApplyAvailability(node, c);
+  if (!node.registration.gpus.empty()) {
+    std::vector<int> indexes;
+    for (const state::GpuStatus& g : node.registration.gpus) {
+      indexes.push_back(g.index);
+    }
+    std::sort(indexes.begin(), indexes.end());
+    s.gpu_indexes[i] = std::move(indexes);
+  }
+  (void)s.view.UpdateNode(node.id, c);
+  ++s.capacity_version;
+  const bool usable = c.usable();
+  if (usable && !s.node_usable[i]) {
+    effects.schedule = true;
+  }
+  s.node_usable[i] = usable;
+
+  uint64_t broken = 0;  // GPU indexes of this node that are broken now
+  for (const state::GpuStatus& g : node.registration.gpus) {
+    if (!g.healthy && g.index >= 0 && g.index < 64) {
+      broken |= uint64_t{1} << g.index;
+    }
+  }
+  const bool down = !c.up;
+  if (down && !s.holds.empty()) {
+    ReleaseHolds(s, core::JobId(), node.id, 0, effects);
+  }
+  if (!down && broken == 0) {
+    return;
+  }
+  // Copy: losing a job edits node_jobs.
+  const std::vector<core::JobId> held(s.node_jobs[i].begin(), s.node_jobs[i].end());
+  for (core::JobId id : held) {
+    core::Job* job = s.jobs.Find(id);
+    const int idx = job == nullptr ? -1 : LifecycleState::NodeIndexIn(*job, node.id);
+    if (idx < 0) {
+      continue;
+    }
+    if (job->state == core::JobState::kCompleting) {
+      if (down) {
+        s.Live(id)->cleaned[idx] = true;  // a down node's processes count as gone
+        FinishIfClean(s, *job, effects);
+      }
+      continue;
+    }
+    if (down) {
+      LoseJob(s, *job,
+              absl::StrCat("node ", node.name, " is down",
+                           node.reason.empty() ? "" : absl::StrCat(": ", node.reason)),
+              effects);
+    } else if ((GpuBits(job->allocation.nodes[idx].gpu_indexes) & broken) != 0) {
+      LoseJob(s, *job, absl::StrCat("a GPU of node ", node.name, " used by the job failed"),
+              effects);
+    }
+  }
+}
+
+std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord& node,
+                                     const std::vector<uint32_t>& running_job_ids,
+                                     Effects& effects) {
+  std::vector<uint32_t> kill;
+  const absl::btree_set<core::JobId>& held = s.node_jobs[node.id.value()];
+  absl::btree_set<core::JobId> running;
+  for (uint32_t raw : running_job_ids) {
+    const core::JobId id(raw);
+    running.insert(id);
+    if (!held.contains(id)) {
+      kill.push_back(raw);
+      effects.warnings.push_back(absl::StrCat("node ", node.name, " still runs job ", raw,
+                                              ", which does not hold it: killing it"));
+    }
+  }
+  const std::vector<core::JobId> jobs(held.begin(), held.end());
+  for (core::JobId id : jobs) {
+    core::Job* job = s.jobs.Find(id);
+    LiveJob* live = s.Live(id);
+    const int idx = job == nullptr ? -1 : LifecycleState::NodeIndexIn(*job, node.id);
+    if (idx < 0 || live == nullptr) {
+      continue;
+    }
+    switch (job->state) {
+      case core::JobState::kConfiguring:
+        if (running.contains(id)) {
+          Confirm(s, *job, idx, effects);
+        } else {
+          ResendLaunch(*job, idx, effects);
+        }
+        break;
+      case core::JobState::kRunning:
+        if (!running.contains(id)) {
+          if (idx == 0) {
+            live->lost_batch_since = s.Now();  // unless its exit arrives, the job is lost
+            s.Rearm(id);
+          } else {
+            ResendLaunch(*job, idx, effects);
+          }
+        }
+        break;
+      case core::JobState::kCompleting:
+        if (!live->cleaned[idx]) {
+          effects.Send(node.id, KillJob{id, "job ended"});
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return kill;
+}
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,105 @@
+// The requests the job lifecycle takes and the answers it gives, in the core's own types.
+//
+// The controller's gRPC services convert the wire messages (proto/canopy/v1) into these and the
+// answers back (scheduler/server/proto_convert.h); the simulator builds them directly. Plain
+// value types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scheduler/core/ids.h"
+#include "scheduler/core/job_spec.h"
+
+namespace canopy::lifecycle {
+
+// ---- From clients
+
+struct SubmitRequest {
+  core::JobSpec spec;
+  // A retried submit with the same key returns the first job id instead of a second job.
+  std::string idempotency_key;
+};
+
+struct SubmitAnswer {
+  core::JobId job_id;  // the job, or for an array the array's job id (= its first task's)
+  std::vector<core::JobId> array_task_job_ids;  // arrays only, in task order
+};
+
+// Cancel jobs, or send them a signal (scancel --signal).
+struct CancelRequest {
+  std::vector<uint32_t> job_ids;  // raw ids: an unknown one is an answer, not an error
+  int32_t signal = 0;             // 0 = cancel
+  bool batch_only = false;        // with a signal: only the batch shell
+};
+
+struct CancelAnswer {
+  uint32_t job_id = 0;
+  bool ok = false;
+  std::string error;  // Slurm's words: "Invalid job id specified", ...
+};
+
+// srun inside an allocation: a step of `job`.
+struct StepRequest {
+  core::JobId job;
+  int32_t nodes = 0;            // -N; 0 = every node (or as ntasks needs)
+  int32_t ntasks = 0;           // -n; 0 = one per node (or ntasks_per_node x nodes)
+  int32_t ntasks_per_node = 0;  // 0 = unset
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> environment;
+  std::string work_dir;
+  std::string io_address;  // srun's StepIo server the agents stream to
+  std::string io_token;
+  std::string stdout_path;  // output to files instead of srun (patterns; %t = rank)
+  std::string stderr_path;
+};
+
+struct StepAnswer {
+  uint32_t step_id = 0;
+  int32_t ntasks = 0;
+  std::vector<std::string> nodes;       // node-index order
+  std::vector<int32_t> tasks_per_node;  // on each of those nodes
+};
+
+struct CancelStepRequest {
+  core::JobId job;
+  uint32_t step_id = 0;
+  int32_t signal = 0;  // 0 = kill (SIGTERM, SIGKILL after KillWait)
+};
+
+// The client of an allocation-only job (srun or salloc outside a batch job) is done with it.
+struct CompleteRequest {
+  core::JobId job;
+  int32_t exit_code = 0;
+  int32_t exit_signal = 0;
+};
+
+// ---- From agents
+
+enum class JobPhase {
+  kLaunched,      // this node's part is set up (and, on the batch host, the script started)
+  kLaunchFailed,  // could not start; `message` says why
+  kExited,        // the batch script ended (batch host only)
+  kCleanedUp,     // every process of the job on this node is gone
+};
+
+struct JobReport {
+  core::JobId job;
+  JobPhase phase = JobPhase::kLaunched;
+  int32_t exit_code = 0;       // kExited
+  int32_t exit_signal = 0;     // kExited
+  bool out_of_memory = false;  // kExited
+  std::string message;
+  uint32_t run_id = 0;  // the run it is about; 0 = an agent that never had the job
+};
+
+struct StepReport {
+  core::JobId job;
+  uint32_t step_id = 0;
+  int32_t node_index = 0;
+  bool exited = false;
+};
+
+}  // namespace canopy::lifecycle

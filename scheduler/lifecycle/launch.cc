@@ -1,0 +1,213 @@
+// Launch: the pass, gang launch with confirmation, aborted launches, cleanup holds (launch.h).
+#include "scheduler/lifecycle/launch.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "common/slurm/array_spec.h"
+#include "common/slurm/hostlist.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+// Array throttles ("%N"): tasks beyond the limit wait this pass. Tasks already holding nodes
+// count, and so does every task let through here, even if it then does not fit.
+void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>& pending) {
+  absl::flat_hash_map<uint32_t, int> running;  // array job id -> tasks holding nodes
+  for (const auto& [id, live] : s.live) {
+    const core::Job* job = s.jobs.Find(id);
+    if (job != nullptr && job->array_job_id != 0) {
+      ++running[job->array_job_id];
+    }
+  }
+  absl::flat_hash_map<uint32_t, int> limits;
+  std::vector<const core::Job*> allowed;
+  allowed.reserve(pending.size());
+  for (const core::Job* job : pending) {
+    if (job->array_job_id == 0) {
+      allowed.push_back(job);
+      continue;
+    }
+    auto [it, inserted] = limits.try_emplace(job->array_job_id, 0);
+    if (inserted) {
+      absl::StatusOr<slurm::ArraySpec> spec = slurm::ParseArraySpec(job->spec.array_spec);
+      it->second = spec.ok() ? spec->max_running : 0;
+    }
+    int& n = running[job->array_job_id];
+    if (it->second == 0 || n < it->second) {
+      ++n;
+      allowed.push_back(job);
+    }
+  }
+  pending.swap(allowed);
+}
+
+// The job took its allocation in the pass: GPU indexes, its nodes' lists, LaunchJob everywhere.
+void Launch(LifecycleState& s, core::Job& job, Effects& effects) {
+  s.TakeNodes(job);
+  LiveJob& live = *s.Live(job.id);
+  live.confirmed.assign(job.allocation.nodes.size(), false);
+  live.launch_deadline = s.Now() + s.config->launch_timeout;
+  // state_message stays: after a requeue it still says why the job had to start again.
+  job.completing_to.reset();
+  job.exit_code = 0;
+  job.exit_signal = 0;
+  ++job.run_id;
+  auto record = std::make_shared<const core::Job>(job);
+  for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
+    effects.Send(job.allocation.nodes[i].node, LaunchJob{record, static_cast<int32_t>(i)});
+  }
+  s.Touch(job.id, effects);
+  std::vector<std::string> names;
+  for (const core::NodeShare& share : job.allocation.nodes) {
+    names.push_back(s.topology->node_name(share.node));
+  }
+  effects.info.push_back(absl::StrCat("job ", job.id.value(), " starting on ",
+                                      slurm::CompressHostlist(names), " (",
+                                      job.placement_explanation, ")"));
+}
+
+}  // namespace
+
+void Schedule(LifecycleState& s, Effects& effects) {
+  if (s.pending.empty()) {
+    return;
+  }
+  const absl::Time now = s.Now();
+  std::vector<const core::Job*> pending;
+  pending.reserve(s.pending.size());
+  for (const auto& [id, job] : s.pending) {
+    pending.push_back(job);
+  }
+  if (s.has_throttled_arrays) {
+    ApplyArrayThrottles(s, pending);
+  }
+  s.sort->Sort(pending, now);
+  const plan::Plan plan = plan::RunPass(s.view, pending, now, *s.policy, s.pass_options);
+  // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
+  // explanation of a waiting job is refreshed every pass and need not be).
+  std::vector<core::JobReason> old_reasons;
+  old_reasons.reserve(plan.pending.size());
+  for (const plan::PendingNote& note : plan.pending) {
+    const core::Job* job = s.jobs.Find(note.job);
+    old_reasons.push_back(job != nullptr ? job->reason : note.reason);
+  }
+  absl::StatusOr<plan::ApplyReport> report = s.applier.Apply(plan, s.view, s.jobs, now);
+  if (!report.ok()) {
+    effects.warnings.push_back(absl::StrCat("scheduling pass failed: ", report.status().message()));
+    return;
+  }
+  size_t next = 0;  // report->started is a subsequence of plan.starts
+  for (const plan::PlannedStart& start : plan.starts) {
+    if (next >= report->started.size() || report->started[next] != start.job) {
+      continue;
+    }
+    ++next;
+    core::Job& job = *s.jobs.Find(start.job);
+    job.placement_explanation = start.explanation.ToString();
+    Launch(s, job, effects);
+    effects.started.push_back({start.job, start.min_units_possible});
+  }
+  for (size_t i = 0; i < plan.pending.size(); ++i) {
+    const plan::PendingNote& note = plan.pending[i];
+    core::Job* job = s.jobs.Find(note.job);
+    if (job == nullptr || job->state != core::JobState::kPending) {
+      continue;
+    }
+    if (job->placement_explanation != note.detail) {
+      job->placement_explanation = note.detail;
+    }
+    if (job->reason != old_reasons[i]) {
+      s.Touch(note.job, effects);
+    }
+  }
+  for (const auto& [job, why] : report->refused) {
+    s.Touch(job, effects);  // back to reason Resources
+  }
+}
+
+void ResendLaunch(const core::Job& job, int node_index, Effects& effects) {
+  effects.Send(job.allocation.nodes[node_index].node,
+               LaunchJob{std::make_shared<const core::Job>(job), node_index});
+}
+
+void Confirm(LifecycleState& s, core::Job& job, int node_index, Effects& effects) {
+  LiveJob* live = s.Live(job.id);
+  if (job.state != core::JobState::kConfiguring || live == nullptr) {
+    return;
+  }
+  live->confirmed[node_index] = true;
+  if (std::all_of(live->confirmed.begin(), live->confirmed.end(), [](bool b) { return b; })) {
+    (void)core::TransitionTo(job, core::JobState::kRunning, s.Now());
+    s.Touch(job.id, effects);
+  }
+}
+
+void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects) {
+  if (job.state != core::JobState::kConfiguring) {
+    return;
+  }
+  s.SendKill(job, absl::StrCat("launch aborted: ", why), effects);
+  std::vector<CleanupHold> holds = HoldsFor(s, job);
+  s.LeaveNodes(job);
+  if (absl::Status st = plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now());
+      !st.ok()) {
+    effects.warnings.push_back(std::string(st.message()));
+    return;
+  }
+  TakeHolds(s, std::move(holds), effects);
+  job.state_message = why;
+  s.Touch(job.id, effects);
+  effects.schedule = true;
+  effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
+}
+
+std::vector<CleanupHold> HoldsFor(const LifecycleState& s, const core::Job& job) {
+  std::vector<CleanupHold> holds;
+  const absl::Time deadline = s.Now() + s.config->kill_wait + kCleanupGrace;
+  for (const core::NodeShare& share : job.allocation.nodes) {
+    if (!s.view.node(share.node).up) {
+      continue;  // a down node's processes count as gone
+    }
+    holds.push_back(CleanupHold{job.id, job.run_id, share, job.allocation.exclusive, deadline});
+  }
+  return holds;
+}
+
+void TakeHolds(LifecycleState& s, std::vector<CleanupHold> holds, Effects& effects) {
+  for (CleanupHold& h : holds) {
+    const placement::NodeUse use{h.share.node, h.share.gpus, h.share.cpus, h.share.mem_mib};
+    if (absl::Status st = s.view.ApplyJob({&use, 1}, h.exclusive, /*start=*/true); !st.ok()) {
+      effects.warnings.push_back(absl::StrCat("job ", h.job.value(), ": holding ",
+                                              s.topology->node_name(h.share.node),
+                                              " until it cleans up: ", st.message()));
+      continue;
+    }
+    s.MarkGpus(h.share, /*used=*/true);
+    ++s.capacity_version;
+    s.holds.push_back(std::move(h));
+  }
+}
+
+void ReleaseHolds(LifecycleState& s, core::JobId job, core::NodeId node, uint32_t run_id,
+                  Effects& effects) {
+  for (auto it = s.holds.begin(); it != s.holds.end();) {
+    const bool match = it->share.node == node && (!job.valid() || it->job == job) &&
+                       (run_id == 0 || it->run_id == run_id);
+    if (!match) {
+      ++it;
+      continue;
+    }
+    const placement::NodeUse use{it->share.node, it->share.gpus, it->share.cpus, it->share.mem_mib};
+    (void)s.view.ApplyJob({&use, 1}, it->exclusive, /*start=*/false);
+    s.MarkGpus(it->share, /*used=*/false);
+    ++s.capacity_version;
+    effects.schedule = true;
+    it = s.holds.erase(it);
+  }
+}
+
+}  // namespace canopy::lifecycle

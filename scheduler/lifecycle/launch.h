@@ -1,0 +1,43 @@
+// Launch: from PENDING to RUNNING. The scheduling pass starts what fits (in queue order, array
+// throttles applied); a started job takes its nodes and GPU indexes and every node is sent a
+// LaunchJob; the job runs once every node has confirmed (gang launch). A launch that fails or is
+// not confirmed in time goes back to the queue, and the nodes it may have started on stay held
+// (cleanup holds) until they report that its processes are gone.
+//
+// Functions of the lifecycle's state; owner thread only; no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scheduler/core/job.h"
+#include "scheduler/lifecycle/effects.h"
+#include "scheduler/lifecycle/lifecycle_state.h"
+
+namespace canopy::lifecycle {
+
+// One scheduling pass: starts every pending job that fits now, in queue order.
+void Schedule(LifecycleState& s, Effects& effects);
+
+// Sends node `node_index` of a starting job its LaunchJob again (its agent re-registered
+// without it).
+void ResendLaunch(const core::Job& job, int node_index, Effects& effects);
+
+// Node `node_index` of a CONFIGURING job confirmed its launch; the job runs once every node has.
+void Confirm(LifecycleState& s, core::Job& job, int node_index, Effects& effects);
+
+// A CONFIGURING job's launch failed or was not confirmed in time: kills what may have started,
+// keeps its nodes held until they clean up, and puts the job back to PENDING (reason
+// Resources, no restart counted: it never ran). No-op for a job in any other state.
+void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects);
+
+// Cleanup holds for the nodes of `job` that are up (a down node's processes count as gone).
+// Taken before the job's allocation is freed, applied after.
+std::vector<CleanupHold> HoldsFor(const LifecycleState& s, const core::Job& job);
+void TakeHolds(LifecycleState& s, std::vector<CleanupHold> holds, Effects& effects);
+// Releases the holds of `job` on `node` for `run_id` (0 = every run); every job's hold on
+// `node` when `job` is invalid.
+void ReleaseHolds(LifecycleState& s, core::JobId job, core::NodeId node, uint32_t run_id,
+                  Effects& effects);
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,188 @@
+// The lifecycle's shared state and its bookkeeping helpers (lifecycle_state.h).
+#include "scheduler/lifecycle/lifecycle_state.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace canopy::lifecycle {
+
+bool BlocksScheduling(core::JobReason r) {
+  using R = core::JobReason;
+  return r == R::kJobHeldUser || r == R::kJobHeldAdmin || r == R::kPartitionNodeLimit ||
+         r == R::kPartitionTimeLimit || r == R::kPartitionDown;
+}
+
+bool HoldsNodes(core::JobState s) {
+  return s == core::JobState::kConfiguring || s == core::JobState::kRunning ||
+         s == core::JobState::kCompleting;
+}
+
+LifecycleState::LifecycleState(std::shared_ptr<const config::ClusterConfig> config_in,
+                               std::shared_ptr<const topology::Topology> topology_in,
+                               const core::Clock& clock_in, placement::CapacityView view_in,
+                               std::unique_ptr<placement::PlacementPolicy> policy_in,
+                               std::unique_ptr<queue::QueueSort> sort_in, plan::PassOptions pass)
+    : config(std::move(config_in)),
+      topology(std::move(topology_in)),
+      clock(clock_in),
+      view(std::move(view_in)),
+      policy(std::move(policy_in)),
+      sort(std::move(sort_in)),
+      pass_options(pass),
+      node_jobs(view.node_count()),
+      gpus_in_use(view.node_count(), 0),
+      gpu_indexes(view.node_count()),
+      node_usable(view.node_count(), false) {
+  // No node may take work before its agent registers.
+  for (int i = 0; i < view.node_count(); ++i) {
+    const core::NodeId id(i);
+    placement::NodeCapacity c = view.node(id);
+    c.up = false;
+    (void)view.UpdateNode(id, c);
+    for (int g = 0; g < c.total_gpus; ++g) {
+      gpu_indexes[i].push_back(g);
+    }
+  }
+}
+
+LiveJob* LifecycleState::Live(core::JobId id) {
+  auto it = live.find(id);
+  return it == live.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<core::Job*> LifecycleState::FindControlled(core::JobId id, const Caller& caller) {
+  core::Job* job = jobs.Find(id);
+  if (job == nullptr) {
+    return absl::NotFoundError(absl::StrCat("Invalid job id specified: ", id.value()));
+  }
+  if (!caller.MayControl(job->user_id)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("Access/permission denied: job ", id.value(), " belongs to ", job->user_name));
+  }
+  return job;
+}
+
+void LifecycleState::Touch(core::JobId id, Effects& effects) {
+  effects.dirty.insert(id);
+  Reindex(id);
+}
+
+void LifecycleState::Reindex(core::JobId id) {
+  core::Job* job = jobs.Find(id);
+  if (job != nullptr && job->state == core::JobState::kPending && !BlocksScheduling(job->reason)) {
+    pending[id] = job;
+  } else {
+    pending.erase(id);
+  }
+  Rearm(id);
+}
+
+void LifecycleState::Rearm(core::JobId id) {
+  absl::Time at = absl::InfiniteFuture();
+  const core::Job* job = jobs.Find(id);
+  const LiveJob* l = Live(id);
+  if (job != nullptr && l != nullptr) {
+    switch (job->state) {
+      case core::JobState::kConfiguring:
+        at = l->launch_deadline;
+        break;
+      case core::JobState::kRunning:
+        at = l->lost_batch_since + kLostBatchGrace;
+        if (job->time_limit != absl::InfiniteDuration()) {
+          const absl::Time limit = job->start_time + job->time_limit;
+          at = std::min(at, limit);
+          if (!l->warned && job->spec.warn_signal > 0) {
+            at = std::min(at, limit - job->spec.warn_time);
+          }
+        }
+        break;
+      case core::JobState::kCompleting:
+        at = l->cleanup_deadline;
+        break;
+      default:
+        break;
+    }
+  }
+  auto it = deadline_of.find(id);
+  if (it != deadline_of.end()) {
+    if (it->second == at) {
+      return;
+    }
+    deadlines.erase({it->second, id});
+    deadline_of.erase(it);
+  }
+  if (at != absl::InfiniteFuture()) {
+    deadlines.insert({at, id});
+    deadline_of[id] = at;
+  }
+}
+
+int LifecycleState::NodeIndexIn(const core::Job& job, core::NodeId node) {
+  for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
+    if (job.allocation.nodes[i].node == node) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void LifecycleState::MarkGpus(const core::NodeShare& share, bool used) {
+  uint64_t& bits = gpus_in_use[share.node.value()];
+  for (int g : share.gpu_indexes) {
+    if (g >= 0 && g < 64) {
+      bits = used ? bits | (uint64_t{1} << g) : bits & ~(uint64_t{1} << g);
+    }
+  }
+}
+
+void LifecycleState::TakeNodes(core::Job& job) {
+  ++capacity_version;
+  for (core::NodeShare& share : job.allocation.nodes) {
+    if (share.gpu_indexes.empty() && share.gpus > 0) {
+      // The first free indexes the agent reported, in index order.
+      const uint64_t used = gpus_in_use[share.node.value()];
+      for (int g : gpu_indexes[share.node.value()]) {
+        if (static_cast<int>(share.gpu_indexes.size()) == share.gpus) {
+          break;
+        }
+        if (g >= 0 && g < 64 && (used & (uint64_t{1} << g)) == 0) {
+          share.gpu_indexes.push_back(g);
+        }
+      }
+    }
+    MarkGpus(share, /*used=*/true);
+    node_jobs[share.node.value()].insert(job.id);
+  }
+  live[job.id] = LiveJob{};
+}
+
+void LifecycleState::LeaveNodes(const core::Job& job) {
+  ++capacity_version;
+  for (const core::NodeShare& share : job.allocation.nodes) {
+    MarkGpus(share, /*used=*/false);
+    node_jobs[share.node.value()].erase(job.id);
+  }
+  live.erase(job.id);
+  Rearm(job.id);
+}
+
+void LifecycleState::SendKill(const core::Job& job, const std::string& reason,
+                              Effects& effects) const {
+  for (const core::NodeShare& share : job.allocation.nodes) {
+    effects.Send(share.node, KillJob{job.id, reason});
+  }
+}
+
+void LifecycleState::SendSignal(const core::Job& job, int signal, bool batch_only,
+                                Effects& effects) const {
+  // The batch shell runs on the first node: batch_only signals go there alone.
+  const size_t nodes =
+      batch_only ? std::min<size_t>(1, job.allocation.nodes.size()) : job.allocation.nodes.size();
+  for (size_t i = 0; i < nodes; ++i) {
+    effects.Send(job.allocation.nodes[i].node, SignalJob{job.id, signal, batch_only});
+  }
+}
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,144 @@
+// LifecycleState: what the job lifecycle knows, shared by its units (admission, launch, ending,
+// steps, timers, agent reports, restore): the job records, what is tracked about each job while
+// it holds nodes, the capacity placement sees, GPU indexes in use, cleanup holds, and the
+// indexes that keep every event O(what it touches) instead of O(all jobs).
+//
+// Invariants (kept by the helpers below and checked by the tests):
+//   * a job has a LiveJob entry exactly while it is CONFIGURING, RUNNING or COMPLETING, and then
+//     holds its allocation's capacity and is listed in `node_jobs` for each of its nodes;
+//   * `pending` holds exactly the PENDING jobs whose reason does not block them (holds,
+//     partition limits); it is brought up to date by Touch, which every change of a job's state
+//     or reason goes through (the same call marks the job for saving);
+//   * `deadlines` has one entry per job with something for Tick to do, at the earliest time.
+// Owned by JobLifecycle; not thread-safe; no I/O; time only from `clock`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/config/cluster_config.h"
+#include "scheduler/core/clock.h"
+#include "scheduler/core/job_table.h"
+#include "scheduler/lifecycle/caller.h"
+#include "scheduler/lifecycle/effects.h"
+#include "scheduler/placement/capacity_view.h"
+#include "scheduler/placement/policy.h"
+#include "scheduler/plan/applier.h"
+#include "scheduler/plan/pass.h"
+#include "scheduler/queue/queue_sort.h"
+#include "scheduler/topology/topology.h"
+
+namespace canopy::lifecycle {
+
+// How long a COMPLETING job waits for its nodes to confirm cleanup beyond KillWait before it is
+// ended anyway (its nodes are then the admin's problem, as Slurm's "Kill task failed").
+inline constexpr absl::Duration kCleanupGrace = absl::Seconds(60);
+// How long a RUNNING job's batch host may re-register without the job before the job counts as
+// lost: long enough for the agent to re-send an exit it saw while the controller was away.
+inline constexpr absl::Duration kLostBatchGrace = absl::Seconds(30);
+
+// What the controller tracks about a job while it holds nodes; rebuilt at restart.
+struct LiveJob {
+  std::vector<bool> confirmed;  // CONFIGURING: per node, LAUNCHED seen
+  std::vector<bool> cleaned;    // COMPLETING: per node, CLEANED_UP seen
+  absl::Time launch_deadline = absl::InfiniteFuture();
+  absl::Time cleanup_deadline = absl::InfiniteFuture();
+  absl::Time lost_batch_since = absl::InfiniteFuture();        // the batch host forgot the job
+  bool warned = false;                                         // --signal sent
+  absl::btree_map<uint32_t, std::vector<core::NodeId>> steps;  // live steps: their nodes
+};
+
+// What a job that left its nodes before they cleaned up (requeued, launch aborted, cancelled
+// while starting) still occupies on one node: its processes may live until KillWait runs out,
+// so nobody else gets those GPUs until the node reports CLEANED_UP (or goes down, or the
+// deadline passes). Not persisted: after a restart the capacity is free again.
+struct CleanupHold {
+  core::JobId job;
+  uint32_t run_id = 0;
+  core::NodeShare share;
+  bool exclusive = false;
+  absl::Time deadline = absl::InfiniteFuture();
+};
+
+struct LifecycleOptions {
+  std::string placement_policy = "placement/canopy";  // a placement registry name
+  std::string queue_sort = "queue/age";
+  plan::PassOptions pass;
+};
+
+// Reasons that keep a pending job out of the pass until something other than capacity changes.
+bool BlocksScheduling(core::JobReason reason);
+// CONFIGURING, RUNNING or COMPLETING.
+bool HoldsNodes(core::JobState state);
+
+struct LifecycleState {
+  LifecycleState(std::shared_ptr<const config::ClusterConfig> config,
+                 std::shared_ptr<const topology::Topology> topology, const core::Clock& clock,
+                 placement::CapacityView view, std::unique_ptr<placement::PlacementPolicy> policy,
+                 std::unique_ptr<queue::QueueSort> sort, plan::PassOptions pass);
+
+  absl::Time Now() const { return clock.Now(); }
+
+  // ---- Records
+  core::Job* Find(core::JobId id) { return jobs.Find(id); }
+  LiveJob* Live(core::JobId id);
+  // The job if it exists and `caller` may act on it; NotFound ("Invalid job id specified") or
+  // PermissionDenied otherwise.
+  absl::StatusOr<core::Job*> FindControlled(core::JobId id, const Caller& caller);
+  // The job's record changed: save it with this batch, and bring the indexes up to date.
+  void Touch(core::JobId id, Effects& effects);
+  // Brings the job's entries in `pending` and `deadlines` up to date.
+  void Reindex(core::JobId id);
+  // Re-computes the job's entry in `deadlines` (after a LiveJob field changed).
+  void Rearm(core::JobId id);
+  // Index of `node` in the job's allocation, or -1.
+  static int NodeIndexIn(const core::Job& job, core::NodeId node);
+
+  // ---- Nodes and GPUs
+  // The job took its allocation: chooses its GPU indexes on every node, lists it on its nodes
+  // and starts its LiveJob.
+  void TakeNodes(core::Job& job);
+  // The job no longer holds its nodes (its capacity was or is about to be freed): frees its
+  // GPU indexes, unlists it and drops its LiveJob.
+  void LeaveNodes(const core::Job& job);
+  // Marks the GPU indexes of a share as used / free on its node.
+  void MarkGpus(const core::NodeShare& share, bool used);
+
+  // ---- Messages
+  void SendKill(const core::Job& job, const std::string& reason, Effects& effects) const;
+  void SendSignal(const core::Job& job, int signal, bool batch_only, Effects& effects) const;
+
+  const std::shared_ptr<const config::ClusterConfig> config;
+  const std::shared_ptr<const topology::Topology> topology;
+  const core::Clock& clock;
+  placement::CapacityView view;
+  const std::unique_ptr<placement::PlacementPolicy> policy;
+  const std::unique_ptr<queue::QueueSort> sort;
+  const plan::PassOptions pass_options;
+  const plan::PlanApplier applier{core::JobState::kConfiguring};
+
+  core::JobTable jobs;
+  absl::btree_map<core::JobId, LiveJob> live;
+  absl::btree_map<core::JobId, core::Job*> pending;  // the records, so a pass needs no lookups
+  absl::btree_set<std::pair<absl::Time, core::JobId>> deadlines;
+  absl::flat_hash_map<core::JobId, absl::Time> deadline_of;   // lookups only
+  absl::flat_hash_map<std::string, core::JobId> idempotency;  // lookups only
+  std::vector<absl::btree_set<core::JobId>> node_jobs;        // by NodeId: jobs holding it
+  std::vector<uint64_t> gpus_in_use;          // by NodeId: bit i = GPU index i taken
+  std::vector<std::vector<int>> gpu_indexes;  // by NodeId: the agent's GPU indexes
+  std::vector<bool> node_usable;              // by NodeId: as last seen
+  std::vector<CleanupHold> holds;
+  uint32_t next_job_id = 1;
+  uint64_t capacity_version = 0;
+  bool has_throttled_arrays = false;  // some array was submitted with "%N"
+};
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,85 @@
+// Restore (restore.h).
+#include "scheduler/lifecycle/restore.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "scheduler/lifecycle/admission.h"
+
+namespace canopy::lifecycle {
+
+absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects& effects) {
+  const absl::Time now = s.Now();
+  // Agents reconnect after a controller restart: give them time before judging.
+  const absl::Duration reconnect = s.config->heartbeat_interval * 3;
+  absl::flat_hash_map<core::JobId, std::string> problems;  // lookups only
+  for (persistence::JobLoadProblem& p : stored.problems) {
+    problems[p.job] = std::move(p.what);
+  }
+  uint32_t max_id = 0;
+  for (core::Job& job : stored.jobs) {
+    max_id = std::max(max_id, job.id.value());
+    absl::Status problem = absl::OkStatus();
+    if (auto it = problems.find(job.id); it != problems.end()) {
+      problem = absl::FailedPreconditionError(it->second);
+    }
+    // The spec is resolved again: the configuration may have changed since it was stored.
+    absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(job.spec, *s.config, *s.topology);
+    if (problem.ok()) {
+      problem = resolved.status();
+    }
+    if (resolved.ok()) {
+      job.resources = resolved->resources;
+    }
+    if (problem.ok() && HoldsNodes(job.state)) {
+      problem = plan::RestoreAllocation(s.view, job);
+    }
+    if (!problem.ok() && !core::IsTerminal(job.state)) {
+      effects.warnings.push_back(absl::StrCat("job ", job.id.value(),
+                                              " no longer fits the configuration and is "
+                                              "cancelled: ",
+                                              problem.message()));
+      job.allocation = {};
+      job.state = core::JobState::kCancelled;
+      job.completing_to.reset();
+      job.end_time = now;
+      job.state_message = absl::StrCat("cancelled at restart: ", problem.message());
+      effects.dirty.insert(job.id);
+    }
+    if (!job.idempotency_key.empty()) {
+      // The first job of a key: an array's tasks share it, and the answer is the array's id.
+      s.idempotency.try_emplace(job.idempotency_key, job.id);
+    }
+    if (absl::StrContains(job.spec.array_spec, '%')) {
+      s.has_throttled_arrays = true;
+    }
+    const core::JobId id = job.id;
+    if (absl::Status added = s.jobs.Add(std::move(job)); !added.ok()) {
+      return absl::InternalError(absl::StrCat("restoring jobs: ", added.message()));
+    }
+    core::Job& restored = *s.jobs.Find(id);
+    if (HoldsNodes(restored.state)) {
+      s.TakeNodes(restored);
+      LiveJob& live = *s.Live(id);
+      const size_t n = restored.allocation.nodes.size();
+      if (restored.state == core::JobState::kConfiguring) {
+        live.confirmed.assign(n, false);
+        live.launch_deadline = now + reconnect + s.config->launch_timeout;
+      }
+      if (restored.state == core::JobState::kCompleting) {
+        live.cleaned.assign(n, false);
+        live.cleanup_deadline = now + reconnect + s.config->kill_wait + kCleanupGrace;
+      }
+    }
+    s.Reindex(id);
+  }
+  s.next_job_id = std::max({s.next_job_id, stored.next_job_id, max_id + 1});
+  ++s.capacity_version;
+  return absl::OkStatus();
+}
+
+}  // namespace canopy::lifecycle

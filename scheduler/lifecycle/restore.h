@@ -1,0 +1,20 @@
+// Restore: rebuilding the lifecycle from the store at start-up. Jobs that held nodes take their
+// capacity and GPU indexes again; CONFIGURING ones get a fresh launch deadline and COMPLETING
+// ones a fresh cleanup deadline, leaving the agents time to reconnect first. A job that no
+// longer fits the configuration (a removed node or partition) is cancelled, with a warning.
+//
+// Owner thread only; no I/O.
+#pragma once
+
+#include "absl/status/status.h"
+#include "scheduler/lifecycle/effects.h"
+#include "scheduler/lifecycle/lifecycle_state.h"
+#include "scheduler/persistence/store.h"
+
+namespace canopy::lifecycle {
+
+// Adds the stored jobs to an empty lifecycle. Jobs it changed (cancelled) are in
+// `effects.dirty`. Internal for two records with one id.
+absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects& effects);
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,31 @@
+// Steps: srun inside a running job. The controller lays the tasks out over the job's nodes
+// (common/slurm/task_layout.h) and sends each node its LaunchStep; the agents stream output and
+// exits to srun directly. A step lives as long as its srun: it is not stored, and a job that
+// stops holding nodes forgets its steps.
+//
+// Functions of the lifecycle's state; owner thread only; no I/O.
+#pragma once
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scheduler/lifecycle/caller.h"
+#include "scheduler/lifecycle/commands.h"
+#include "scheduler/lifecycle/effects.h"
+#include "scheduler/lifecycle/lifecycle_state.h"
+
+namespace canopy::lifecycle {
+
+// NotFound / PermissionDenied for the job; FailedPrecondition unless it is CONFIGURING or
+// RUNNING; InvalidArgument for no program, no way to deliver output, or a layout that does not
+// fit the allocation.
+absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& request,
+                                      const Caller& caller, Effects& effects);
+
+// Signals or kills a live step on every node it runs on. NotFound for an unknown step.
+absl::Status CancelStep(LifecycleState& s, const CancelStepRequest& request, const Caller& caller,
+                        Effects& effects);
+
+// A node's part of a step ended; the step is forgotten once every part has.
+void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report);
+
+}  // namespace canopy::lifecycle

@@ -1,0 +1,458 @@
+// Job records <-> the jobs and job_nodes tables (sqlite_job_rows.h).
+//
+// Every column is declared once, in kColumns, with the field it holds: the INSERT, the SELECT
+// and both conversions are generated from that one list, so a field cannot be written without
+// being read back.
+#include "scheduler/persistence/sqlite_job_rows.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace canopy::persistence {
+namespace {
+
+// ---- One value <-> one column. Times are unix microseconds and durations microseconds, NULL
+// for "never"/"unset"; lists are NUL-separated blobs (execve's own separator, so any argument
+// or environment value round-trips).
+
+void Bind(sqlite3_stmt* s, int i, int64_t v) { sqlite3_bind_int64(s, i, v); }
+void Bind(sqlite3_stmt* s, int i, int32_t v) { sqlite3_bind_int64(s, i, v); }
+void Bind(sqlite3_stmt* s, int i, uint32_t v) { sqlite3_bind_int64(s, i, v); }
+void Bind(sqlite3_stmt* s, int i, bool v) { sqlite3_bind_int(s, i, v ? 1 : 0); }
+void Bind(sqlite3_stmt* s, int i, const std::string& v) {
+  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+}
+void Bind(sqlite3_stmt* s, int i, absl::Time v) {
+  if (v == absl::InfinitePast()) {
+    sqlite3_bind_null(s, i);
+  } else {
+    sqlite3_bind_int64(s, i, absl::ToUnixMicros(v));
+  }
+}
+void Bind(sqlite3_stmt* s, int i, absl::Duration v) {
+  if (v == absl::InfiniteDuration()) {
+    sqlite3_bind_null(s, i);
+  } else {
+    sqlite3_bind_int64(s, i, absl::ToInt64Microseconds(v));
+  }
+}
+void Bind(sqlite3_stmt* s, int i, const std::optional<absl::Duration>& v) {
+  Bind(s, i, v.value_or(absl::InfiniteDuration()));
+}
+void Bind(sqlite3_stmt* s, int i, core::JobState v) {
+  Bind(s, i, std::string(core::JobStateName(v)));
+}
+void Bind(sqlite3_stmt* s, int i, core::JobReason v) {
+  Bind(s, i, std::string(core::JobReasonName(v)));
+}
+void Bind(sqlite3_stmt* s, int i, const std::optional<core::JobState>& v) {
+  if (v.has_value()) {
+    Bind(s, i, *v);
+  } else {
+    sqlite3_bind_null(s, i);
+  }
+}
+void BindBlob(sqlite3_stmt* s, int i, const std::string& bytes) {
+  sqlite3_bind_blob(s, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+}
+void Bind(sqlite3_stmt* s, int i, const std::vector<std::string>& v) {
+  std::string bytes;
+  for (const std::string& item : v) {
+    absl::StrAppend(&bytes, item, std::string(1, '\0'));
+  }
+  BindBlob(s, i, bytes);
+}
+void Bind(sqlite3_stmt* s, int i, const std::map<std::string, std::string>& v) {
+  std::string bytes;
+  for (const auto& [key, value] : v) {
+    absl::StrAppend(&bytes, key, "=", value, std::string(1, '\0'));
+  }
+  BindBlob(s, i, bytes);
+}
+void Bind(sqlite3_stmt* s, int i, const std::vector<uint32_t>& v) {
+  Bind(s, i, absl::StrJoin(v, ","));
+}
+
+bool IsNull(sqlite3_stmt* s, int i) { return sqlite3_column_type(s, i) == SQLITE_NULL; }
+std::string Bytes(sqlite3_stmt* s, int i) {
+  const void* data = sqlite3_column_blob(s, i);
+  return data == nullptr ? std::string()
+                         : std::string(static_cast<const char*>(data),
+                                       static_cast<size_t>(sqlite3_column_bytes(s, i)));
+}
+absl::Status Bad(absl::string_view what) { return absl::DataLossError(what); }
+
+absl::Status Read(sqlite3_stmt* s, int i, int64_t& v) {
+  v = sqlite3_column_int64(s, i);
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, int32_t& v) {
+  const int64_t raw = sqlite3_column_int64(s, i);
+  if (raw < INT32_MIN || raw > INT32_MAX) {
+    return Bad(absl::StrCat(raw, " is out of range"));
+  }
+  v = static_cast<int32_t>(raw);
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, uint32_t& v) {
+  const int64_t raw = sqlite3_column_int64(s, i);
+  if (raw < 0 || raw > UINT32_MAX) {
+    return Bad(absl::StrCat(raw, " is out of range"));
+  }
+  v = static_cast<uint32_t>(raw);
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, bool& v) {
+  v = sqlite3_column_int64(s, i) != 0;
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::string& v) {
+  v = Bytes(s, i);
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, absl::Time& v) {
+  v = IsNull(s, i) ? absl::InfinitePast() : absl::FromUnixMicros(sqlite3_column_int64(s, i));
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, absl::Duration& v) {
+  v = IsNull(s, i) ? absl::InfiniteDuration() : absl::Microseconds(sqlite3_column_int64(s, i));
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::optional<absl::Duration>& v) {
+  v = IsNull(s, i) ? std::nullopt
+                   : std::optional<absl::Duration>(absl::Microseconds(sqlite3_column_int64(s, i)));
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, core::JobState& v) {
+  const std::string name = Bytes(s, i);
+  std::optional<core::JobState> state = core::JobStateFromName(name);
+  if (!state.has_value()) {
+    return Bad(absl::StrCat("'", name, "' is not a job state"));
+  }
+  v = *state;
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, core::JobReason& v) {
+  const std::string name = Bytes(s, i);
+  std::optional<core::JobReason> reason = core::JobReasonFromName(name);
+  if (!reason.has_value()) {
+    return Bad(absl::StrCat("'", name, "' is not a pending reason"));
+  }
+  v = *reason;
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::optional<core::JobState>& v) {
+  if (IsNull(s, i)) {
+    v.reset();
+    return absl::OkStatus();
+  }
+  core::JobState state;
+  absl::Status st = Read(s, i, state);
+  v = state;
+  return st;
+}
+std::vector<std::string> SplitNul(const std::string& bytes) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t end; (end = bytes.find('\0', start)) != std::string::npos; start = end + 1) {
+    items.push_back(bytes.substr(start, end - start));
+  }
+  return items;
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::vector<std::string>& v) {
+  v = SplitNul(Bytes(s, i));
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::map<std::string, std::string>& v) {
+  v.clear();
+  for (const std::string& item : SplitNul(Bytes(s, i))) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      return Bad(absl::StrCat("environment item without '=': ", item));
+    }
+    v[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::vector<uint32_t>& v) {
+  v.clear();
+  for (absl::string_view item : absl::StrSplit(Bytes(s, i), ',', absl::SkipEmpty())) {
+    uint32_t id = 0;
+    if (!absl::SimpleAtoi(item, &id)) {
+      return Bad(absl::StrCat("'", item, "' is not a group id"));
+    }
+    v.push_back(id);
+  }
+  return absl::OkStatus();
+}
+
+// ---- The columns of `jobs` (after `id`), each with its field.
+
+struct JobColumn {
+  const char* name;
+  void (*bind)(sqlite3_stmt*, int, const core::Job&);
+  absl::Status (*read)(sqlite3_stmt*, int, core::Job&);
+};
+
+// kField is a lambda `[](auto& job) -> auto& { return job.field; }`, usable on a const job (to
+// bind) and on a mutable one (to read into).
+template <auto kField>
+constexpr JobColumn Column(const char* name) {
+  return {name, [](sqlite3_stmt* s, int i, const core::Job& job) { Bind(s, i, kField(job)); },
+          [](sqlite3_stmt* s, int i, core::Job& job) { return Read(s, i, kField(job)); }};
+}
+
+// One line per column: the formatter would break these lambdas-as-template-arguments apart.
+// clang-format off
+constexpr JobColumn kColumns[] = {
+    // Where the job is in its life.
+    Column<[](auto& j) -> auto& { return j.state; }>("state"),
+    Column<[](auto& j) -> auto& { return j.reason; }>("reason"),
+    Column<[](auto& j) -> auto& { return j.completing_to; }>("completing_to"),
+    Column<[](auto& j) -> auto& { return j.state_message; }>("state_message"),
+    Column<[](auto& j) -> auto& { return j.placement_explanation; }>("placement_explanation"),
+    Column<[](auto& j) -> auto& { return j.submit_time; }>("submit_time_us"),
+    Column<[](auto& j) -> auto& { return j.eligible_time; }>("eligible_time_us"),
+    Column<[](auto& j) -> auto& { return j.start_time; }>("start_time_us"),
+    Column<[](auto& j) -> auto& { return j.end_time; }>("end_time_us"),
+    Column<[](auto& j) -> auto& { return j.restart_count; }>("restart_count"),
+    Column<[](auto& j) -> auto& { return j.exit_code; }>("exit_code"),
+    Column<[](auto& j) -> auto& { return j.exit_signal; }>("exit_signal"),
+    Column<[](auto& j) -> auto& { return j.run_id; }>("run_id"),
+    Column<[](auto& j) -> auto& { return j.next_step_id; }>("next_step_id"),
+    // Who, and what was decided at submission.
+    Column<[](auto& j) -> auto& { return j.user_id; }>("user_id"),
+    Column<[](auto& j) -> auto& { return j.group_id; }>("group_id"),
+    Column<[](auto& j) -> auto& { return j.user_name; }>("user_name"),
+    Column<[](auto& j) -> auto& { return j.supplementary_gids; }>("supplementary_gids"),
+    Column<[](auto& j) -> auto& { return j.partition; }>("partition"),
+    Column<[](auto& j) -> auto& { return j.time_limit; }>("time_limit_us"),
+    Column<[](auto& j) -> auto& { return j.array_job_id; }>("array_job_id"),
+    Column<[](auto& j) -> auto& { return j.array_task_id; }>("array_task_id"),
+    Column<[](auto& j) -> auto& { return j.idempotency_key; }>("idempotency_key"),
+    Column<[](auto& j) -> auto& { return j.priority; }>("priority"),
+    // The spec, as submitted.
+    Column<[](auto& j) -> auto& { return j.spec.name; }>("name"),
+    Column<[](auto& j) -> auto& { return j.spec.partition; }>("requested_partition"),
+    Column<[](auto& j) -> auto& { return j.spec.account; }>("account"),
+    Column<[](auto& j) -> auto& { return j.spec.min_nodes; }>("min_nodes"),
+    Column<[](auto& j) -> auto& { return j.spec.max_nodes; }>("max_nodes"),
+    Column<[](auto& j) -> auto& { return j.spec.ntasks; }>("ntasks"),
+    Column<[](auto& j) -> auto& { return j.spec.ntasks_per_node; }>("ntasks_per_node"),
+    Column<[](auto& j) -> auto& { return j.spec.cpus_per_task; }>("cpus_per_task"),
+    Column<[](auto& j) -> auto& { return j.spec.mem_per_node_mib; }>("mem_per_node_mib"),
+    Column<[](auto& j) -> auto& { return j.spec.gpus_per_node; }>("gpus_per_node"),
+    Column<[](auto& j) -> auto& { return j.spec.gpu_type; }>("gpu_type"),
+    Column<[](auto& j) -> auto& { return j.spec.exclusive; }>("exclusive"),
+    Column<[](auto& j) -> auto& { return j.spec.time_limit; }>("requested_time_limit_us"),
+    Column<[](auto& j) -> auto& { return j.spec.max_switches; }>("max_switches"),
+    Column<[](auto& j) -> auto& { return j.spec.switches_wait; }>("switches_wait_us"),
+    Column<[](auto& j) -> auto& { return j.spec.required_nodes; }>("required_nodes"),
+    Column<[](auto& j) -> auto& { return j.spec.excluded_nodes; }>("excluded_nodes"),
+    Column<[](auto& j) -> auto& { return j.spec.script; }>("script"),
+    Column<[](auto& j) -> auto& { return j.spec.argv; }>("argv"),
+    Column<[](auto& j) -> auto& { return j.spec.environment; }>("environment"),
+    Column<[](auto& j) -> auto& { return j.spec.export_none; }>("export_none"),
+    Column<[](auto& j) -> auto& { return j.spec.work_dir; }>("work_dir"),
+    Column<[](auto& j) -> auto& { return j.spec.stdout_path; }>("stdout_path"),
+    Column<[](auto& j) -> auto& { return j.spec.stderr_path; }>("stderr_path"),
+    Column<[](auto& j) -> auto& { return j.spec.stdin_path; }>("stdin_path"),
+    Column<[](auto& j) -> auto& { return j.spec.open_append; }>("open_append"),
+    Column<[](auto& j) -> auto& { return j.spec.requeue; }>("requeue"),
+    Column<[](auto& j) -> auto& { return j.spec.hold; }>("hold"),
+    Column<[](auto& j) -> auto& { return j.spec.submit_host; }>("submit_host"),
+    Column<[](auto& j) -> auto& { return j.spec.submit_dir; }>("submit_dir"),
+    Column<[](auto& j) -> auto& { return j.spec.nice; }>("nice"),
+    Column<[](auto& j) -> auto& { return j.spec.array_spec; }>("array_spec"),
+    Column<[](auto& j) -> auto& { return j.spec.warn_signal; }>("warn_signal"),
+    Column<[](auto& j) -> auto& { return j.spec.warn_time; }>("warn_time_us"),
+    Column<[](auto& j) -> auto& { return j.spec.warn_batch_only; }>("warn_batch_only"),
+};
+// clang-format on
+
+std::string ColumnList() {
+  std::string out = "id";
+  for (const JobColumn& c : kColumns) {
+    absl::StrAppend(&out, ", ", c.name);
+  }
+  return out;
+}
+
+// "name=excluded.name, ...": an update in place keeps the row (no delete + insert).
+std::string UpdateList() {
+  std::string out;
+  for (const JobColumn& c : kColumns) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", c.name, "=excluded.", c.name);
+  }
+  return out;
+}
+
+std::string Placeholders() {
+  std::string out = "?1";
+  for (size_t i = 0; i < std::size(kColumns); ++i) {
+    absl::StrAppend(&out, ", ?", i + 2);
+  }
+  return out;
+}
+
+absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
+  const int rc = sqlite3_step(s);
+  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, what);
+}
+
+absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
+  absl::flat_hash_map<uint32_t, size_t> index;  // job id -> position in out.jobs
+  for (size_t i = 0; i < out.jobs.size(); ++i) {
+    index[out.jobs[i].id.value()] = i;
+  }
+  absl::StatusOr<SqliteStatement> stmt = Prepare(
+      db,
+      "SELECT job_id, node, gpus, cpus, mem_mib, gpu_indexes FROM job_nodes ORDER BY job_id, idx");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  absl::flat_hash_map<uint32_t, std::string> missing;  // job id -> first unknown node
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const auto job_id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
+    auto it = index.find(job_id);
+    if (it == index.end()) {
+      continue;  // cannot happen with the foreign key; harmless if it does
+    }
+    const std::string name = Bytes(s, 1);
+    core::NodeShare share;
+    share.node = topology.FindNode(name);
+    if (!share.node.valid()) {
+      missing.try_emplace(job_id, name);
+      continue;
+    }
+    absl::Status st = Read(s, 2, share.gpus);
+    if (st.ok()) {
+      st = Read(s, 3, share.cpus);
+    }
+    if (st.ok()) {
+      st = Read(s, 4, share.mem_mib);
+    }
+    for (absl::string_view g : absl::StrSplit(Bytes(s, 5), ',', absl::SkipEmpty())) {
+      int index_value = 0;
+      if (!absl::SimpleAtoi(g, &index_value)) {
+        st = Bad(absl::StrCat("'", g, "' is not a GPU index"));
+        break;
+      }
+      share.gpu_indexes.push_back(index_value);
+    }
+    if (!st.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("job ", job_id, ": job_nodes row for ", name, ": ", st.message()));
+    }
+    out.jobs[it->second].allocation.nodes.push_back(std::move(share));
+  }
+  if (rc != SQLITE_DONE) {
+    return SqliteError(db, rc, "loading job_nodes");
+  }
+  for (core::Job& job : out.jobs) {
+    if (auto it = missing.find(job.id.value()); it != missing.end()) {
+      job.allocation = {};
+      out.problems.push_back(
+          {job.id, absl::StrCat("node ", it->second, " is no longer configured")});
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const core::Job>>& jobs,
+                         const topology::Topology& topology) {
+  if (jobs.empty()) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<SqliteStatement> upsert =
+      Prepare(db, absl::StrCat("INSERT INTO jobs(", ColumnList(), ") VALUES (", Placeholders(),
+                               ") ON CONFLICT(id) DO UPDATE SET ", UpdateList()));
+  absl::StatusOr<SqliteStatement> clear = Prepare(db, "DELETE FROM job_nodes WHERE job_id = ?1");
+  absl::StatusOr<SqliteStatement> add_node =
+      Prepare(db,
+              "INSERT INTO job_nodes(job_id, idx, node, gpus, cpus, mem_mib, gpu_indexes) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (const auto* st : {&upsert, &clear, &add_node}) {
+    if (!st->ok()) {
+      return st->status();
+    }
+  }
+  for (const std::shared_ptr<const core::Job>& job : jobs) {
+    const std::string what = absl::StrCat("saving job ", job->id.value());
+    sqlite3_stmt* s = upsert->get();
+    sqlite3_reset(s);
+    Bind(s, 1, job->id.value());
+    for (size_t i = 0; i < std::size(kColumns); ++i) {
+      kColumns[i].bind(s, static_cast<int>(i) + 2, *job);
+    }
+    if (absl::Status st = Step(db, s, what); !st.ok()) {
+      return st;
+    }
+    s = clear->get();
+    sqlite3_reset(s);
+    Bind(s, 1, job->id.value());
+    if (absl::Status st = Step(db, s, what); !st.ok()) {
+      return st;
+    }
+    s = add_node->get();
+    for (size_t i = 0; i < job->allocation.nodes.size(); ++i) {
+      const core::NodeShare& share = job->allocation.nodes[i];
+      sqlite3_reset(s);
+      Bind(s, 1, job->id.value());
+      Bind(s, 2, static_cast<int64_t>(i));
+      Bind(s, 3, topology.node_name(share.node));
+      Bind(s, 4, share.gpus);
+      Bind(s, 5, share.cpus);
+      Bind(s, 6, share.mem_mib);
+      Bind(s, 7, absl::StrJoin(share.gpu_indexes, ","));
+      if (absl::Status st = Step(db, s, what); !st.ok()) {
+        return st;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db, absl::StrCat("SELECT ", ColumnList(), " FROM jobs ORDER BY id"));
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    core::Job& job = out.jobs.emplace_back();
+    uint32_t id = 0;
+    (void)Read(s, 0, id);
+    job.id = core::JobId(id);
+    // Every field comes from its column; the exclusive flag of the allocation is the spec's.
+    for (size_t i = 0; i < std::size(kColumns); ++i) {
+      if (absl::Status st = kColumns[i].read(s, static_cast<int>(i) + 1, job); !st.ok()) {
+        return absl::DataLossError(
+            absl::StrCat("job ", id, ": column ", kColumns[i].name, ": ", st.message()));
+      }
+    }
+    job.allocation.exclusive = job.spec.exclusive;
+  }
+  if (rc != SQLITE_DONE) {
+    return SqliteError(db, rc, "loading jobs");
+  }
+  return LoadNodes(db, topology, out);
+}
+
+}  // namespace canopy::persistence

@@ -1,0 +1,461 @@
+// Jobs, requests, reports and agent messages <-> canopy.v1 (proto_convert.h).
+#include <algorithm>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "scheduler/server/proto_convert.h"
+
+namespace canopy::server {
+namespace {
+
+using rpc::FromProtoDuration;
+using rpc::FromProtoTime;
+using rpc::ToProtoDuration;
+using rpc::ToProtoTime;
+
+canopy::v1::JobStatus::Phase PhaseToProto(lifecycle::JobPhase phase) {
+  switch (phase) {
+    case lifecycle::JobPhase::kLaunched:
+      return canopy::v1::JobStatus::PHASE_LAUNCHED;
+    case lifecycle::JobPhase::kLaunchFailed:
+      return canopy::v1::JobStatus::PHASE_LAUNCH_FAILED;
+    case lifecycle::JobPhase::kExited:
+      return canopy::v1::JobStatus::PHASE_EXITED;
+    case lifecycle::JobPhase::kCleanedUp:
+      return canopy::v1::JobStatus::PHASE_CLEANED_UP;
+  }
+  return canopy::v1::JobStatus::PHASE_UNSPECIFIED;
+}
+
+canopy::v1::LaunchJob LaunchToProto(const lifecycle::LaunchJob& m,
+                                    const topology::Topology& topology,
+                                    const config::ClusterConfig& config) {
+  canopy::v1::LaunchJob out;
+  *out.mutable_job() = ToProto(*m.job, topology);
+  const core::NodeShare& share = m.job->allocation.nodes[m.node_index];
+  out.set_is_batch_host(m.node_index == 0);
+  out.set_node_index(m.node_index);
+  for (int g : share.gpu_indexes) {
+    out.add_gpu_indexes(g);
+  }
+  out.set_cpus(share.cpus);
+  out.set_topology_addr(topology.TopologyAddress(share.node));
+  out.set_topology_addr_pattern(topology.TopologyAddressPattern(share.node));
+  out.set_cluster_name(config.cluster_name);
+  *out.mutable_kill_wait() = ToProtoDuration(config.kill_wait);
+  return out;
+}
+
+canopy::v1::LaunchStep StepToProto(const lifecycle::LaunchStep& m,
+                                   const config::ClusterConfig& config) {
+  const lifecycle::StepLaunch& step = *m.step;
+  const lifecycle::StepRequest& r = step.request;
+  canopy::v1::LaunchStep out;
+  out.set_job_id(r.job.value());
+  out.set_step_id(step.step_id);
+  out.set_node_index(m.node_index);
+  const int32_t first = step.layout.first_rank[m.node_index];
+  for (int32_t t = 0; t < step.layout.tasks_per_node[m.node_index]; ++t) {
+    out.add_task_ranks(first + t);
+  }
+  out.set_ntasks(step.layout.ntasks);
+  out.set_step_nodelist(step.nodelist);
+  out.set_step_num_nodes(step.layout.nodes);
+  out.set_tasks_per_node(step.layout.TasksPerNodeString());
+  *out.mutable_argv() = {r.argv.begin(), r.argv.end()};
+  out.mutable_environment()->insert(r.environment.begin(), r.environment.end());
+  out.set_work_dir(r.work_dir);
+  out.set_io_address(r.io_address);
+  out.set_io_token(r.io_token);
+  out.set_stdout_path(r.stdout_path);
+  out.set_stderr_path(r.stderr_path);
+  *out.mutable_kill_wait() = ToProtoDuration(config.kill_wait);
+  return out;
+}
+
+}  // namespace
+
+canopy::v1::JobState ToProtoState(core::JobState state) {
+  using S = core::JobState;
+  switch (state) {
+    case S::kPending:
+      return canopy::v1::JOB_STATE_PENDING;
+    case S::kConfiguring:
+      return canopy::v1::JOB_STATE_CONFIGURING;
+    case S::kRunning:
+      return canopy::v1::JOB_STATE_RUNNING;
+    case S::kCompleting:
+      return canopy::v1::JOB_STATE_COMPLETING;
+    case S::kCompleted:
+      return canopy::v1::JOB_STATE_COMPLETED;
+    case S::kFailed:
+      return canopy::v1::JOB_STATE_FAILED;
+    case S::kCancelled:
+      return canopy::v1::JOB_STATE_CANCELLED;
+    case S::kTimeout:
+      return canopy::v1::JOB_STATE_TIMEOUT;
+    case S::kNodeFail:
+      return canopy::v1::JOB_STATE_NODE_FAIL;
+    case S::kOutOfMemory:
+      return canopy::v1::JOB_STATE_OUT_OF_MEMORY;
+    case S::kRequeued:
+      return canopy::v1::JOB_STATE_REQUEUED;
+    case S::kPreempted:
+      return canopy::v1::JOB_STATE_PREEMPTED;
+  }
+  return canopy::v1::JOB_STATE_UNSPECIFIED;
+}
+
+core::JobState FromProtoState(canopy::v1::JobState state) {
+  for (int i = 0; i < core::kJobStateCount; ++i) {
+    if (ToProtoState(static_cast<core::JobState>(i)) == state) {
+      return static_cast<core::JobState>(i);
+    }
+  }
+  return core::JobState::kPending;
+}
+
+core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
+  core::JobSpec out;
+  out.name = s.name();
+  out.partition = s.partition();
+  out.account = s.account();
+  out.min_nodes = s.min_nodes();
+  out.max_nodes = s.max_nodes();
+  out.ntasks = s.ntasks();
+  out.ntasks_per_node = s.ntasks_per_node();
+  out.cpus_per_task = s.cpus_per_task();
+  out.mem_per_node_mib = s.mem_per_node_mib();
+  out.gpus_per_node = s.gpus_per_node();
+  out.gpu_type = s.gpu_type();
+  out.exclusive = s.exclusive();
+  if (s.has_time_limit()) {
+    out.time_limit = FromProtoDuration(s.time_limit());
+  }
+  out.max_switches = s.max_switches();
+  if (s.has_switches_wait()) {
+    out.switches_wait = FromProtoDuration(s.switches_wait());
+  }
+  out.required_nodes = s.required_nodes();
+  out.excluded_nodes = s.excluded_nodes();
+  out.script = s.script();
+  out.argv.assign(s.argv().begin(), s.argv().end());
+  out.environment.insert(s.environment().begin(), s.environment().end());
+  out.export_none = s.export_none();
+  out.work_dir = s.work_dir();
+  out.stdout_path = s.stdout_path();
+  out.stderr_path = s.stderr_path();
+  out.stdin_path = s.stdin_path();
+  out.open_append = s.open_append();
+  out.requeue = s.requeue();
+  out.hold = s.hold();
+  out.submit_host = s.submit_host();
+  out.submit_dir = s.submit_dir();
+  out.nice = s.nice();
+  out.array_spec = s.array_spec();
+  out.warn_signal = s.warn_signal();
+  out.warn_time = FromProtoDuration(s.warn_time());
+  out.warn_batch_only = s.warn_batch_only();
+  return out;
+}
+
+canopy::v1::JobSpec ToProto(const core::JobSpec& s) {
+  canopy::v1::JobSpec out;
+  out.set_name(s.name);
+  out.set_partition(s.partition);
+  out.set_account(s.account);
+  out.set_min_nodes(s.min_nodes);
+  out.set_max_nodes(s.max_nodes);
+  out.set_ntasks(s.ntasks);
+  out.set_ntasks_per_node(s.ntasks_per_node);
+  out.set_cpus_per_task(s.cpus_per_task);
+  out.set_mem_per_node_mib(s.mem_per_node_mib);
+  out.set_gpus_per_node(s.gpus_per_node);
+  out.set_gpu_type(s.gpu_type);
+  out.set_exclusive(s.exclusive);
+  if (s.time_limit.has_value()) {
+    *out.mutable_time_limit() = ToProtoDuration(*s.time_limit);
+  }
+  out.set_max_switches(s.max_switches);
+  if (s.switches_wait.has_value()) {
+    *out.mutable_switches_wait() = ToProtoDuration(*s.switches_wait);
+  }
+  out.set_required_nodes(s.required_nodes);
+  out.set_excluded_nodes(s.excluded_nodes);
+  out.set_script(s.script);
+  *out.mutable_argv() = {s.argv.begin(), s.argv.end()};
+  out.mutable_environment()->insert(s.environment.begin(), s.environment.end());
+  out.set_export_none(s.export_none);
+  out.set_work_dir(s.work_dir);
+  out.set_stdout_path(s.stdout_path);
+  out.set_stderr_path(s.stderr_path);
+  out.set_stdin_path(s.stdin_path);
+  out.set_open_append(s.open_append);
+  out.set_requeue(s.requeue);
+  out.set_hold(s.hold);
+  out.set_submit_host(s.submit_host);
+  out.set_submit_dir(s.submit_dir);
+  out.set_nice(s.nice);
+  out.set_array_spec(s.array_spec);
+  out.set_warn_signal(s.warn_signal);
+  if (s.warn_signal != 0 || s.warn_time != absl::ZeroDuration()) {
+    *out.mutable_warn_time() = ToProtoDuration(s.warn_time);
+  }
+  out.set_warn_batch_only(s.warn_batch_only);
+  return out;
+}
+
+canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology) {
+  canopy::v1::Job out;
+  out.set_job_id(job.id.value());
+  *out.mutable_spec() = ToProto(job.spec);
+  out.set_state(ToProtoState(job.state));
+  out.set_reason(std::string(core::JobReasonName(job.reason)));
+  out.set_user_id(job.user_id);
+  out.set_group_id(job.group_id);
+  out.set_user_name(job.user_name);
+  for (uint32_t g : job.supplementary_gids) {
+    out.add_supplementary_gids(g);
+  }
+  std::vector<core::SwitchId> leaves;
+  for (const core::NodeShare& share : job.allocation.nodes) {
+    out.add_nodes(topology.node_name(share.node));
+    out.add_gpus_per_node_allocated(share.gpus);
+    out.add_cpus_allocated(share.cpus);
+    out.add_mem_allocated_mib(share.mem_mib);
+    out.add_node_gpu_indexes(absl::StrJoin(share.gpu_indexes, ","));
+    if (const core::SwitchId leaf = topology.leaf_of(share.node); leaf.valid()) {
+      leaves.push_back(leaf);
+    }
+  }
+  std::sort(leaves.begin(), leaves.end());
+  leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+  for (core::SwitchId leaf : leaves) {
+    out.add_leaf_switches(topology.switch_name(leaf));
+  }
+  *out.mutable_submit_time() = ToProtoTime(job.submit_time);
+  *out.mutable_start_time() = ToProtoTime(job.start_time);
+  *out.mutable_end_time() = ToProtoTime(job.end_time);
+  out.set_exit_code(job.exit_code);
+  out.set_exit_signal(job.exit_signal);
+  out.set_restart_count(job.restart_count);
+  out.set_priority(job.priority);
+  out.set_placement_explanation(job.placement_explanation);
+  out.set_array_job_id(job.array_job_id);
+  out.set_array_task_id(job.array_task_id);
+  if (job.time_limit != absl::InfiniteDuration()) {
+    *out.mutable_time_limit() = ToProtoDuration(job.time_limit);
+  }
+  out.set_partition(job.partition);
+  out.set_completing_to(job.completing_to.has_value() ? ToProtoState(*job.completing_to)
+                                                      : canopy::v1::JOB_STATE_UNSPECIFIED);
+  out.set_idempotency_key(job.idempotency_key);
+  out.set_next_step_id(job.next_step_id);
+  out.set_state_message(job.state_message);
+  out.set_run_id(job.run_id);
+  return out;
+}
+
+absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& r, const topology::Topology& topology) {
+  core::Job job;
+  job.id = core::JobId(r.job_id());
+  job.spec = FromProto(r.spec());
+  job.state = FromProtoState(r.state());
+  job.reason = core::JobReasonFromName(r.reason()).value_or(core::JobReason::kNone);
+  job.user_id = r.user_id();
+  job.group_id = r.group_id();
+  job.user_name = r.user_name();
+  job.supplementary_gids.assign(r.supplementary_gids().begin(), r.supplementary_gids().end());
+  job.partition = r.partition();
+  job.time_limit =
+      r.has_time_limit() ? FromProtoDuration(r.time_limit()) : absl::InfiniteDuration();
+  job.array_job_id = r.array_job_id();
+  job.array_task_id = r.array_task_id();
+  job.idempotency_key = r.idempotency_key();
+  job.priority = r.priority();
+  if (r.completing_to() != canopy::v1::JOB_STATE_UNSPECIFIED) {
+    job.completing_to = FromProtoState(r.completing_to());
+  }
+  job.state_message = r.state_message();
+  job.placement_explanation = r.placement_explanation();
+  job.submit_time = FromProtoTime(r.submit_time());
+  job.eligible_time = job.submit_time;
+  job.start_time = FromProtoTime(r.start_time());
+  job.end_time = FromProtoTime(r.end_time());
+  job.restart_count = r.restart_count();
+  job.exit_code = r.exit_code();
+  job.exit_signal = r.exit_signal();
+  job.run_id = r.run_id();
+  job.next_step_id = r.next_step_id();
+  const int n = r.nodes_size();
+  if (r.gpus_per_node_allocated_size() != n || r.cpus_allocated_size() != n ||
+      r.mem_allocated_mib_size() != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job ", r.job_id(), ": per-node allocation lists disagree"));
+  }
+  job.allocation.exclusive = r.spec().exclusive();
+  for (int i = 0; i < n; ++i) {
+    core::NodeShare share;
+    share.node = topology.FindNode(r.nodes(i));
+    if (!share.node.valid()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("job ", r.job_id(), ": node ", r.nodes(i), " is no longer configured"));
+    }
+    share.gpus = r.gpus_per_node_allocated(i);
+    share.cpus = r.cpus_allocated(i);
+    share.mem_mib = r.mem_allocated_mib(i);
+    if (i < r.node_gpu_indexes_size()) {
+      for (absl::string_view g : absl::StrSplit(r.node_gpu_indexes(i), ',', absl::SkipEmpty())) {
+        int index = 0;
+        if (absl::SimpleAtoi(g, &index)) {
+          share.gpu_indexes.push_back(index);
+        }
+      }
+    }
+    job.allocation.nodes.push_back(std::move(share));
+  }
+  return job;
+}
+
+lifecycle::SubmitRequest FromProto(const canopy::v1::SubmitJobRequest& request) {
+  return {FromProto(request.spec()), request.idempotency_key()};
+}
+
+lifecycle::CancelRequest FromProto(const canopy::v1::CancelJobRequest& request) {
+  lifecycle::CancelRequest out;
+  out.job_ids.assign(request.job_ids().begin(), request.job_ids().end());
+  out.signal = request.signal();
+  out.batch_only = request.batch_only();
+  return out;
+}
+
+lifecycle::StepRequest FromProto(const canopy::v1::CreateStepRequest& r) {
+  lifecycle::StepRequest out;
+  out.job = core::JobId(r.job_id());
+  out.nodes = r.nodes();
+  out.ntasks = r.ntasks();
+  out.ntasks_per_node = r.ntasks_per_node();
+  out.argv.assign(r.argv().begin(), r.argv().end());
+  out.environment.insert(r.environment().begin(), r.environment().end());
+  out.work_dir = r.work_dir();
+  out.io_address = r.io_address();
+  out.io_token = r.io_token();
+  out.stdout_path = r.stdout_path();
+  out.stderr_path = r.stderr_path();
+  return out;
+}
+
+lifecycle::CancelStepRequest FromProto(const canopy::v1::CancelStepRequest& r) {
+  return {core::JobId(r.job_id()), r.step_id(), r.signal()};
+}
+
+lifecycle::CompleteRequest FromProto(const canopy::v1::CompleteJobRequest& r) {
+  return {core::JobId(r.job_id()), r.exit_code(), r.exit_signal()};
+}
+
+canopy::v1::SubmitJobResponse ToProto(const lifecycle::SubmitAnswer& answer) {
+  canopy::v1::SubmitJobResponse out;
+  out.set_job_id(answer.job_id.value());
+  for (core::JobId id : answer.array_task_job_ids) {
+    out.add_array_task_job_ids(id.value());
+  }
+  return out;
+}
+
+canopy::v1::CancelJobResponse ToProto(const std::vector<lifecycle::CancelAnswer>& answers) {
+  canopy::v1::CancelJobResponse out;
+  for (const lifecycle::CancelAnswer& a : answers) {
+    canopy::v1::CancelResult* r = out.add_results();
+    r->set_job_id(a.job_id);
+    r->set_ok(a.ok);
+    r->set_error(a.error);
+  }
+  return out;
+}
+
+canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer) {
+  canopy::v1::CreateStepResponse out;
+  out.set_step_id(answer.step_id);
+  out.set_ntasks(answer.ntasks);
+  for (const std::string& node : answer.nodes) {
+    out.add_nodes(node);
+  }
+  for (int32_t n : answer.tasks_per_node) {
+    out.add_tasks_per_node(n);
+  }
+  return out;
+}
+
+lifecycle::JobReport FromProto(const canopy::v1::JobStatus& s) {
+  lifecycle::JobReport out;
+  out.job = core::JobId(s.job_id());
+  switch (s.phase()) {
+    case canopy::v1::JobStatus::PHASE_LAUNCH_FAILED:
+      out.phase = lifecycle::JobPhase::kLaunchFailed;
+      break;
+    case canopy::v1::JobStatus::PHASE_EXITED:
+      out.phase = lifecycle::JobPhase::kExited;
+      break;
+    case canopy::v1::JobStatus::PHASE_CLEANED_UP:
+      out.phase = lifecycle::JobPhase::kCleanedUp;
+      break;
+    default:
+      out.phase = lifecycle::JobPhase::kLaunched;
+      break;
+  }
+  out.exit_code = s.exit_code();
+  out.exit_signal = s.exit_signal();
+  out.out_of_memory = s.out_of_memory();
+  out.message = s.message();
+  out.run_id = s.run_id();
+  return out;
+}
+
+lifecycle::StepReport FromProto(const canopy::v1::StepStatus& s) {
+  return {core::JobId(s.job_id()), s.step_id(), s.node_index(), s.exited()};
+}
+
+canopy::v1::ControllerMessage ToProto(const lifecycle::AgentMessage& message,
+                                      const topology::Topology& topology,
+                                      const config::ClusterConfig& config) {
+  canopy::v1::ControllerMessage out;
+  std::visit(
+      [&](const auto& m) {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, lifecycle::LaunchJob>) {
+          *out.mutable_launch_job() = LaunchToProto(m, topology, config);
+        } else if constexpr (std::is_same_v<M, lifecycle::SignalJob>) {
+          canopy::v1::SignalJob* sig = out.mutable_signal_job();
+          sig->set_job_id(m.job.value());
+          sig->set_signal(m.signal);
+          sig->set_batch_only(m.batch_only);
+        } else if constexpr (std::is_same_v<M, lifecycle::KillJob>) {
+          canopy::v1::KillJob* kill = out.mutable_kill_job();
+          kill->set_job_id(m.job.value());
+          kill->set_reason(m.reason);
+          *kill->mutable_kill_wait() = ToProtoDuration(config.kill_wait);
+        } else if constexpr (std::is_same_v<M, lifecycle::LaunchStep>) {
+          *out.mutable_launch_step() = StepToProto(m, config);
+        } else if constexpr (std::is_same_v<M, lifecycle::KillStep>) {
+          canopy::v1::KillStep* kill = out.mutable_kill_step();
+          kill->set_job_id(m.job.value());
+          kill->set_step_id(m.step_id);
+          kill->set_signal(m.signal);
+          *kill->mutable_kill_wait() = ToProtoDuration(config.kill_wait);
+        } else {
+          static_assert(std::is_same_v<M, lifecycle::JobReportAck>);
+          canopy::v1::JobStatusAck* ack = out.mutable_job_status_ack();
+          ack->set_job_id(m.job.value());
+          ack->set_phase(PhaseToProto(m.phase));
+          ack->set_run_id(m.run_id);
+        }
+      },
+      message);
+  return out;
+}
+
+}  // namespace canopy::server

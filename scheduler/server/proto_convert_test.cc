@@ -1,0 +1,173 @@
+// The wire <-> core conversions of jobs, requests, reports and agent messages.
+#include "scheduler/server/proto_convert.h"
+
+#include <memory>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/topology/load_topology.h"
+
+namespace canopy::server {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr char kCluster[] = R"yaml(
+cluster_name: test
+kill_wait: 7s
+nodes:
+  - names: gpu[1-4]
+    cpus: 8
+    gpus: {type: h100, count: 4}
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+topology_plugin: topology/tree
+topology:
+  switches:
+    - name: leaf1
+      nodes: gpu[1-2]
+    - name: leaf2
+      nodes: gpu[3-4]
+    - name: spine
+      switches: leaf[1-2]
+)yaml";
+
+class ProtoConvertTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(kCluster, "test.yaml");
+    ASSERT_TRUE(cfg.ok()) << cfg.status();
+    config_ = *std::move(cfg);
+    absl::StatusOr<topology::Topology> topo = topology::LoadTopology(config_);
+    ASSERT_TRUE(topo.ok()) << topo.status();
+    topology_ = std::make_unique<topology::Topology>(*std::move(topo));
+  }
+
+  // A running 2-node job across both leaves.
+  core::Job RunningJob() {
+    core::Job job;
+    job.id = core::JobId(12);
+    job.spec.name = "train";
+    job.spec.script = "#!/bin/sh\n";
+    job.spec.time_limit = absl::Minutes(5);
+    job.spec.environment = {{"A", "1"}};
+    job.user_id = 1001;
+    job.user_name = "alice";
+    job.partition = "gpu";
+    job.time_limit = absl::Minutes(5);
+    job.state = core::JobState::kRunning;
+    job.run_id = 2;
+    job.start_time = absl::FromUnixSeconds(1'800'000'000);
+    job.allocation.nodes = {{core::NodeId(1), 2, 4, 100, {0, 1}},
+                            {core::NodeId(2), 2, 4, 100, {2, 3}}};
+    return job;
+  }
+
+  config::ClusterConfig config_;
+  std::unique_ptr<topology::Topology> topology_;
+};
+
+TEST_F(ProtoConvertTest, JobSpecRoundTripsThroughTheWire) {
+  core::JobSpec spec;
+  spec.name = "x";
+  spec.min_nodes = 2;
+  spec.time_limit = absl::Minutes(3);
+  spec.switches_wait = absl::Seconds(40);
+  spec.argv = {"a", "b"};
+  spec.environment = {{"K", "v"}};
+  spec.requeue = false;
+  spec.warn_signal = 10;
+  spec.warn_time = absl::Seconds(30);
+  EXPECT_EQ(FromProto(ToProto(spec)), spec);
+  // Unset optional fields stay unset (the partition's defaults apply).
+  const core::JobSpec bare = FromProto(canopy::v1::JobSpec());
+  EXPECT_FALSE(bare.time_limit.has_value());
+  EXPECT_FALSE(bare.switches_wait.has_value());
+}
+
+TEST_F(ProtoConvertTest, JobRecordNamesNodesAndLeaves) {
+  const canopy::v1::Job wire = ToProto(RunningJob(), *topology_);
+  EXPECT_EQ(wire.job_id(), 12u);
+  EXPECT_EQ(wire.state(), canopy::v1::JOB_STATE_RUNNING);
+  EXPECT_EQ(wire.reason(), "None");
+  EXPECT_THAT(wire.nodes(), ElementsAre("gpu2", "gpu3"));
+  EXPECT_THAT(wire.node_gpu_indexes(), ElementsAre("0,1", "2,3"));
+  EXPECT_THAT(wire.leaf_switches(), ElementsAre("leaf1", "leaf2"));
+  EXPECT_EQ(rpc::FromProtoDuration(wire.time_limit()), absl::Minutes(5));
+  EXPECT_EQ(wire.completing_to(), canopy::v1::JOB_STATE_UNSPECIFIED);
+  // And back (the conversion of records stored by schema 2).
+  absl::StatusOr<core::Job> back = FromProto(wire, *topology_);
+  ASSERT_TRUE(back.ok()) << back.status();
+  core::Job expected = RunningJob();
+  expected.eligible_time = expected.submit_time;
+  EXPECT_EQ(*back, expected);
+  canopy::v1::Job gone = wire;
+  gone.set_nodes(1, "gpu9");
+  EXPECT_EQ(FromProto(gone, *topology_).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ProtoConvertTest, LaunchJobCarriesWhatTheNodeNeeds) {
+  auto job = std::make_shared<const core::Job>(RunningJob());
+  const canopy::v1::ControllerMessage m =
+      ToProto(lifecycle::AgentMessage(lifecycle::LaunchJob{job, 1}), *topology_, config_);
+  ASSERT_TRUE(m.has_launch_job());
+  const canopy::v1::LaunchJob& launch = m.launch_job();
+  EXPECT_FALSE(launch.is_batch_host());
+  EXPECT_EQ(launch.node_index(), 1);
+  EXPECT_THAT(launch.gpu_indexes(), ElementsAre(2, 3));
+  EXPECT_EQ(launch.cpus(), 4);
+  EXPECT_EQ(launch.topology_addr(), "spine.leaf2.gpu3");
+  EXPECT_EQ(launch.topology_addr_pattern(), "switch.switch.node");
+  EXPECT_EQ(launch.cluster_name(), "test");
+  EXPECT_EQ(rpc::FromProtoDuration(launch.kill_wait()), absl::Seconds(7));
+  EXPECT_EQ(launch.job().run_id(), 2u);
+  EXPECT_EQ(launch.job().spec().environment().at("A"), "1");
+}
+
+TEST_F(ProtoConvertTest, LaunchStepListsThisNodesRanks) {
+  auto step = std::make_shared<lifecycle::StepLaunch>();
+  step->request.job = core::JobId(12);
+  step->request.argv = {"hostname"};
+  step->request.io_address = "127.0.0.1:1";
+  step->step_id = 3;
+  step->layout = *slurm::LayOutTasks(2, 0, 5, 0);
+  step->nodelist = "gpu[2-3]";
+  const canopy::v1::ControllerMessage m =
+      ToProto(lifecycle::AgentMessage(lifecycle::LaunchStep{step, 1}), *topology_, config_);
+  ASSERT_TRUE(m.has_launch_step());
+  EXPECT_THAT(m.launch_step().task_ranks(), ElementsAre(3, 4));
+  EXPECT_EQ(m.launch_step().tasks_per_node(), "3,2");
+  EXPECT_EQ(m.launch_step().ntasks(), 5);
+  EXPECT_EQ(m.launch_step().step_num_nodes(), 2);
+  EXPECT_THAT(m.launch_step().argv(), ElementsAre("hostname"));
+}
+
+TEST_F(ProtoConvertTest, ReportsAndAcknowledgements) {
+  canopy::v1::JobStatus status;
+  status.set_job_id(5);
+  status.set_phase(canopy::v1::JobStatus::PHASE_EXITED);
+  status.set_exit_code(2);
+  status.set_out_of_memory(true);
+  status.set_run_id(3);
+  const lifecycle::JobReport r = FromProto(status);
+  EXPECT_EQ(r.job, core::JobId(5));
+  EXPECT_EQ(r.phase, lifecycle::JobPhase::kExited);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out_of_memory);
+  const canopy::v1::ControllerMessage ack =
+      ToProto(lifecycle::AgentMessage(lifecycle::JobReportAck{r.job, r.phase, r.run_id}),
+              *topology_, config_);
+  EXPECT_EQ(ack.job_status_ack().job_id(), 5u);
+  EXPECT_EQ(ack.job_status_ack().phase(), canopy::v1::JobStatus::PHASE_EXITED);
+  EXPECT_EQ(ack.job_status_ack().run_id(), 3u);
+  const canopy::v1::ControllerMessage kill =
+      ToProto(lifecycle::AgentMessage(lifecycle::KillJob{core::JobId(5), "time limit"}), *topology_,
+              config_);
+  EXPECT_EQ(kill.kill_job().reason(), "time limit");
+  EXPECT_EQ(rpc::FromProtoDuration(kill.kill_job().kill_wait()), absl::Seconds(7));
+}
+
+}  // namespace
+}  // namespace canopy::server
