@@ -115,10 +115,7 @@ TEST(CanopyYamlTest, DocumentedExample) {
 }
 
 TEST(CanopyYamlTest, SameClusterAsDemo16SlurmConf) {
-  const std::string dir = absl::StrCat(CANOPY_SHARED_DIR, "/data/clusters/demo-16");
-  if (!std::filesystem::exists(dir)) {
-    GTEST_SKIP() << dir << " is absent";
-  }
+  const std::string dir = absl::StrCat(CANOPY_TEST_DATA_DIR, "/clusters/demo-16");
   // The origin sits in the cluster's folder so topology_file finds the real topology.conf.
   absl::StatusOr<ClusterConfig> yaml = ParseCanopyYaml(R"(
 cluster_name: demo16

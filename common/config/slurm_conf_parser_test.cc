@@ -1,5 +1,5 @@
-// Tests for ParseSlurmConf: the shared sample clusters, hand-written good inputs, and bad inputs
-// with the exact message each must give.
+// Tests for ParseSlurmConf: the sample clusters of tests/data, hand-written good inputs, and bad
+// inputs with the exact message each must give.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +42,7 @@ std::string ErrorOf(const std::string& text) {
 constexpr char kOneNode[] = "NodeName=n1\n";
 
 // ---------------------------------------------------------------------------------------------
-// The sample clusters in the shared data folder.
+// The sample clusters in tests/data/clusters.
 
 struct SampleCluster {
   std::string dir;
@@ -60,10 +60,7 @@ class SampleClusterTest : public ::testing::TestWithParam<SampleCluster> {};
 
 TEST_P(SampleClusterTest, Loads) {
   const SampleCluster& want = GetParam();
-  const std::string dir = absl::StrCat(CANOPY_SHARED_DIR, "/data/clusters/", want.dir);
-  if (!std::filesystem::exists(dir)) {
-    GTEST_SKIP() << dir << " is absent";
-  }
+  const std::string dir = absl::StrCat(CANOPY_TEST_DATA_DIR, "/clusters/", want.dir);
   const std::string path = dir + "/slurm.conf";
   absl::StatusOr<ClusterConfig> config = LoadClusterConfig(path);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -115,10 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(SlurmConfTest, Demo16UnusedKeysInFileOrder) {
-  const std::string path = absl::StrCat(CANOPY_SHARED_DIR, "/data/clusters/demo-16/slurm.conf");
-  if (!std::filesystem::exists(path)) {
-    GTEST_SKIP() << path << " is absent";
-  }
+  const std::string path = absl::StrCat(CANOPY_TEST_DATA_DIR, "/clusters/demo-16/slurm.conf");
   absl::StatusOr<ClusterConfig> config = LoadClusterConfig(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->cluster_name, "demo16");

@@ -1,6 +1,6 @@
 // `scancel`: cancels or signals jobs, array tasks and steps, by id or by filter (-u -n -p -t),
 // with Slurm 22.05's messages: errors for unknown or finished jobs are shown only with -v, as
-// scancel does (ctl/testdata/cli-outputs-22.05.txt: `scancel 999999` prints
+// scancel does (tests/data/slurm-reference/cli-outputs-22.05.txt: `scancel 999999` prints
 // nothing and exits 0).
 #pragma once
 

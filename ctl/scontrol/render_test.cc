@@ -1,4 +1,4 @@
-// `scontrol show topology` for the reference cluster of ctl/testdata/cli-outputs-22.05.txt
+// `scontrol show topology` for the reference cluster of tests/data/slurm-reference/cli-outputs-22.05.txt
 // (8 leaves of 8 nodes under one core switch), compared with what Slurm 22.05 printed there.
 #include "ctl/scontrol/render.h"
 

@@ -1,4 +1,4 @@
-// sinfo's output: partitions and nodes in Slurm 22.05's formats (ctl/testdata/
+// sinfo's output: partitions and nodes in Slurm 22.05's formats (tests/data/slurm-reference/
 // cli-outputs-22.05.txt). Fields of -o/--format: %P %a %l %D %t %T %N %c %m %G %F %E %u %H
 // (widths "%.6D", "%-9P", "%#P" as Slurm reads them). Pure: RenderSinfo is compared byte for
 // byte with Slurm's output in tests. Thread-safe.

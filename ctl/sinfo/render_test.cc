@@ -1,4 +1,4 @@
-// sinfo's output for the cluster state of ctl/testdata/cli-outputs-22.05.txt
+// sinfo's output for the cluster state of tests/data/slurm-reference/cli-outputs-22.05.txt
 // (64 nodes gpu[001-064], gpu[001-003] mixed, the rest idle, one default partition "gpu"),
 // compared with what Slurm 22.05 printed there.
 #include "ctl/sinfo/render.h"

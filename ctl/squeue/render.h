@@ -1,4 +1,4 @@
-// squeue's output, as Slurm 22.05 prints it (ctl/testdata/cli-outputs-22.05.txt). Pure:
+// squeue's output, as Slurm 22.05 prints it (tests/data/slurm-reference/cli-outputs-22.05.txt). Pure:
 // RenderSqueue turns a ListJobsResponse into squeue's text, so it is compared byte for byte with
 // the reference in tests. Thread-safe.
 //

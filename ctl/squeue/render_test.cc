@@ -1,4 +1,4 @@
-// squeue's output for the jobs A-F of ctl/testdata/cli-outputs-22.05.txt, compared
+// squeue's output for the jobs A-F of tests/data/slurm-reference/cli-outputs-22.05.txt, compared
 // byte for byte with what Slurm 22.05 printed there.
 #include "ctl/squeue/render.h"
 

@@ -1,5 +1,5 @@
 // End to end over gRPC on loopback: a real canopyd (the 16,384-node fat tree of
-// ../shared/data/clusters/fat-tree-16k, no agents, so every job stays queued) and clients that
+// tests/data/clusters/fat-tree-16k, no agents, so every job stays queued) and clients that
 // submit 1-node jobs through its unix socket. Every answer comes only after the job is committed
 // to SQLite (synchronous=FULL), so the rate is the durable submit rate.
 //
@@ -34,7 +34,7 @@ namespace {
 
 std::string ClusterConf() {
   const char* env = std::getenv("CANOPY_BENCH_CLUSTER");
-  return env != nullptr ? env : CANOPY_SHARED_DIR "/data/clusters/fat-tree-16k/slurm.conf";
+  return env != nullptr ? env : CANOPY_TEST_DATA_DIR "/clusters/fat-tree-16k/slurm.conf";
 }
 
 // One canopyd for the whole program.

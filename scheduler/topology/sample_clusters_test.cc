@@ -1,6 +1,5 @@
-// The sample clusters in shared/data/clusters must load as they are (slurm.conf + topology.conf
-// through the real config loader and LoadTopology). Skipped when the shared folder is absent.
-#include <filesystem>
+// The sample clusters in tests/data/clusters must load as they are (slurm.conf + topology.conf
+// through the real config loader and LoadTopology).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -14,9 +13,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
-absl::StatusOr<Topology> LoadShared(const std::string& cluster) {
-  const std::string path =
-      absl::StrCat(CANOPY_SHARED_DIR, "/data/clusters/", cluster, "/slurm.conf");
+absl::StatusOr<Topology> LoadSample(const std::string& cluster) {
+  const std::string path = absl::StrCat(CANOPY_TEST_DATA_DIR, "/clusters/", cluster, "/slurm.conf");
   absl::StatusOr<config::ClusterConfig> config = config::LoadClusterConfig(path);
   if (!config.ok()) {
     return config.status();
@@ -24,17 +22,8 @@ absl::StatusOr<Topology> LoadShared(const std::string& cluster) {
   return LoadTopology(*config);
 }
 
-class SharedClustersTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!std::filesystem::exists(absl::StrCat(CANOPY_SHARED_DIR, "/data/clusters"))) {
-      GTEST_SKIP() << "no shared data at " << CANOPY_SHARED_DIR;
-    }
-  }
-};
-
-TEST_F(SharedClustersTest, Demo16) {
-  absl::StatusOr<Topology> topo = LoadShared("demo-16");
+TEST(SampleClustersTest, Demo16) {
+  absl::StatusOr<Topology> topo = LoadSample("demo-16");
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->node_count(), 16);
   EXPECT_EQ(topo->switch_count(), 3);
@@ -43,8 +32,8 @@ TEST_F(SharedClustersTest, Demo16) {
   EXPECT_TRUE(topo->unattached_nodes().empty());
 }
 
-TEST_F(SharedClustersTest, FatTree64) {
-  absl::StatusOr<Topology> topo = LoadShared("fat-tree-64");
+TEST(SampleClustersTest, FatTree64) {
+  absl::StatusOr<Topology> topo = LoadSample("fat-tree-64");
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->node_count(), 64);
   EXPECT_EQ(topo->leaves().size(), 8u);
@@ -53,8 +42,8 @@ TEST_F(SharedClustersTest, FatTree64) {
   EXPECT_EQ(topo->HopDistance(topo->FindNode("gpu001"), topo->FindNode("gpu064")), 6);
 }
 
-TEST_F(SharedClustersTest, Philly320) {
-  absl::StatusOr<Topology> topo = LoadShared("philly-320");
+TEST(SampleClustersTest, Philly320) {
+  absl::StatusOr<Topology> topo = LoadSample("philly-320");
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->node_count(), 320);
   EXPECT_EQ(topo->leaves().size(), 20u);
@@ -62,8 +51,8 @@ TEST_F(SharedClustersTest, Philly320) {
   EXPECT_EQ(topo->nodes_under(topo->FindSwitch("spine002")).size(), 80u);
 }
 
-TEST_F(SharedClustersTest, FatTree16k) {
-  absl::StatusOr<Topology> topo = LoadShared("fat-tree-16k");
+TEST(SampleClustersTest, FatTree16k) {
+  absl::StatusOr<Topology> topo = LoadSample("fat-tree-16k");
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->node_count(), 16384);
   EXPECT_EQ(topo->leaves().size(), 512u);
@@ -73,8 +62,8 @@ TEST_F(SharedClustersTest, FatTree16k) {
   EXPECT_EQ(topo->nodes_under(topo->roots()[0]).size(), 16384u);
 }
 
-TEST_F(SharedClustersTest, Gb200Blocks) {
-  absl::StatusOr<Topology> topo = LoadShared("gb200-nvl72-8racks");
+TEST(SampleClustersTest, Gb200Blocks) {
+  absl::StatusOr<Topology> topo = LoadSample("gb200-nvl72-8racks");
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->node_count(), 144);
   EXPECT_FALSE(topo->has_switches());
