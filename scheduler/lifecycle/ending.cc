@@ -83,17 +83,12 @@ void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects&
   if (job.state != core::JobState::kRunning) {
     return;
   }
-  s.SendKill(job, absl::StrCat("node failure: ", why), effects);
-  std::vector<CleanupHold> holds = HoldsFor(s, job);
-  s.LeaveNodes(job);
-  if (absl::Status st = plan::FailJobOnNodeLoss(s.view, job, s.Now()); !st.ok()) {
-    effects.warnings.push_back(std::string(st.message()));
+  const bool left = LeaveNodesHeld(
+      s, job, absl::StrCat("node failure: ", why), why,
+      [&] { return plan::FailJobOnNodeLoss(s.view, job, s.Now()); }, effects);
+  if (!left) {
     return;
   }
-  TakeHolds(s, std::move(holds), effects);
-  job.state_message = why;
-  s.Touch(job.id, effects);
-  effects.schedule = true;
   effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " lost a node (", why, "): ",
                                           job.state == core::JobState::kPending
                                               ? "requeued"

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/topology/load_topology.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/test_cluster.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -20,44 +20,15 @@ using core::JobState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr char kCluster[] = R"yaml(
-cluster_name: test
-kill_wait: 5s
-launch_timeout: 10s
-nodes:
-  - names: gpu[1-4]
-    cpus: 8
-    memory_mib: 1000
-    gpus: {type: h100, count: 4}
-partitions:
-  - name: gpu
-    nodes: ALL
-    default: true
-    max_time: "1:00:00"
-  - name: tiny
-    nodes: gpu1
-topology_plugin: topology/tree
-topology:
-  switches:
-    - name: leaf1
-      nodes: gpu[1-2]
-    - name: leaf2
-      nodes: gpu[3-4]
-    - name: spine
-      switches: leaf[1-2]
-)yaml";
-
 const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 
 class JobLifecycleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(kCluster, "test.yaml");
-    ASSERT_TRUE(cfg.ok()) << cfg.status();
-    config_ = std::make_shared<const config::ClusterConfig>(*std::move(cfg));
-    absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config_);
-    ASSERT_TRUE(topo.ok()) << topo.status();
-    topology_ = std::make_shared<const topology::Topology>(*std::move(topo));
+    testing::TestCluster cluster = testing::LoadTestCluster(testing::kTwoLeafCluster);
+    ASSERT_NE(cluster.config, nullptr);
+    config_ = cluster.config;
+    topology_ = cluster.topology;
     Reset();
     alice_.authenticated = true;
     alice_.uid = 1001;

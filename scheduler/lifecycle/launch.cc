@@ -150,19 +150,30 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
   if (job.state != core::JobState::kConfiguring) {
     return;
   }
-  s.SendKill(job, absl::StrCat("launch aborted: ", why), effects);
+  const bool left = LeaveNodesHeld(
+      s, job, absl::StrCat("launch aborted: ", why), why,
+      [&] { return plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now()); },
+      effects);
+  if (left) {
+    effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
+  }
+}
+
+bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
+                    const std::string& why, absl::FunctionRef<absl::Status()> release,
+                    Effects& effects) {
+  s.SendKill(job, kill_reason, effects);
   std::vector<CleanupHold> holds = HoldsFor(s, job);
   s.LeaveNodes(job);
-  if (absl::Status st = plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now());
-      !st.ok()) {
+  if (absl::Status st = release(); !st.ok()) {
     effects.warnings.push_back(std::string(st.message()));
-    return;
+    return false;
   }
   TakeHolds(s, std::move(holds), effects);
   job.state_message = why;
   s.Touch(job.id, effects);
   effects.schedule = true;
-  effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
+  return true;
 }
 
 std::vector<CleanupHold> HoldsFor(const LifecycleState& s, const core::Job& job) {

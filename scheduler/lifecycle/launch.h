@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "scheduler/core/job.h"
 #include "scheduler/lifecycle/effects.h"
 #include "scheduler/lifecycle/lifecycle_state.h"
@@ -30,6 +32,14 @@ void Confirm(LifecycleState& s, core::Job& job, int node_index, Effects& effects
 // keeps its nodes held until they clean up, and puts the job back to PENDING (reason
 // Resources, no restart counted: it never ran). No-op for a job in any other state.
 void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects);
+
+// A job that held nodes stops holding them before they cleaned up: KillJob everywhere with
+// `kill_reason`, `release` frees its capacity and moves it on (back to PENDING, or requeued),
+// and its share of the nodes that are up stays held until they report CLEANED_UP. The job's
+// state_message becomes `why`. False (with a warning) when `release` failed.
+bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
+                    const std::string& why, absl::FunctionRef<absl::Status()> release,
+                    Effects& effects);
 
 // Cleanup holds for the nodes of `job` that are up (a down node's processes count as gone).
 // Taken before the job's allocation is freed, applied after.

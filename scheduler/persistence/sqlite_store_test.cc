@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/topology/load_topology.h"
+#include "tests/testing/test_cluster.h"
 
 namespace canopy::persistence {
 namespace {
@@ -26,11 +26,7 @@ partitions:
     nodes: ALL
     default: true
 )yaml");
-  absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(yaml, "test.yaml");
-  EXPECT_TRUE(cfg.ok()) << cfg.status();
-  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*cfg);
-  EXPECT_TRUE(topo.ok()) << topo.status();
-  return std::make_shared<const topology::Topology>(*std::move(topo));
+  return testing::LoadTestCluster(yaml).topology;
 }
 
 // A job with every field of the record set to something other than its default.

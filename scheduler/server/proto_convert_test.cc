@@ -5,44 +5,20 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scheduler/topology/load_topology.h"
+#include "tests/testing/test_cluster.h"
 
 namespace canopy::server {
 namespace {
 
 using ::testing::ElementsAre;
 
-constexpr char kCluster[] = R"yaml(
-cluster_name: test
-kill_wait: 7s
-nodes:
-  - names: gpu[1-4]
-    cpus: 8
-    gpus: {type: h100, count: 4}
-partitions:
-  - name: gpu
-    nodes: ALL
-    default: true
-topology_plugin: topology/tree
-topology:
-  switches:
-    - name: leaf1
-      nodes: gpu[1-2]
-    - name: leaf2
-      nodes: gpu[3-4]
-    - name: spine
-      switches: leaf[1-2]
-)yaml";
-
 class ProtoConvertTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<config::ClusterConfig> cfg = config::ParseCanopyYaml(kCluster, "test.yaml");
-    ASSERT_TRUE(cfg.ok()) << cfg.status();
-    config_ = *std::move(cfg);
-    absl::StatusOr<topology::Topology> topo = topology::LoadTopology(config_);
-    ASSERT_TRUE(topo.ok()) << topo.status();
-    topology_ = std::make_unique<topology::Topology>(*std::move(topo));
+    cluster_ = testing::LoadTestCluster(testing::kTwoLeafCluster);
+    ASSERT_NE(cluster_.config, nullptr);
+    config_ = *cluster_.config;
+    topology_ = cluster_.topology.get();
   }
 
   // A running 2-node job across both leaves.
@@ -65,8 +41,9 @@ class ProtoConvertTest : public ::testing::Test {
     return job;
   }
 
+  testing::TestCluster cluster_;
   config::ClusterConfig config_;
-  std::unique_ptr<topology::Topology> topology_;
+  const topology::Topology* topology_ = nullptr;
 };
 
 TEST_F(ProtoConvertTest, JobSpecRoundTripsThroughTheWire) {
@@ -121,7 +98,7 @@ TEST_F(ProtoConvertTest, LaunchJobCarriesWhatTheNodeNeeds) {
   EXPECT_EQ(launch.topology_addr(), "spine.leaf2.gpu3");
   EXPECT_EQ(launch.topology_addr_pattern(), "switch.switch.node");
   EXPECT_EQ(launch.cluster_name(), "test");
-  EXPECT_EQ(rpc::FromProtoDuration(launch.kill_wait()), absl::Seconds(7));
+  EXPECT_EQ(rpc::FromProtoDuration(launch.kill_wait()), absl::Seconds(5));
   EXPECT_EQ(launch.job().run_id(), 2u);
   EXPECT_EQ(launch.job().spec().environment().at("A"), "1");
 }
@@ -166,7 +143,7 @@ TEST_F(ProtoConvertTest, ReportsAndAcknowledgements) {
       ToProto(lifecycle::AgentMessage(lifecycle::KillJob{core::JobId(5), "time limit"}), *topology_,
               config_);
   EXPECT_EQ(kill.kill_job().reason(), "time limit");
-  EXPECT_EQ(rpc::FromProtoDuration(kill.kill_job().kill_wait()), absl::Seconds(7));
+  EXPECT_EQ(rpc::FromProtoDuration(kill.kill_job().kill_wait()), absl::Seconds(5));
 }
 
 }  // namespace
