@@ -1,0 +1,155 @@
+// JobRuntime's steps (job_runtime.h): srun's tasks on this node, as parts of a job it runs.
+#include <signal.h>
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "agent/runtime/job_runtime.h"
+#include "common/log/absl_format.h"
+#include "common/rpc/status_convert.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::agent::runtime {
+
+void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
+  StepPart* part = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) {
+      return;
+    }
+    auto it = jobs_.find(launch.job_id());
+    if (it != jobs_.end() && !it->second->killing &&
+        !it->second->steps.contains(launch.step_id())) {
+      JobRecord& job = *it->second;
+      StepJobContext ctx;
+      ctx.node = node_;
+      ctx.job_launch = job.launch;
+      ctx.credentials = CredentialsFor(job.launch.job());
+      if (job.cgroup != nullptr) {
+        ctx.cgroup_procs_path = absl::StrCat(job.cgroup->path(), "/cgroup.procs");
+      }
+      const uint32_t job_id = launch.job_id();
+      const uint32_t step_id = launch.step_id();
+      auto owned =
+          std::make_unique<StepPart>(launch, std::move(ctx), reaper_,
+                                     [this, job_id, step_id](const canopy::v1::StepStatus& status) {
+                                       OnStepDone(job_id, step_id, status);
+                                     });
+      part = owned.get();
+      job.steps[step_id] = std::move(owned);
+      ++live_steps_;
+    }
+  }
+  if (part == nullptr) {
+    FailStepWithoutJob(
+        launch, absl::StrCat("job ", launch.job_id(), " is not running on node ",
+                             options_.node_name, " (or step ", launch.step_id(), " already is)"));
+    return;
+  }
+  // Outside the lock: attaching to srun may take a while. The part stays in the map (and
+  // signalable) until its on_done, which Run() makes possible only now.
+  part->Run();
+}
+
+void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
+                            const canopy::v1::StepStatus& status) {
+  std::unique_ptr<StepPart> part;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+      if (auto s = it->second->steps.find(step_id); s != it->second->steps.end()) {
+        part = std::move(s->second);
+        it->second->steps.erase(s);
+        // What the tasks left running stays the job's: kills and Gone() keep covering it.
+        for (pid_t group : part->TaskGroups()) {
+          it->second->step_groups.insert(group);
+        }
+        SignalStepGroups(*it->second, 0);  // forget the empty ones
+      }
+    }
+    canopy::v1::AgentMessage msg;
+    *msg.mutable_step_status() = status;
+    Send(std::move(msg));
+  }
+  // This runs on the part's own I/O thread, which its destructor joins: destroy it elsewhere.
+  timer_.Schedule(absl::Now(), [this, p = std::move(part)]() mutable {
+    p.reset();
+    absl::MutexLock lock(&mu_);
+    --live_steps_;
+  });
+}
+
+void JobRuntime::FailStepWithoutJob(const canopy::v1::LaunchStep& launch,
+                                    const std::string& message) {
+  spdlog::warn("{}: step {}.{} not launched: {}", options_.node_name, launch.job_id(),
+               launch.step_id(), message);
+  canopy::v1::AgentMessage msg;
+  canopy::v1::StepStatus* s = msg.mutable_step_status();
+  s->set_job_id(launch.job_id());
+  s->set_step_id(launch.step_id());
+  s->set_node_index(launch.node_index());
+  s->set_exited(true);
+  s->set_exit_code(1);
+  s->set_message(message);
+  Send(std::move(msg));
+  if (launch.io_address().empty()) {
+    return;
+  }
+  // Tell srun too, so it does not wait for this node; on the timer thread, since connecting may
+  // take a moment.
+  timer_.Schedule(absl::Now(), [this, launch, message] {
+    canopy::v1::StepIoHello hello;
+    hello.set_job_id(launch.job_id());
+    hello.set_step_id(launch.step_id());
+    hello.set_io_token(launch.io_token());
+    hello.set_node_index(launch.node_index());
+    hello.set_node_name(options_.node_name);
+    *hello.mutable_task_ranks() = launch.task_ranks();
+    absl::StatusOr<std::unique_ptr<StepIoStream>> io = StepIoStream::Open(
+        launch.io_address(), hello, [](int) {}, [] {});
+    if (io.ok()) {
+      canopy::v1::StepIoMessage failed;
+      failed.mutable_launch_failed()->set_message(message);
+      (*io)->Send(failed);
+      (*io)->Close(absl::Seconds(1));
+    }
+  });
+}
+
+void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
+  const uint32_t job_id = kill.job_id();
+  const uint32_t step_id = kill.step_id();
+  absl::Duration wait = rpc::FromProtoDuration(kill.kill_wait());
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) {
+      return;
+    }
+    auto s = it->second->steps.find(step_id);
+    if (s == it->second->steps.end()) {
+      return;
+    }
+    s->second->Signal(kill.signal() != 0 ? kill.signal() : SIGTERM);
+    if (kill.signal() != 0) {
+      return;
+    }
+    if (!kill.has_kill_wait()) {
+      wait = it->second->launch.has_kill_wait()
+                 ? rpc::FromProtoDuration(it->second->launch.kill_wait())
+                 : options_.default_kill_wait;
+    }
+  }
+  timer_.Schedule(absl::Now() + wait, [this, job_id, step_id] {
+    absl::MutexLock lock(&mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+      if (auto s = it->second->steps.find(step_id); s != it->second->steps.end()) {
+        s->second->Signal(SIGKILL);
+      }
+    }
+  });
+}
+
+}  // namespace canopy::agent::runtime
