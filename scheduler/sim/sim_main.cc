@@ -5,6 +5,7 @@
 //              [--json] [--no-comm-cost] [--comm-alpha X] [--comm-beta X]
 //              [--node-mtbf HOURS] [--repair-hours H] [--seed N] [--queue-depth N]
 //              [--plot DIR] [--format auto|canopy|swf|philly] [--time-scale F]
+//              [--launch-delay S] [--cleanup-delay S]
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -38,7 +39,9 @@ constexpr char kUsage[] =
     "  --seed N            failure RNG seed (default 1)\n"
     "  --queue-depth N     most placements tried per pass (default 0 = no cap)\n"
     "  --plot DIR          write PNG charts (gnuplot) and their data into DIR\n"
-    "  --time-scale F      submit times divided by F (F > 1 = higher offered load; default 1)\n";
+    "  --time-scale F      submit times divided by F (F > 1 = higher offered load; default 1)\n"
+    "  --launch-delay S    seconds a simulated agent takes to confirm a launch (default 0)\n"
+    "  --cleanup-delay S   seconds a simulated agent takes to clean up after a kill (default 0)\n";
 
 struct Args {
   std::string config, trace, policy = "canopy", plot, format = "auto";
@@ -90,6 +93,13 @@ bool ParseArgs(int argc, char** argv, Args& a, std::string& err) {
       if (flag == "--comm-beta") a.sim.comm.beta = d;
       if (flag == "--node-mtbf") a.sim.failures.mtbf = absl::Seconds(d * 3600);
       if (flag == "--repair-hours") a.sim.failures.repair_time = absl::Seconds(d * 3600);
+    } else if (flag == "--launch-delay" || flag == "--cleanup-delay") {
+      if (!value(v)) return false;
+      if (!absl::SimpleAtod(v, &d) || !(d >= 0) || d > 86400) {
+        err = absl::StrCat(flag, ": expected seconds between 0 and 86400, got '", v, "'");
+        return false;
+      }
+      (flag == "--launch-delay" ? a.sim.agents.launch : a.sim.agents.cleanup) = absl::Seconds(d);
     } else if (flag == "--time-scale") {
       if (!value(v)) return false;
       if (!absl::SimpleAtod(v, &a.time_scale) || !(a.time_scale > 0)) {

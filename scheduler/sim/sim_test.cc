@@ -171,6 +171,26 @@ TEST(SimulatorTest, HandComputedMetrics) {
   EXPECT_EQ(m.requeues, 0);
 }
 
+// The same trace with agents that take 1 s to confirm a launch and 2 s to clean up: the job
+// runs from its confirmation, and its GPUs stay held until its nodes are clean.
+//   job 1: launched 0, runs 1..101, clean 103
+//   job 2: waits for job 1's nodes to be clean: launched 103, runs 104..154, ends 156
+//   job 3: launched 10, runs 11..31, ends 33
+TEST(SimulatorTest, AgentDelaysShowInWaitsAndMakespan) {
+  Cluster c = SmallCluster();
+  std::vector<TraceJob> trace = *ParseCanopyCsv(
+      absl::StrCat(kHeader, "1,0,2,8,100,,u,a\n2,0,3,8,50,,u,b\n3,10,1,4,20,,u,a\n"), "t.csv");
+  ASSERT_TRUE(NormalizeTrace(trace, "t.csv").ok());
+  SimOptions opts;
+  opts.agents.launch = absl::Seconds(1);
+  opts.agents.cleanup = absl::Seconds(2);
+  absl::StatusOr<SimResult> r = RunSimulation(c.config, c.topo, trace, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->metrics.jobs, 3);
+  EXPECT_DOUBLE_EQ(r->metrics.makespan_s, 156);
+  EXPECT_NEAR(r->metrics.mean_wait_s, (1.0 + 104 + 1) / 3, 1e-9);
+}
+
 TEST(SimulatorTest, TimeLimitAndInfeasible) {
   Cluster c = SmallCluster();
   std::vector<TraceJob> trace =
