@@ -20,7 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/rpc/status_convert.h"
-#include "ctl/controller_client.h"
+#include "ctl/client/controller_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/local_cluster.h"
@@ -107,9 +107,9 @@ class JobsTest : public ::testing::Test {
         absl::Seconds(30));
   }
 
-  ctl::ControllerClient Client() {
-    absl::StatusOr<ctl::ControllerClient> c =
-        ctl::ControllerClient::Connect(cluster_.socket_target());
+  ctl::client::ControllerClient Client() {
+    absl::StatusOr<ctl::client::ControllerClient> c =
+        ctl::client::ControllerClient::Connect(cluster_.socket_target());
     EXPECT_TRUE(c.ok()) << c.status();
     return *std::move(c);
   }
