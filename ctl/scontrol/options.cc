@@ -1,14 +1,30 @@
 #include "ctl/scontrol/options.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/slurm/getopt.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
+
+enum class Opt { kAll, kDetails, kOneLiner, kQuiet, kVerbose };
+
+using slurm::ArgKind;
+
+// Slurm 22.05's scontrol options that Canopy accepts (scontrol.c `long_options`).
+constexpr slurm::OptionSpec kOptions[] = {
+    {"all", 'a', ArgKind::kNone, Opt::kAll},
+    {"details", 'd', ArgKind::kNone, Opt::kDetails},
+    {"oneliner", 'o', ArgKind::kNone, Opt::kOneLiner},
+    {"quiet", 'Q', ArgKind::kNone, Opt::kQuiet},
+    {"verbose", 'v', ArgKind::kNone, Opt::kVerbose},
+};
+constexpr slurm::OptionTable kTable{"scontrol", slurm::Ordering::kPermute, kOptions};
 
 // Slurm accepts any unambiguous prefix of a keyword ("sh" for "show", "hostn" for "hostnames").
 bool Abbrev(const std::string& word, const std::string& keyword, size_t min_len) {
@@ -48,23 +64,61 @@ absl::StatusOr<ScontrolRequest> ParseShow(const std::vector<std::string>& rest) 
 
 }  // namespace
 
-absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>& args) {
+absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>& argv) {
+  ScontrolRequest options;
+  absl::StatusOr<std::vector<std::string>> words = slurm::ParseCommandLine(
+      kTable, argv, [&options](const slurm::OptionSpec& option, std::optional<absl::string_view>) {
+        switch (option.IdAs<Opt>()) {
+          case Opt::kAll:
+            options.all = true;
+            break;
+          case Opt::kDetails:
+            options.details = true;
+            break;
+          case Opt::kOneLiner:
+            options.one_liner = true;
+            break;
+          case Opt::kQuiet:
+            options.quiet = true;
+            break;
+          case Opt::kVerbose:
+            ++options.verbose;
+            break;
+        }
+        return absl::OkStatus();
+      });
+  if (!words.ok()) {
+    // getopt's line carries the program's name; the hint line is printed bare.
+    return absl::InvalidArgumentError(absl::StrCat("scontrol: ", words.status().message()));
+  }
+  const std::vector<std::string>& args = *words;
   if (args.empty()) {
     return absl::InvalidArgumentError(
         "scontrol: interactive mode is not supported by Canopy; give a command, e.g. "
         "'scontrol show hostnames gpu[001-004]'");
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  absl::StatusOr<ScontrolRequest> request;
   if (Abbrev(args[0], "show", 3)) {
-    return ParseShow(rest);
+    request = ParseShow(rest);
+  } else if (Abbrev(args[0], "update", 1)) {
+    request = ScontrolRequest();
+    request->command = Command::kUpdate;
+    request->args = rest;
+  } else if (Abbrev(args[0], "ping", 4)) {
+    request = ScontrolRequest();
+    request->command = Command::kPing;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("invalid keyword: ", args[0]));
   }
-  if (Abbrev(args[0], "update", 1)) {
-    return ScontrolRequest{Command::kUpdate, rest};
+  if (request.ok()) {
+    request->all = options.all;
+    request->details = options.details;
+    request->one_liner = options.one_liner;
+    request->quiet = options.quiet;
+    request->verbose = options.verbose;
   }
-  if (Abbrev(args[0], "ping", 4)) {
-    return ScontrolRequest{Command::kPing, {}};
-  }
-  return absl::InvalidArgumentError(absl::StrCat("invalid keyword: ", args[0]));
+  return request;
 }
 
 absl::StatusOr<canopy::v1::UpdateNodeRequest> ParseNodeUpdate(

@@ -1,7 +1,9 @@
-// scontrol's words, as far as Canopy serves them: `show hostnames|hostlist|hostlistsorted|
-// topology [ARG]`, `update NodeName=... State=DRAIN|DOWN|RESUME Reason=...`, `ping`. scontrol
-// takes no getopt options here: keywords may be abbreviated to any unambiguous prefix of a
-// minimum length ("sho", "hostn"), as Slurm's scontrol reads them. Pure; thread-safe.
+// scontrol's command line, as far as Canopy serves it: getopt options (-a/--all, -d/--details,
+// -o/--oneliner, -Q/--quiet, -v/--verbose, on common/slurm's engine, anywhere on the line as
+// GNU getopt permutes them), then the words `show hostnames|hostlist|hostlistsorted|topology
+// [ARG]`, `update NodeName=... State=DRAIN|DOWN|RESUME Reason=...`, `ping`. Keywords may be
+// abbreviated to any unambiguous prefix of a minimum length ("sho", "hostn"), as Slurm's
+// scontrol reads them. Pure; thread-safe.
 #pragma once
 
 #include <string>
@@ -23,13 +25,20 @@ enum class Command {
 
 struct ScontrolRequest {
   Command command = Command::kPing;
+  // The options. Nothing Canopy shows yet differs with them (they matter for `show job`).
+  bool all = false;        // -a: hidden partitions too
+  bool details = false;    // -d
+  bool one_liner = false;  // -o: one record per line
+  bool quiet = false;      // -Q
+  int verbose = 0;         // -v, repeatable
   // show: its argument, if any ("show hostnames=EXPR" is "show hostnames EXPR"); update: the
   // KEY=VALUE words.
   std::vector<std::string> args;
 };
 
-// InvalidArgument whose message is what scontrol prints (each line as is; it exits 1): "too
-// few arguments for keyword:show", "invalid entity:X for keyword:show ", "invalid keyword: X".
+// InvalidArgument whose message is what scontrol prints (each line as is; it exits 1): getopt's
+// errors ("scontrol: unrecognized option '--x'" and the Try line), "too few arguments for
+// keyword:show", "invalid entity:X for keyword:show ", "invalid keyword: X".
 absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>& args);
 
 // The words of `update` as an UpdateNodeRequest. InvalidArgument with what scontrol prints

@@ -22,6 +22,21 @@ TEST(ScontrolOptionsTest, KeywordsAndEntities) {
   EXPECT_EQ(ParseScontrolArgs({"pin"}).status().message(), "invalid keyword: pin");
 }
 
+TEST(ScontrolOptionsTest, GetoptOptionsAnywhereOnTheLine) {
+  absl::StatusOr<ScontrolRequest> r = ParseScontrolArgs({"-o", "show", "-dv", "topology", "-v"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->command, Command::kShowTopology);
+  EXPECT_TRUE(r->one_liner);
+  EXPECT_TRUE(r->details);
+  EXPECT_EQ(r->verbose, 2);
+  EXPECT_TRUE(ParseScontrolArgs({"--onel", "ping"})->one_liner);  // getopt abbreviation
+  EXPECT_EQ(
+      ParseScontrolArgs({"--bogus", "ping"}).status().message(),
+      "scontrol: unrecognized option '--bogus'\nTry \"scontrol --help\" for more information");
+  EXPECT_EQ(ParseScontrolArgs({"-Z", "ping"}).status().message(),
+            "scontrol: invalid option -- 'Z'\nTry \"scontrol --help\" for more information");
+}
+
 TEST(ScontrolOptionsTest, NodeUpdate) {
   absl::StatusOr<canopy::v1::UpdateNodeRequest> r =
       ParseNodeUpdate({"nodename=gpu[1-2]", "State=DRAIN", "Reason=bad fan"});
