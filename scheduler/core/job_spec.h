@@ -2,9 +2,10 @@
 // ResourceRequest: the same request resolved against the cluster, in the terms placement uses.
 //
 // JobSpec is kept for the life of the job and stored with it: the controller re-derives the
-// ResourceRequest from it at every start-up, so a changed configuration (a node renamed, a
-// partition's default time) applies to waiting jobs as it would to new ones. Plain value types
-// with no I/O; not thread-safe.
+// ResourceRequest from it at every start-up, against the configuration of the day (node ids
+// follow the configuration's order). What was decided at submission stays as Slurm keeps it:
+// the partition a job was put in and its time limit (core::Job). Plain value types with no
+// I/O; not thread-safe.
 #pragma once
 
 #include <cstdint>

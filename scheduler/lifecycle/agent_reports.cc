@@ -45,12 +45,8 @@ void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects&
   }
 }
 
-}  // namespace
-
-void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, Effects& effects) {
-  if (report.phase == JobPhase::kExited || report.phase == JobPhase::kCleanedUp) {
-    effects.Send(node, JobReportAck{report.job, report.phase, report.run_id});
-  }
+// What the report changes (JobReported acknowledges it afterwards).
+void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, Effects& effects) {
   if (report.phase == JobPhase::kCleanedUp && !s.holds.empty()) {
     ReleaseHolds(s, report.job, node, report.run_id, effects);
   }
@@ -90,11 +86,22 @@ void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, 
       }
       break;
     case JobPhase::kCleanedUp:
-      if (job->state == core::JobState::kCompleting) {
-        s.Live(job->id)->cleaned[idx] = true;
+      if (LiveJob* live = s.Live(job->id);
+          job->state == core::JobState::kCompleting && live != nullptr) {
+        live->cleaned[idx] = true;
         FinishIfClean(s, *job, effects);
       }
       break;
+  }
+}
+
+}  // namespace
+
+void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, Effects& effects) {
+  ApplyReport(s, node, report, effects);
+  if (report.phase == JobPhase::kExited || report.phase == JobPhase::kCleanedUp) {
+    // After the messages the report caused, as the controller always sent them.
+    effects.Send(node, JobReportAck{report.job, report.phase, report.run_id});
   }
 }
 
@@ -140,8 +147,8 @@ void NodeChanged(LifecycleState& s, const state::NodeRecord& node, Effects& effe
       continue;
     }
     if (job->state == core::JobState::kCompleting) {
-      if (down) {
-        s.Live(id)->cleaned[idx] = true;  // a down node's processes count as gone
+      if (LiveJob* live = s.Live(id); down && live != nullptr) {
+        live->cleaned[idx] = true;  // a down node's processes count as gone
         FinishIfClean(s, *job, effects);
       }
       continue;

@@ -24,6 +24,13 @@ void BeginCompleting(LifecycleState& s, core::Job& job, core::JobState final_sta
     return;
   }
   const absl::Time now = s.Now();
+  LiveJob* live = s.Live(job.id);
+  if (live == nullptr) {
+    effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " is ",
+                                            core::JobStateName(job.state),
+                                            " but holds no nodes; cannot complete it"));
+    return;
+  }
   if (absl::Status st = core::TransitionTo(job, core::JobState::kCompleting, now); !st.ok()) {
     effects.warnings.push_back(std::string(st.message()));
     return;
@@ -32,12 +39,11 @@ void BeginCompleting(LifecycleState& s, core::Job& job, core::JobState final_sta
   if (job.state_message.empty()) {
     job.state_message = why;
   }
-  LiveJob& live = *s.Live(job.id);
-  live.cleaned.assign(job.allocation.nodes.size(), false);
+  live->cleaned.assign(job.allocation.nodes.size(), false);
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
-    live.cleaned[i] = !s.view.node(job.allocation.nodes[i].node).up;  // down: nothing to clean
+    live->cleaned[i] = !s.view.node(job.allocation.nodes[i].node).up;  // down: nothing to clean
   }
-  live.cleanup_deadline = now + s.config->kill_wait + kCleanupGrace;
+  live->cleanup_deadline = now + s.config->kill_wait + kCleanupGrace;
   s.SendKill(job, why, effects);
   s.Touch(job.id, effects);
   FinishIfClean(s, job, effects);
@@ -60,12 +66,13 @@ void EndNow(LifecycleState& s, core::Job& job, core::JobState final_state, Effec
                                             core::JobStateName(final_state)));
     return;
   }
-  s.LeaveNodes(job);
-  // The allocation stays on the record: where the job ran.
+  // Capacity first: if that fails (a bug), the job keeps everything it holds. The allocation
+  // stays on the record as where the job ran.
   if (absl::Status st = plan::EndJob(s.view, job, final_state, s.Now()); !st.ok()) {
     effects.warnings.push_back(std::string(st.message()));
     return;
   }
+  s.LeaveNodes(job.id, job.allocation);
   job.completing_to.reset();
   s.Touch(job.id, effects);
   effects.schedule = true;

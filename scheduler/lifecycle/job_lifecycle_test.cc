@@ -581,6 +581,31 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
   EXPECT_EQ(Job(running).restart_count, 1);
 }
 
+// What was decided at submission stays across a restart, as in Slurm: a job put in the default
+// partition stays there when another partition becomes the default, with its time limit.
+TEST_F(JobLifecycleTest, RestoreKeepsThePartitionAndLimitDecidedAtSubmission) {
+  const uint32_t id = Submit(1, 1);
+  ASSERT_EQ(Job(id).partition, "gpu");
+  persistence::StoredJobs saved;
+  saved.jobs.push_back(Job(id));
+  std::string yaml(testing::kTwoLeafCluster);
+  yaml.replace(yaml.find("    default: true\n"), 18, "");
+  yaml.replace(yaml.find("    nodes: gpu1\n"), 16, "    nodes: gpu1\n    default: true\n");
+  testing::TestCluster changed = testing::LoadTestCluster(yaml);
+  ASSERT_NE(changed.config, nullptr);
+  ASSERT_TRUE(changed.config->partitions[1].is_default);
+  absl::StatusOr<std::unique_ptr<JobLifecycle>> lc =
+      JobLifecycle::Create(changed.config, changed.topology, clock_);
+  ASSERT_TRUE(lc.ok()) << lc.status();
+  jobs_ = *std::move(lc);
+  Effects e;
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_EQ(Job(id).partition, "gpu");
+  EXPECT_EQ(Job(id).resources.partition, "gpu");
+  EXPECT_EQ(Job(id).time_limit, absl::Hours(1));
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+}
+
 TEST_F(JobLifecycleTest, RestoreCancelsWhatNoLongerFits) {
   const uint32_t running = StartRunning(2);
   persistence::StoredJobs saved;

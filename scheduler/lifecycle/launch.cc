@@ -164,11 +164,13 @@ bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_r
                     Effects& effects) {
   s.SendKill(job, kill_reason, effects);
   std::vector<CleanupHold> holds = HoldsFor(s, job);
-  s.LeaveNodes(job);
+  const core::Allocation held = job.allocation;  // `release` may clear it
+  // Capacity first: if that fails (a bug), the job keeps everything it holds.
   if (absl::Status st = release(); !st.ok()) {
     effects.warnings.push_back(std::string(st.message()));
     return false;
   }
+  s.LeaveNodes(job.id, held);
   TakeHolds(s, std::move(holds), effects);
   job.state_message = why;
   s.Touch(job.id, effects);

@@ -158,14 +158,14 @@ void LifecycleState::TakeNodes(core::Job& job) {
   live[job.id] = LiveJob{};
 }
 
-void LifecycleState::LeaveNodes(const core::Job& job) {
+void LifecycleState::LeaveNodes(core::JobId job, const core::Allocation& allocation) {
   ++capacity_version;
-  for (const core::NodeShare& share : job.allocation.nodes) {
+  for (const core::NodeShare& share : allocation.nodes) {
     MarkGpus(share, /*used=*/false);
-    node_jobs[share.node.value()].erase(job.id);
+    node_jobs[share.node.value()].erase(job);
   }
-  live.erase(job.id);
-  Rearm(job.id);
+  live.erase(job);
+  Rearm(job);
 }
 
 void LifecycleState::SendKill(const core::Job& job, const std::string& reason,

@@ -106,9 +106,9 @@ struct LifecycleState {
   // The job took its allocation: chooses its GPU indexes on every node, lists it on its nodes
   // and starts its LiveJob.
   void TakeNodes(core::Job& job);
-  // The job no longer holds its nodes (its capacity was or is about to be freed): frees its
-  // GPU indexes, unlists it and drops its LiveJob.
-  void LeaveNodes(const core::Job& job);
+  // The job no longer holds the nodes of `allocation` (its capacity was just freed): frees its
+  // GPU indexes there, unlists it and drops its LiveJob.
+  void LeaveNodes(core::JobId job, const core::Allocation& allocation);
   // Marks the GPU indexes of a share as used / free on its node.
   void MarkGpus(const core::NodeShare& share, bool used);
 

@@ -27,8 +27,13 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
     if (auto it = problems.find(job.id); it != problems.end()) {
       problem = absl::FailedPreconditionError(it->second);
     }
-    // The spec is resolved again: the configuration may have changed since it was stored.
-    absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(job.spec, *s.config, *s.topology);
+    // The spec is resolved again (node ids may have moved), in the partition the job was put
+    // in at submission even if the default partition has changed since.
+    core::JobSpec spec = job.spec;
+    if (spec.partition.empty()) {
+      spec.partition = job.partition;
+    }
+    absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(spec, *s.config, *s.topology);
     if (problem.ok()) {
       problem = resolved.status();
     }

@@ -177,6 +177,13 @@ absl::Status SqliteStore::LoadLegacyJobs(StoredJobs& out) {
   if (rc != SQLITE_DONE) {
     return SqliteError(db_.get(), rc, "loading schema 2 job records");
   }
+  if (out.legacy.empty()) {
+    // Nothing to convert (a database created by this canopyd, or one already converted but
+    // for the table): it goes now rather than being read at every start.
+    stmt->reset();  // finalized: a statement still reading the schema would lock the table
+    exists->reset();
+    return Exec(db_.get(), "DROP TABLE jobs_v2");
+  }
   return absl::OkStatus();
 }
 

@@ -286,6 +286,15 @@ TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
   EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 3);
+  // The empty schema 2 table that migration 3 renamed is gone after the first load.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
+  SqliteDb db(raw);
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db.get(), "SELECT count(*) FROM sqlite_master WHERE name = 'jobs_v2'");
+  ASSERT_TRUE(stmt.ok());
+  ASSERT_EQ(sqlite3_step(stmt->get()), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt->get(), 0), 0);
 }
 
 TEST_F(SqliteStoreTest, RefusesDatabaseFromNewerCanopyd) {

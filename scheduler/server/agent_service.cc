@@ -117,7 +117,13 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
         controller_->AgentGpuHealth(GpusFromProto(message.gpu_health().gpus()), outbox_);
         return;
       case AgentMessage::kJobStatus:
-        controller_->AgentJobStatus(FromProto(message.job_status()), outbox_);
+        if (std::optional<lifecycle::JobReport> report = FromProto(message.job_status())) {
+          controller_->AgentJobStatus(*std::move(report), outbox_);
+        } else {
+          spdlog::warn("{}: ignoring a report on job {} with unknown phase {}", peer_,
+                       message.job_status().job_id(),
+                       static_cast<int>(message.job_status().phase()));
+        }
         return;
       case AgentMessage::kStepStatus:
         controller_->AgentStepStatus(FromProto(message.step_status()), outbox_);

@@ -3,6 +3,7 @@
 // proto_convert_jobs.cc. The only place the two meet (STYLE.md §3). Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,9 @@ canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer);
 
 // ---- Agents
 
-lifecycle::JobReport FromProto(const canopy::v1::JobStatus& status);
+// nullopt for a phase this build does not know (UNSPECIFIED, or one a newer agent sends): such
+// a report must not be taken for a launch confirmation.
+std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& status);
 lifecycle::StepReport FromProto(const canopy::v1::StepStatus& status);
 
 // A message for an agent, with what the agent needs from the configuration (cluster name,

@@ -390,10 +390,13 @@ canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer) {
   return out;
 }
 
-lifecycle::JobReport FromProto(const canopy::v1::JobStatus& s) {
+std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
   lifecycle::JobReport out;
   out.job = core::JobId(s.job_id());
   switch (s.phase()) {
+    case canopy::v1::JobStatus::PHASE_LAUNCHED:
+      out.phase = lifecycle::JobPhase::kLaunched;
+      break;
     case canopy::v1::JobStatus::PHASE_LAUNCH_FAILED:
       out.phase = lifecycle::JobPhase::kLaunchFailed;
       break;
@@ -404,8 +407,7 @@ lifecycle::JobReport FromProto(const canopy::v1::JobStatus& s) {
       out.phase = lifecycle::JobPhase::kCleanedUp;
       break;
     default:
-      out.phase = lifecycle::JobPhase::kLaunched;
-      break;
+      return std::nullopt;
   }
   out.exit_code = s.exit_code();
   out.exit_signal = s.exit_signal();

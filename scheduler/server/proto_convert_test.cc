@@ -128,7 +128,8 @@ TEST_F(ProtoConvertTest, ReportsAndAcknowledgements) {
   status.set_exit_code(2);
   status.set_out_of_memory(true);
   status.set_run_id(3);
-  const lifecycle::JobReport r = FromProto(status);
+  ASSERT_TRUE(FromProto(status).has_value());
+  const lifecycle::JobReport r = *FromProto(status);
   EXPECT_EQ(r.job, core::JobId(5));
   EXPECT_EQ(r.phase, lifecycle::JobPhase::kExited);
   EXPECT_EQ(r.exit_code, 2);
@@ -144,6 +145,17 @@ TEST_F(ProtoConvertTest, ReportsAndAcknowledgements) {
               config_);
   EXPECT_EQ(kill.kill_job().reason(), "time limit");
   EXPECT_EQ(rpc::FromProtoDuration(kill.kill_job().kill_wait()), absl::Seconds(5));
+}
+
+// A report whose phase this build does not know is no launch confirmation.
+TEST_F(ProtoConvertTest, ReportsOfUnknownPhaseAreDropped) {
+  canopy::v1::JobStatus status;
+  status.set_job_id(5);
+  EXPECT_FALSE(FromProto(status).has_value());  // PHASE_UNSPECIFIED
+  status.set_phase(static_cast<canopy::v1::JobStatus::Phase>(42));
+  EXPECT_FALSE(FromProto(status).has_value());
+  status.set_phase(canopy::v1::JobStatus::PHASE_LAUNCHED);
+  EXPECT_EQ(FromProto(status)->phase, lifecycle::JobPhase::kLaunched);
 }
 
 }  // namespace

@@ -6,11 +6,13 @@
 //   bounded slowdown = max(1, (end − submit) / max(duration, 10 s)), duration = trace run time
 //                   on a perfect placement, so communication stretch and requeues show;
 //   gpu_utilization = ∫ allocated GPUs dt / (total GPUs × makespan), makespan = last end − first
-//                   submit;
+//                   submit; a job's GPUs count from its launch until it lets go of its nodes
+//                   (cleanup holds of a requeued run are not counted);
 //   min_switch_frac = share of multi-node starts that used the fewest leaf switches any
 //                   placement could have used on the capacity free at that moment;
-//   accounts.gpu_hours = GPU time allocated to the account's jobs (including runs cut short by
-//                   a node failure: that time was delivered, then lost).
+//   accounts.gpu_hours = GPU time the account's jobs ran, from each run's start to its end
+//                   (including runs cut short by a node failure: that time was delivered, then
+//                   lost; a launch that never ran delivered nothing).
 // Not thread-safe; plain values out.
 #pragma once
 

@@ -69,9 +69,16 @@ class Simulation {
     operator_.authenticated = true;
     operator_.is_operator = true;
     operator_.user_name = "canopy-sim";
+    // The partition trace jobs go to (the default one, as the lifecycle picks it): a trace
+    // job's limit is capped at its MaxTime, and one without a limit gets that MaxTime (not the
+    // partition's DefaultTime: a trace's run times are what the jobs really needed).
+    if (!config.partitions.empty()) {
+      max_time_ = config.partitions.front().max_time;
+    }
     for (const config::PartitionConfig& p : config.partitions) {
       if (p.is_default) {
         max_time_ = p.max_time;
+        break;
       }
     }
   }
@@ -194,9 +201,7 @@ class Simulation {
     spec.gpus_per_node = tj.gpus_per_node;
     spec.cpus_per_task = std::max(1, tj.gpus_per_node * options_.cpus_per_gpu);
     spec.account = tj.account;
-    if (tj.time_limit != absl::InfiniteDuration()) {
-      spec.time_limit = std::min(tj.time_limit, max_time_);
-    }
+    spec.time_limit = std::min(tj.time_limit, max_time_);  // infinite = UNLIMITED
     lifecycle::Caller user;
     user.authenticated = true;
     user.uid = 1000;
@@ -331,8 +336,10 @@ class Simulation {
     if (sj.holding && !holds) {  // the run is over: its GPUs are free
       sj.holding = false;
       metrics_.GpusChanged(now, -sj.gpus);
-      metrics_.Delivered(job.spec.account, static_cast<double>(sj.gpus) *
-                                               absl::ToDoubleSeconds(now - job.start_time));
+      if (sj.run_started == sj.run_id) {  // a launch that never ran delivered nothing
+        metrics_.Delivered(job.spec.account, static_cast<double>(sj.gpus) *
+                                                 absl::ToDoubleSeconds(now - job.start_time));
+      }
     }
     if (job.restart_count > sj.restart_count) {
       sj.restart_count = job.restart_count;
