@@ -92,8 +92,12 @@ class JobLifecycle {
   size_t cleanup_holds() const { return state_.holds.size(); }
 
  private:
-  template <typename... Args>
-  explicit JobLifecycle(Args&&... args) : state_(std::forward<Args>(args)...) {}
+  JobLifecycle(std::shared_ptr<const config::ClusterConfig> config,
+               std::shared_ptr<const topology::Topology> topology, const core::Clock& clock,
+               placement::CapacityView view, std::unique_ptr<placement::PlacementPolicy> policy,
+               std::unique_ptr<queue::QueueSort> sort, plan::PassOptions pass)
+      : state_(std::move(config), std::move(topology), clock, std::move(view), std::move(policy),
+               std::move(sort), pass) {}
 
   LifecycleState state_;
 };
