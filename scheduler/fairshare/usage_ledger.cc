@@ -23,20 +23,6 @@ double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
 }  // namespace
 
-absl::StatusOr<ResetPeriod> ParseResetPeriod(absl::string_view text) {
-  const std::string t = absl::AsciiStrToUpper(text);
-  if (t == "NONE") return ResetPeriod::kNone;
-  if (t == "NOW") return ResetPeriod::kNow;
-  if (t == "DAILY") return ResetPeriod::kDaily;
-  if (t == "WEEKLY") return ResetPeriod::kWeekly;
-  if (t == "MONTHLY") return ResetPeriod::kMonthly;
-  if (t == "QUARTERLY") return ResetPeriod::kQuarterly;
-  if (t == "YEARLY") return ResetPeriod::kYearly;
-  return absl::InvalidArgumentError(
-      absl::StrCat("PriorityUsageResetPeriod='", text,
-                   "': expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY"));
-}
-
 absl::Time NextReset(ResetPeriod period, absl::Time t) {
   if (t == absl::InfinitePast() || t == absl::InfiniteFuture()) {
     return absl::InfiniteFuture();

@@ -17,14 +17,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/slurm/scheduling_values.h"
 
 namespace canopy::fairshare {
 
-// PriorityUsageResetPeriod.
-enum class ResetPeriod { kNone, kNow, kDaily, kWeekly, kMonthly, kQuarterly, kYearly };
-
-// "NONE", "NOW", "DAILY", ... (case-insensitive). InvalidArgument naming the accepted words.
-absl::StatusOr<ResetPeriod> ParseResetPeriod(absl::string_view text);
+// PriorityUsageResetPeriod (parsed by common/slurm/scheduling_values.h).
+using ResetPeriod = slurm::UsageResetPeriod;
 
 struct DecayOptions {
   absl::Duration half_life = absl::Hours(24 * 7);  // zero = no decay
