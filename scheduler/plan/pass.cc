@@ -4,52 +4,27 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/placement/eligibility.h"
+#include "scheduler/plan/backfill.h"
+#include "scheduler/plan/pass_util.h"
 
 namespace canopy::plan {
 namespace {
 
+using internal::FreeGpusOnOpenNodes;
+using internal::HasShape;
+using internal::KeyOf;
+using internal::ShapeKey;
+using internal::ToJobReason;
 using placement::CapacityView;
 using placement::PlacementRequest;
 using placement::PlacementResult;
-
-// What makes two jobs interchangeable for placement within one pass.
-using ShapeKey =
-    std::tuple<int32_t, int32_t, int32_t, std::string, int32_t, int64_t, bool, std::string>;
-
-bool HasShape(const core::ResourceRequest& s) {
-  return s.required_nodes.empty() && s.excluded_nodes.empty() && s.max_switches == 0;
-}
-
-ShapeKey KeyOf(const core::ResourceRequest& s) {
-  return {s.min_nodes,     s.max_nodes_or_min(), s.gpus_per_node, s.gpu_type,
-          s.cpus_per_node, s.mem_per_node_mib,   s.exclusive,     s.partition};
-}
-
-core::JobReason ToJobReason(placement::PendingReason r) {
-  switch (r) {
-    case placement::PendingReason::kReqNodeNotAvail:
-      return core::JobReason::kReqNodeNotAvail;
-    case placement::PendingReason::kBadConstraints:
-      return core::JobReason::kBadConstraints;
-    default:
-      return core::JobReason::kResources;
-  }
-}
-
-int64_t FreeGpusOnOpenNodes(const CapacityView& view) {
-  int64_t free = 0;
-  for (int root : view.domains().roots()) {
-    free += view.stats(root).open_free_gpus;
-  }
-  return free;
-}
 
 // What the first job of a failed shape learned, reused for the rest of that shape.
 struct ShapeFailure {
@@ -59,6 +34,26 @@ struct ShapeFailure {
 };
 
 }  // namespace
+
+RunningJob RunningJobOf(const core::Job& job, absl::Time now) {
+  RunningJob r;
+  r.job = job.id;
+  r.nodes = job.allocation.nodes;
+  r.exclusive = job.allocation.exclusive;
+  switch (job.state) {
+    case core::JobState::kCompleting:
+      r.end = now;  // ending: back once its nodes clean up
+      break;
+    case core::JobState::kConfiguring:
+      // Its limit counts from RUNNING, which comes after the launch is confirmed.
+      r.end = std::max(job.start_time, now) + job.time_limit;
+      break;
+    default:
+      r.end = job.start_time + job.time_limit;
+      break;
+  }
+  return r;
+}
 
 int32_t MinUnitsPossible(const CapacityView& view, const PlacementRequest& request,
                          absl::Time now) {
@@ -83,8 +78,20 @@ int32_t MinUnitsPossible(const CapacityView& view, const PlacementRequest& reque
   return best;
 }
 
+Plan RunPass(const CapacityView& view, absl::Span<const RunningJob> running,
+             absl::Span<const core::Job* const> pending, absl::Time now,
+             const placement::PlacementPolicy& policy, const PassOptions& options) {
+  if (options.backfill.enabled) {
+    return RunBackfillPass(view, running, pending, now, policy, options);
+  }
+  return RunPass(view, pending, now, policy, options);
+}
+
 Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pending, absl::Time now,
              const placement::PlacementPolicy& policy, const PassOptions& options) {
+  if (options.backfill.enabled) {
+    return RunBackfillPass(view, {}, pending, now, policy, options);
+  }
   Plan plan;
   plan.time = now;
   // Later jobs must see what earlier starts took, so starts go into a private copy, made at the
@@ -92,12 +99,12 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
   std::optional<CapacityView> copy;
   const CapacityView* current = &view;
   int64_t free_gpus = FreeGpusOnOpenNodes(view);
-  int64_t total_gpus = 0;  // a request above this is sent to the policy, which says infeasible
-  for (const placement::NodeCapacity& n : view.nodes()) {
-    total_gpus += n.total_gpus;
-  }
+  // A request above this is sent to the policy, which says infeasible.
+  const int64_t total_gpus = internal::TotalGpus(view);
   // Lookups only; never iterated, so hash order cannot reach a decision.
   absl::flat_hash_map<ShapeKey, ShapeFailure> failed;
+  // sched/builtin: partitions where a job could not start. Lookups only.
+  absl::flat_hash_set<std::string> blocked;
   std::vector<placement::NodeUse> uses;
 
   for (const core::Job* job : pending) {
@@ -105,12 +112,25 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
       continue;
     }
     const core::ResourceRequest& spec = job->resources;
+    if (options.strict_order && blocked.contains(spec.partition)) {
+      ++plan.stats.blocked;
+      plan.pending.push_back({job->id, core::JobReason::kPriority, false,
+                              "a job before it in its partition cannot start (sched/builtin)"});
+      continue;
+    }
+    // Under sched/builtin, a job that cannot start (for now) holds back its partition.
+    auto block = [&] {
+      if (options.strict_order) {
+        blocked.insert(spec.partition);
+      }
+    };
     if (free_gpus == 0 && spec.gpus_per_node > 0 && spec.min_nodes * spec.gpus_per_node > 0 &&
         total_gpus >= int64_t{spec.min_nodes} * spec.gpus_per_node) {
       // Every GPU is taken: the common case of a long queue on a full cluster. Such jobs are not
       // looked at (no note: they keep their reason, a new job shows "None" as in Slurm), so a
       // pass over a full cluster costs O(pending) comparisons and nothing more.
       ++plan.stats.not_reached;
+      block();
       continue;
     }
     ++plan.stats.considered;
@@ -123,12 +143,15 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
                                 it->second.infeasible ? it->second.detail : std::string()});
         if (it->second.infeasible) {
           ++plan.stats.infeasible;
+        } else {
+          block();
         }
         continue;
       }
     }
-    const int64_t asked = static_cast<int64_t>(spec.min_nodes) * spec.gpus_per_node;
+    const int64_t asked = internal::AskedGpus(spec);
     if (spec.required_nodes.empty() && asked > free_gpus && asked <= total_gpus) {
+      block();
       ++plan.stats.skipped_capacity;
       plan.pending.push_back(
           {job->id, core::JobReason::kResources, false, "more GPUs than are free in the cluster"});
@@ -153,6 +176,8 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
           infeasible ? core::JobReason::kBadConstraints : ToJobReason(result.reason);
       if (infeasible) {
         ++plan.stats.infeasible;
+      } else {
+        block();
       }
       if (keyed) {
         failed.emplace(KeyOf(spec), ShapeFailure{reason, infeasible, result.detail});
@@ -182,6 +207,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     }
     const absl::Status applied = copy->ApplyJob(uses, spec.exclusive, /*start=*/true);
     if (!applied.ok()) {
+      block();
       plan.pending.push_back(
           {job->id, core::JobReason::kResources, false,
            absl::StrCat("internal: placement over capacity: ", applied.message())});

@@ -1,8 +1,10 @@
 // Plan: what one scheduling pass decided, before anything is committed.
 //
-// Produced by RunPass (pass.h), a pure function of (capacity view, ordered pending jobs, time,
-// placement policy); committed by PlanApplier (applier.h), which re-checks every start against
-// the state at apply time (nomad's plan/plan-apply split). Plain value types.
+// Produced by RunPass (pass.h), a pure function of (capacity view, running jobs, ordered pending
+// jobs, time, placement policy); committed by PlanApplier (applier.h), which re-checks every start
+// against the state at apply time (nomad's plan/plan-apply split). Reservations are not committed:
+// they are what the pass promised to keep free, for `squeue --start` and the next pass to see.
+// Plain value types.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,19 @@ struct PlannedStart {
   int32_t min_units_possible = -1;
 };
 
+// Backfill's promise to a pending job that cannot start now: the earliest time at which its
+// placement policy found nodes for it on the capacity expected to be free for its whole time
+// limit, judged by the time limits of the running jobs and of the reservations made before it in
+// the same pass. Later jobs started in that pass do not touch these shares before `end`.
+struct PlannedReservation {
+  core::JobId job;
+  absl::Time start;                    // expected start (a multiple of bf_resolution)
+  absl::Time end;                      // start + time limit; InfiniteFuture when unlimited
+  std::vector<core::NodeShare> nodes;  // ascending NodeId
+  bool exclusive = false;
+  placement::Explanation explanation;  // of the placement at `start`
+};
+
 // A job that stays pending, and why (squeue's reason).
 struct PendingNote {
   core::JobId job;
@@ -44,12 +59,22 @@ struct PassStats {
   int32_t infeasible = 0;
   int32_t beyond_depth = 0;  // not tried: the per-pass cap was reached
   int32_t not_reached = 0;   // GPU jobs passed over because no GPU at all was free
+  // Backfill (PassOptions::backfill).
+  int32_t backfill_tests = 0;         // jobs searched for a reservation (<= bf_max_job_test)
+  int32_t backfill_policy_calls = 0;  // placements on future capacity (not in policy_calls)
+  int32_t reserved = 0;               // reservations made
+  int32_t held_back = 0;              // fit now, but would delay a reservation (Priority)
+  // sched/builtin (PassOptions::strict_order): not tried, a job before them in their partition
+  // could not start (Priority).
+  int32_t blocked = 0;
 };
 
 struct Plan {
   absl::Time time;
   std::vector<PlannedStart> starts;  // in queue order
   std::vector<PendingNote> pending;  // in queue order
+  // Backfill only: in queue order; each job also has a PendingNote (reason Resources or Priority).
+  std::vector<PlannedReservation> reservations;
   PassStats stats;
 };
 
