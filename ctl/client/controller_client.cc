@@ -173,6 +173,45 @@ absl::StatusOr<canopy::v1::WhoAmIResponse> ControllerClient::WhoAmI() {
   return response;
 }
 
+absl::StatusOr<canopy::v1::ListAssociationsResponse> ControllerClient::ListAssociations() {
+  canopy::v1::ListAssociationsResponse response;
+  grpc::Status s =
+      stub_->ListAssociations(NewContext().get(), canopy::v1::ListAssociationsRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::UpdateAssociationsResponse> ControllerClient::UpdateAssociations(
+    const canopy::v1::UpdateAssociationsRequest& request) {
+  canopy::v1::UpdateAssociationsResponse response;
+  grpc::Status s = stub_->UpdateAssociations(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::GetSharesResponse> ControllerClient::GetShares() {
+  canopy::v1::GetSharesResponse response;
+  grpc::Status s = stub_->GetShares(NewContext().get(), canopy::v1::GetSharesRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorities(
+    const canopy::v1::ListPrioritiesRequest& request) {
+  canopy::v1::ListPrioritiesResponse response;
+  grpc::Status s = stub_->ListPriorities(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 bool ControllerClient::IsLocal() const {
   return absl::StartsWith(target_, "unix:") || absl::StartsWith(target_, "127.") ||
          absl::StartsWith(target_, "[::1]") || absl::StartsWith(target_, "localhost:");

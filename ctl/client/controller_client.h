@@ -41,6 +41,15 @@ class ControllerClient {
   absl::Status CompleteJob(const canopy::v1::CompleteJobRequest& request);
   absl::StatusOr<canopy::v1::WhoAmIResponse> WhoAmI();
 
+  // Accounts, fair share and priority (sacctmgr, sshare, sprio). UpdateAssociations needs an
+  // operator; the others anyone may call.
+  absl::StatusOr<canopy::v1::ListAssociationsResponse> ListAssociations();
+  absl::StatusOr<canopy::v1::UpdateAssociationsResponse> UpdateAssociations(
+      const canopy::v1::UpdateAssociationsRequest& request);
+  absl::StatusOr<canopy::v1::GetSharesResponse> GetShares();
+  absl::StatusOr<canopy::v1::ListPrioritiesResponse> ListPriorities(
+      const canopy::v1::ListPrioritiesRequest& request);
+
   // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
   // on this machine (srun then serves its step I/O on 127.0.0.1 only).
   bool IsLocal() const;
