@@ -11,6 +11,7 @@
 #include "ctl/sinfo/sinfo.h"
 #include "ctl/squeue/squeue.h"
 #include "ctl/srun/srun.h"
+#include "ctl/sshare/sshare.h"
 
 int main(int argc, char** argv) {
   std::string name = argv[0];
@@ -36,12 +37,15 @@ int main(int argc, char** argv) {
   if (name == "srun") {
     return canopy::ctl::srun::RunSrun(args, "", std::cout, std::cerr);
   }
+  if (name == "sshare") {
+    return canopy::ctl::sshare::RunSshare(args, std::cout, std::cerr);
+  }
   if (name == "canopyctl") {
     return canopy::ctl::canopyctl::RunCanopyctl(args, std::cout, std::cerr);
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
-               " scancel and srun; '"
+               " scancel, srun and sshare; '"
             << name << "' is not one of its front ends\n";
   return 2;
 }
