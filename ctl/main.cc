@@ -9,6 +9,7 @@
 #include "ctl/scancel/scancel.h"
 #include "ctl/scontrol/scontrol.h"
 #include "ctl/sinfo/sinfo.h"
+#include "ctl/sprio/sprio.h"
 #include "ctl/squeue/squeue.h"
 #include "ctl/srun/srun.h"
 #include "ctl/sshare/sshare.h"
@@ -40,12 +41,15 @@ int main(int argc, char** argv) {
   if (name == "sshare") {
     return canopy::ctl::sshare::RunSshare(args, std::cout, std::cerr);
   }
+  if (name == "sprio") {
+    return canopy::ctl::sprio::RunSprio(args, std::cout, std::cerr);
+  }
   if (name == "canopyctl") {
     return canopy::ctl::canopyctl::RunCanopyctl(args, std::cout, std::cerr);
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
-               " scancel, srun and sshare; '"
+               " scancel, srun, sshare and sprio; '"
             << name << "' is not one of its front ends\n";
   return 2;
 }
