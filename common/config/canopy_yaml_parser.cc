@@ -20,6 +20,7 @@
 #include "common/config/cluster_config.h"
 #include "common/config/config_assembler.h"
 #include "common/config/parse_util.h"
+#include "common/config/yaml_policy.h"
 #include "common/config/yaml_values.h"
 #include "common/slurm/hostlist.h"
 #include "yaml-cpp/yaml.h"
@@ -188,6 +189,9 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
     }
     topology_file_ = value;
     return absl::OkStatus();
+  }
+  if (internal::IsPolicySection(key)) {
+    return internal::ReadPolicyEntry(reader_, origin_, key, value, config_.scheduling, unused_);
   }
   unused_.Add(key);
   return absl::OkStatus();
@@ -412,7 +416,13 @@ absl::Status YamlConfigParser::PartitionEntry(const YamlValue& entry) {
           p.up = state == "UP";
           return absl::OkStatus();
         }
-        unused_.Add(absl::StrCat("partitions.", key));
+        absl::StatusOr<bool> policy = internal::ReadPartitionPolicyKey(reader_, key, value, p.policy);
+        if (!policy.ok()) {
+          return policy.status();
+        }
+        if (!*policy) {
+          unused_.Add(absl::StrCat("partitions.", key));
+        }
         return absl::OkStatus();
       });
   if (!s.ok()) {

@@ -287,7 +287,8 @@ TEST(CanopyYamlTest, ControllerForms) {
 
 TEST(CanopyYamlTest, UnknownKeysAreRecordedOnce) {
   absl::StatusOr<ClusterConfig> config = Parse(R"(
-scheduler: {interval: 5s}
+logging: {level: debug}
+scheduler: {interval: 5s, type: builtin}
 controller: {tls: true, host: h}
 nodes:
   - names: a
@@ -297,10 +298,10 @@ nodes:
     sockets: 2
 partitions:
   - {name: p, qos: high}
-Scheduler: again
+Logging: again
 )");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_THAT(config->unused_keys, ElementsAre("scheduler", "controller.tls", "nodes.sockets",
+  EXPECT_THAT(config->unused_keys, ElementsAre("logging", "scheduler.interval", "controller.tls", "nodes.sockets",
                                                "nodes.gpus.memory", "partitions.qos"));
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/config/scheduling_policy.h"
 
 namespace canopy::config {
 
@@ -41,6 +42,7 @@ struct PartitionConfig {
   absl::Duration max_time = absl::InfiniteDuration();  // MaxTime; infinite = UNLIMITED
   absl::Duration default_time = absl::InfiniteDuration();  // DefaultTime; infinite = NONE
   int64_t max_nodes = -1;                                  // -1 = UNLIMITED
+  PartitionPolicy policy;  // billing weights, priority factor and tier
 };
 
 // Where the topology comes from. The config loader reads the file; the topology readers
@@ -82,6 +84,9 @@ struct ClusterConfig {
   std::vector<PartitionConfig> partitions;
   std::string topology_plugin;  // "topology/tree", "topology/block", or "" (flat)
   TopologySource topology;
+
+  // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
+  SchedulingPolicy scheduling;
 
   // Keys present in the file that Canopy does not use ("SelectType", "PriorityType", ...),
   // each once, in file order. canopyd lists them at start-up.

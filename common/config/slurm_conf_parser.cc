@@ -242,7 +242,14 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
     }
     topology_line_ = line;
   } else {
-    unused_.Add(token.key);
+    absl::StatusOr<bool> applied =
+        ApplySchedulingKey(NormalizeSchedulingKey(token.key), value, '\'', config_.scheduling);
+    if (!applied.ok()) {
+      return LineError(line, absl::StrCat(token.key, ": ", applied.status().message()));
+    }
+    if (!*applied) {
+      unused_.Add(token.key);
+    }
   }
   return absl::OkStatus();
 }

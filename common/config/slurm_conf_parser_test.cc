@@ -22,6 +22,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -84,7 +85,9 @@ TEST_P(SampleClusterTest, Loads) {
   EXPECT_EQ(ControllerAddress(*config).value(), "127.0.0.1:6817");
   EXPECT_EQ(config->topology_plugin, want.topology_plugin);
   EXPECT_THAT(config->unused_keys, Contains("SelectType"));
-  EXPECT_THAT(config->unused_keys, Contains("PriorityType"));
+  EXPECT_THAT(config->unused_keys, Not(Contains("PriorityType")));
+  EXPECT_TRUE(config->scheduling.priority.multifactor);
+  EXPECT_TRUE(config->scheduling.scheduler.backfill);
   EXPECT_THAT(config->unused_keys, Contains("GresTypes"));
   EXPECT_THAT(config->unused_keys, Contains("NodeName.State"));
   EXPECT_EQ(config->topology.kind, TopologySource::Kind::kSlurmTopologyConf);
@@ -117,9 +120,11 @@ TEST(SlurmConfTest, Demo16UnusedKeysInFileOrder) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->cluster_name, "demo16");
   EXPECT_THAT(config->unused_keys,
-              ElementsAre("SelectType", "SelectTypeParameters", "PriorityType",
-                          "PriorityDecayHalfLife", "PriorityWeightAge", "PriorityWeightFairshare",
-                          "PriorityWeightJobSize", "SchedulerType", "GresTypes", "NodeName.State"));
+              ElementsAre("SelectType", "SelectTypeParameters", "GresTypes", "NodeName.State"));
+  EXPECT_EQ(config->scheduling.priority.weight_fairshare, 10000u);
+  EXPECT_EQ(config->scheduling.priority.weight_age, 1000u);
+  EXPECT_EQ(config->scheduling.priority.weight_job_size, 1000u);
+  EXPECT_EQ(config->scheduling.priority.decay_half_life, absl::Hours(24 * 7));
   EXPECT_EQ(config->nodes[3].name, "gpu004");
   EXPECT_EQ(config->nodes[3].cpus, 64);
   EXPECT_EQ(config->nodes[3].real_memory_mib, 512000);

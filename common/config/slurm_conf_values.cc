@@ -326,7 +326,14 @@ absl::Status ApplyPartitionKey(const SlurmWhere& where, const SlurmConfToken& to
   if (key == "nodename" || key == "partitionname") {
     return where.Error(token.key, "start a new line for each NodeName or PartitionName");
   }
-  unused.Add(absl::StrCat("PartitionName.", token.key));
+  absl::StatusOr<bool> applied =
+      ApplyPartitionPolicyKey(NormalizeSchedulingKey(key), value, '\'', values.policy);
+  if (!applied.ok()) {
+    return where.Error(token.key, applied.status().message());
+  }
+  if (!*applied) {
+    unused.Add(absl::StrCat("PartitionName.", token.key));
+  }
   return absl::OkStatus();
 }
 
@@ -342,6 +349,7 @@ ParsedPartition BuildPartition(const SlurmPartitionValues& values) {
   p.max_time = values.max_time.value_or(absl::InfiniteDuration());
   p.default_time = values.default_time.value_or(absl::InfiniteDuration());
   p.max_nodes = values.max_nodes.value_or(-1);
+  p.policy = values.policy;
   return parsed;
 }
 

@@ -17,6 +17,7 @@
 #include "common/config/cluster_config.h"
 #include "common/config/config_assembler.h"
 #include "common/config/parse_util.h"
+#include "common/config/scheduling_policy.h"
 #include "common/config/slurm_conf_lexer.h"
 
 namespace canopy::config::internal {
@@ -60,6 +61,7 @@ struct SlurmPartitionValues {
   std::optional<absl::Duration> max_time;
   std::optional<absl::Duration> default_time;
   std::optional<int64_t> max_nodes;
+  PartitionPolicy policy;  // TRESBillingWeights, PriorityJobFactor, PriorityTier
 };
 
 // Applies one token of a NodeName line. Keys Canopy does not use are added to `unused` as

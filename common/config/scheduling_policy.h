@@ -1,0 +1,89 @@
+// The scheduling policy part of ClusterConfig: how pending jobs are ordered (PriorityType and
+// the multifactor weights), how usage is charged and forgotten (PriorityDecayHalfLife,
+// PriorityUsageResetPeriod), which scheduler runs (SchedulerType, SchedulerParameters), what
+// accounting enforces (AccountingStorageEnforce), and the accounts a fresh controller starts
+// with.
+//
+// Both configuration formats set these through ApplySchedulingKey, so they accept and refuse the
+// same values: slurm.conf passes its key ("PriorityWeightAge"), YAML its section and key
+// ("priority" + "weight_age"); both reduce to the same lower-case key without underscores.
+// Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "common/slurm/sacctmgr_file.h"
+#include "common/slurm/scheduling_values.h"
+
+namespace canopy::config {
+
+// Slurm 22.05's defaults throughout (slurm.conf(5)).
+struct PriorityConfig {
+  bool multifactor = false;  // PriorityType=priority/multifactor; priority/basic orders by age
+  uint32_t weight_age = 0;   // PriorityWeightAge
+  uint32_t weight_fairshare = 0;
+  uint32_t weight_job_size = 0;
+  uint32_t weight_partition = 0;
+  uint32_t weight_qos = 0;
+  absl::Duration max_age = absl::Hours(24 * 7);          // PriorityMaxAge
+  bool favor_small = false;                              // PriorityFavorSmall
+  absl::Duration decay_half_life = absl::Hours(24 * 7);  // PriorityDecayHalfLife; 0 = no decay
+  slurm::UsageResetPeriod usage_reset_period = slurm::UsageResetPeriod::kNone;
+  absl::Duration calc_period = absl::Minutes(5);  // PriorityCalcPeriod
+  slurm::PriorityFlags flags;                     // PriorityFlags
+  int64_t fairshare_dampening_factor = 1;         // FairShareDampeningFactor
+};
+
+struct SchedulerConfig {
+  // SchedulerType=sched/backfill (the default): lower-priority jobs may start early when they
+  // delay no higher-priority job's expected start. sched/builtin: strict priority order.
+  bool backfill = true;
+  slurm::SchedulerParameters parameters;  // SchedulerParameters
+};
+
+struct AccountingConfig {
+  slurm::AccountingEnforce enforce;  // AccountingStorageEnforce
+  // The associations a controller with no stored ones starts from (YAML `accounts:` or
+  // `accounts_file:`, a sacctmgr dump); afterwards sacctmgr changes them. Empty = none given.
+  std::vector<slurm::FlatFileRecord> accounts;
+  std::string accounts_origin;  // where they came from, for messages
+};
+
+struct SchedulingPolicy {
+  PriorityConfig priority;
+  SchedulerConfig scheduler;
+  AccountingConfig accounting;
+};
+
+// A partition's part of the policy (slurm.conf PartitionName keys, YAML partition entries).
+struct PartitionPolicy {
+  slurm::BillingWeights billing;     // TRESBillingWeights
+  uint32_t priority_job_factor = 1;  // PriorityJobFactor: the partition factor of multifactor
+  uint32_t priority_tier = 1;        // PriorityTier: higher tiers are scheduled first
+};
+
+// Sets one scheduling-policy key. Keys are compared in NormalizeSchedulingKey's form
+// ("priorityweightage" for slurm.conf PriorityWeightAge and for YAML priority.weight_age).
+// Returns false for a key that is not a scheduling-policy key; InvalidArgument
+// "expected ..., got <value quoted with `quote`>" for a bad value (the caller prefixes the place
+// and the field as its format names it).
+absl::StatusOr<bool> ApplySchedulingKey(absl::string_view normalized_key, absl::string_view value,
+                                        char quote, SchedulingPolicy& policy);
+// The same for a partition's keys ("tresbillingweights", "priorityjobfactor", "prioritytier").
+absl::StatusOr<bool> ApplyPartitionPolicyKey(absl::string_view normalized_key,
+                                             absl::string_view value, char quote,
+                                             PartitionPolicy& policy);
+
+// Lower-case, without '_': the form ApplySchedulingKey compares.
+std::string NormalizeSchedulingKey(absl::string_view key);
+
+// Checks that need several keys: no decay and no reset means usage is never forgotten, which
+// Slurm allows but warns about; returns the warnings to log (empty when none).
+std::vector<std::string> SchedulingPolicyWarnings(const SchedulingPolicy& policy);
+
+}  // namespace canopy::config
