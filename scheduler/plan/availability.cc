@@ -33,6 +33,27 @@ absl::Time Availability::EndOf(absl::Time start, absl::Duration limit) const {
   return end > now_ ? end : Grid(now_ + absl::Nanoseconds(1));
 }
 
+void Availability::Level::Apply(const Delta& d) {
+  gpus += d.gpus;
+  cpus += d.cpus;
+  mem_mib += d.mem_mib;
+  jobs += d.jobs;
+  exclusive += d.exclusive;
+}
+
+Availability::Level Availability::LevelOf(const NodeCapacity& n) {
+  return {n.free_gpus, n.free_cpus, n.free_mem_mib, n.jobs, n.exclusive ? 1 : 0};
+}
+
+NodeCapacity Availability::WithLevel(NodeCapacity n, const Level& l) {
+  n.free_gpus = static_cast<int32_t>(std::clamp<int64_t>(l.gpus, 0, n.total_gpus));
+  n.free_cpus = static_cast<int32_t>(std::clamp<int64_t>(l.cpus, 0, n.total_cpus));
+  n.free_mem_mib = std::clamp<int64_t>(l.mem_mib, 0, n.total_mem_mib);
+  n.jobs = std::max(l.jobs, 0);
+  n.exclusive = l.exclusive > 0;
+  return n;
+}
+
 void Availability::Add(core::NodeId node, const Delta& delta, bool take) {
   std::vector<Delta>& list = events_[node.value()];
   auto pos = std::upper_bound(list.begin(), list.end(), delta.at,
@@ -46,6 +67,43 @@ void Availability::Add(core::NodeId node, const Delta& delta, bool take) {
   }
 }
 
+void Availability::Count(core::NodeId node, absl::Time from, absl::Time until, int sign) {
+  const NodeCapacity& base = now_view_.node(node);
+  if (!base.usable()) {
+    return;  // counts nowhere, whatever its jobs do
+  }
+  const std::vector<Delta>& list = events_[node.value()];
+  Level level = LevelOf(base);
+  size_t i = 0;
+  for (; i < list.size() && list[i].at <= from; ++i) {
+    level.Apply(list[i]);
+  }
+  absl::Time t = from;
+  while (i < list.size() && list[i].at < until) {
+    const absl::Time next = list[i].at;
+    profile_->Add(WithLevel(base, level), t, next, sign);
+    for (; i < list.size() && list[i].at == next; ++i) {
+      level.Apply(list[i]);
+    }
+    t = next;
+  }
+  profile_->Add(WithLevel(base, level), t, until, sign);
+}
+
+const CapacityProfile& Availability::Profile() {
+  if (!profile_.has_value()) {
+    int32_t max_gpus = 0;
+    for (const NodeCapacity& n : now_view_.nodes()) {
+      max_gpus = std::max(max_gpus, n.total_gpus);
+    }
+    profile_.emplace(max_gpus);
+    for (int32_t n = 0; n < now_view_.node_count(); ++n) {
+      Count(core::NodeId(n), now_, absl::InfiniteFuture(), +1);
+    }
+  }
+  return *profile_;
+}
+
 void Availability::AddRunning(const RunningJob& job) {
   const absl::Time at = EndOf(job.end, absl::ZeroDuration());
   if (at == absl::InfiniteFuture()) {
@@ -55,7 +113,13 @@ void Availability::AddRunning(const RunningJob& job) {
     if (!s.node.valid() || s.node.value() >= now_view_.node_count()) {
       continue;  // not a node of this view: nothing of it is counted there either
     }
+    if (profile_.has_value()) {
+      Count(s.node, at, absl::InfiniteFuture(), -1);
+    }
     Add(s.node, {at, s.gpus, s.cpus, s.mem_mib, -1, job.exclusive ? -1 : 0}, /*take=*/false);
+    if (profile_.has_value()) {
+      Count(s.node, at, absl::InfiniteFuture(), +1);
+    }
   }
   releases_.insert(at);
 }
@@ -67,9 +131,15 @@ void Availability::AddHold(absl::Span<const NodeUse> uses, bool exclusive, absl:
   }
   const int32_t excl = exclusive ? 1 : 0;
   for (const NodeUse& u : uses) {
+    if (profile_.has_value()) {
+      Count(u.node, from, until, -1);
+    }
     Add(u.node, {from, -u.gpus, -u.cpus, -u.mem_mib, 1, excl}, /*take=*/true);
     if (until != absl::InfiniteFuture()) {
       Add(u.node, {until, u.gpus, u.cpus, u.mem_mib, -1, -excl}, /*take=*/false);
+    }
+    if (profile_.has_value()) {
+      Count(u.node, from, until, +1);
     }
   }
   if (until != absl::InfiniteFuture()) {
@@ -78,53 +148,31 @@ void Availability::AddHold(absl::Span<const NodeUse> uses, bool exclusive, absl:
 }
 
 NodeCapacity Availability::Window(core::NodeId node, absl::Time from, absl::Time until) const {
-  NodeCapacity n = now_view_.node(node);
+  const NodeCapacity& base = now_view_.node(node);
   const std::vector<Delta>& list = events_[node.value()];
   if (list.empty()) {
-    return n;
+    return base;
   }
-  int64_t gpus = n.free_gpus;
-  int64_t cpus = n.free_cpus;
-  int64_t mem = n.free_mem_mib;
-  int32_t jobs = n.jobs;
-  int32_t excl = n.exclusive ? 1 : 0;
-  auto apply = [&](const Delta& d) {
-    gpus += d.gpus;
-    cpus += d.cpus;
-    mem += d.mem_mib;
-    jobs += d.jobs;
-    excl += d.exclusive;
-  };
+  Level level = LevelOf(base);
   size_t i = 0;
   for (; i < list.size() && list[i].at <= from; ++i) {
-    apply(list[i]);
+    level.Apply(list[i]);
   }
-  int64_t min_gpus = gpus;
-  int64_t min_cpus = cpus;
-  int64_t min_mem = mem;
-  int32_t max_jobs = jobs;
-  int32_t max_excl = excl;
+  Level least = level;
   while (i < list.size() && list[i].at < until) {
     // Everything at one moment first: a share given back and taken again at the same time is
     // no dip.
     const absl::Time t = list[i].at;
     for (; i < list.size() && list[i].at == t; ++i) {
-      apply(list[i]);
+      level.Apply(list[i]);
     }
-    min_gpus = std::min(min_gpus, gpus);
-    min_cpus = std::min(min_cpus, cpus);
-    min_mem = std::min(min_mem, mem);
-    max_jobs = std::max(max_jobs, jobs);
-    max_excl = std::max(max_excl, excl);
+    least.gpus = std::min(least.gpus, level.gpus);
+    least.cpus = std::min(least.cpus, level.cpus);
+    least.mem_mib = std::min(least.mem_mib, level.mem_mib);
+    least.jobs = std::max(least.jobs, level.jobs);
+    least.exclusive = std::max(least.exclusive, level.exclusive);
   }
-  // Clamped into the node's range: running jobs the view does not count (or counts twice) must
-  // not make an invalid node; the plan applier re-checks every start anyway.
-  n.free_gpus = static_cast<int32_t>(std::clamp<int64_t>(min_gpus, 0, n.total_gpus));
-  n.free_cpus = static_cast<int32_t>(std::clamp<int64_t>(min_cpus, 0, n.total_cpus));
-  n.free_mem_mib = std::clamp<int64_t>(min_mem, 0, n.total_mem_mib);
-  n.jobs = std::max(max_jobs, 0);
-  n.exclusive = max_excl > 0;
-  return n;
+  return WithLevel(base, least);
 }
 
 bool Availability::Fits(const NodeUse& use, bool exclusive, absl::Time from,

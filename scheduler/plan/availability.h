@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "scheduler/core/ids.h"
 #include "scheduler/placement/capacity_view.h"
 #include "scheduler/plan/pass.h"
+#include "scheduler/plan/profile.h"
 
 namespace canopy::plan {
 
@@ -62,6 +64,10 @@ class Availability {
   // The first release time at or after `t`, InfiniteFuture if none. O(log releases).
   absl::Time ReleaseAtOrAfter(absl::Time t) const;
 
+  // The cluster-wide counts over time (profile.h), made at the first call in O(nodes + events)
+  // and kept up to date by every later hold (O(events of its nodes) more per node).
+  const CapacityProfile& Profile();
+
   // Calls f(node) for each event at a time in (lo, hi]: the nodes whose state at `from` differs
   // between from = lo and from = hi. A node may come more than once.
   template <typename F>
@@ -93,7 +99,23 @@ class Availability {
     int32_t exclusive = 0;  // + when an exclusive job comes
   };
 
+  // The dynamic part of a node's state while walking its events.
+  struct Level {
+    int64_t gpus;
+    int64_t cpus;
+    int64_t mem_mib;
+    int32_t jobs;
+    int32_t exclusive;
+    void Apply(const Delta& d);
+  };
+  static Level LevelOf(const placement::NodeCapacity& n);
+  // `base` with the level's values, clamped into the node's range (running jobs the view does
+  // not count, or counts twice, must not make an invalid node; the applier re-checks starts).
+  static placement::NodeCapacity WithLevel(placement::NodeCapacity base, const Level& l);
+
   void Add(core::NodeId node, const Delta& delta, bool take);
+  // Adds `sign` times the node's states over [from, until) to the profile.
+  void Count(core::NodeId node, absl::Time from, absl::Time until, int sign);
 
   const placement::CapacityView& now_view_;
   absl::Time now_;
@@ -102,6 +124,7 @@ class Availability {
   absl::btree_set<std::pair<absl::Time, int32_t>> changes_;  // every event after now
   absl::btree_set<std::pair<absl::Time, int32_t>> takes_;    // the events that take capacity
   absl::btree_set<absl::Time> releases_;                     // times at which capacity comes back
+  std::optional<CapacityProfile> profile_;
 };
 
 }  // namespace canopy::plan

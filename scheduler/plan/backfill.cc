@@ -13,6 +13,7 @@
 #include "scheduler/placement/eligibility.h"
 #include "scheduler/plan/availability.h"
 #include "scheduler/plan/pass_util.h"
+#include "scheduler/plan/profile.h"
 #include "scheduler/plan/window_view.h"
 
 namespace canopy::plan {
@@ -234,7 +235,7 @@ std::optional<Failure> BackfillPass::TryStart(const core::Job& job, absl::Durati
     WindowView& held = Window(held_);
     held.MoveTo(now_, until);
     result = PlacementResult();
-    if (held.status().ok()) {
+    if (held.status().ok() && MayHold(held.view(), spec)) {
       ++plan_.stats.backfill_policy_calls;
       result = policy_.Place(held.view(), request, now_);
     }
@@ -299,6 +300,9 @@ std::optional<PlannedReservation> BackfillPass::Reserve(const core::Job& job, ab
     }
   }
   WindowView& sweep = Window(sweep_);
+  // Candidates whose window lacks capacity at some moment are skipped on the cluster-wide counts
+  // alone; the view moves only to the others, so its moves follow the reservations' starts.
+  ProfileScan scan(avail_.Profile(), spec);
   absl::Time cursor = std::max(from, now_ + absl::Nanoseconds(1));
   while (true) {
     absl::Time t = avail_.ReleaseAtOrAfter(cursor);
@@ -310,6 +314,9 @@ std::optional<PlannedReservation> BackfillPass::Reserve(const core::Job& job, ab
     }
     cursor = t + absl::Nanoseconds(1);
     const absl::Time until = avail_.EndOf(t, limit);
+    if (spec.required_nodes.empty() && !scan.Enough(t, until)) {
+      continue;
+    }
     sweep.MoveTo(t, until);
     if (!sweep.status().ok()) {
       return std::nullopt;

@@ -241,5 +241,153 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
   RecordProperty("reservations", reservations);
 }
 
+// The model's rounding, written again: the first multiple of `res` at or after `t`.
+absl::Time Grid(absl::Time t, absl::Duration res) {
+  if (t == absl::InfiniteFuture()) {
+    return t;
+  }
+  const absl::Duration rem = (t - absl::UnixEpoch()) % res;
+  return rem == absl::ZeroDuration() ? t : t + (res - rem);
+}
+
+// A held share over [start, release) as the pass models it (releases on the grid).
+struct Hold {
+  absl::Time start;
+  absl::Time release;
+  core::NodeShare share;
+  bool exclusive;
+};
+
+// The capacity every node has over [from, until), computed from scratch: each node at `from`,
+// then the least it has at any moment of the window.
+placement::CapacityView NaiveWindow(const placement::CapacityView& idle,
+                                    const std::vector<Hold>& holds, absl::Time from,
+                                    absl::Time until) {
+  std::vector<placement::NodeCapacity> nodes(idle.nodes().begin(), idle.nodes().end());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    std::vector<absl::Time> moments = {from};
+    for (const Hold& h : holds) {
+      if (h.share.node.value() == static_cast<int32_t>(n)) {
+        for (absl::Time t : {h.start, h.release}) {
+          if (t > from && t < until) {
+            moments.push_back(t);
+          }
+        }
+      }
+    }
+    const placement::NodeCapacity base = nodes[n];
+    placement::NodeCapacity least = base;
+    bool first = true;
+    for (absl::Time t : moments) {
+      placement::NodeCapacity at = base;
+      for (const Hold& h : holds) {
+        if (h.share.node.value() != static_cast<int32_t>(n) || !(h.start <= t && t < h.release)) {
+          continue;
+        }
+        at.free_gpus -= h.share.gpus;
+        at.free_cpus -= h.share.cpus;
+        at.free_mem_mib -= h.share.mem_mib;
+        ++at.jobs;
+        at.exclusive = at.exclusive || h.exclusive;
+      }
+      if (first) {
+        least = at;
+        first = false;
+      }
+      least.free_gpus = std::min(least.free_gpus, at.free_gpus);
+      least.free_cpus = std::min(least.free_cpus, at.free_cpus);
+      least.free_mem_mib = std::min(least.free_mem_mib, at.free_mem_mib);
+      least.jobs = std::max(least.jobs, at.jobs);
+      least.exclusive = least.exclusive || at.exclusive;
+    }
+    nodes[n] = least;
+  }
+  absl::StatusOr<placement::CapacityView> view =
+      placement::CapacityView::Build(idle.topology(), {"gpu", "debug"}, {"h100", "a100"}, nodes);
+  EXPECT_TRUE(view.ok()) << view.status();
+  return *std::move(view);
+}
+
+// Against a from-scratch model: every reservation is the policy's placement at the earliest
+// candidate time, given the running jobs and what the jobs before it started or reserved.
+TEST(BackfillPropertyTest, ReservationsAreTheEarliestPlacementsOfTheModel) {
+  auto policy = *placement::MakePlacementPolicy("placement/canopy");
+  int checked = 0;
+  for (uint32_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE(absl::StrCat("seed ", seed));
+    std::unique_ptr<Workload> w = MakeWorkload(seed);
+    const std::vector<const core::Job*> pending = w->jobs.Pending();
+    const Plan plan = RunPass(*w->view, w->running, pending, kNow, *policy, w->options);
+    const absl::Duration res = w->options.backfill.resolution;
+    // The cluster with nothing running, and every job as a hold: running jobs from always until
+    // their end, rounded up as the model does.
+    placement::CapacityView idle = *w->view;
+    std::vector<Hold> holds;
+    for (const RunningJob& r : w->running) {
+      std::vector<placement::NodeUse> uses;
+      for (const core::NodeShare& sh : r.nodes) {
+        uses.push_back({sh.node, sh.gpus, sh.cpus, sh.mem_mib});
+        holds.push_back({absl::InfinitePast(), Grid(r.end, res), sh, r.exclusive});
+      }
+      ASSERT_TRUE(idle.ApplyJob(uses, r.exclusive, /*start=*/false).ok());
+    }
+    size_t next_start = 0, next_reservation = 0;
+    for (const core::Job* job : pending) {
+      const core::Job& j = *job;
+      if (next_start < plan.starts.size() && plan.starts[next_start].job == j.id) {
+        for (const core::NodeShare& sh : plan.starts[next_start].nodes) {
+          holds.push_back({kNow, Grid(kNow + j.time_limit, res), sh, j.resources.exclusive});
+        }
+        ++next_start;
+        continue;
+      }
+      if (next_reservation >= plan.reservations.size() ||
+          plan.reservations[next_reservation].job != j.id) {
+        continue;
+      }
+      const PlannedReservation& r = plan.reservations[next_reservation++];
+      std::vector<absl::Time> candidates;
+      for (const Hold& h : holds) {
+        candidates.push_back(h.release);
+      }
+      if (j.resources.max_switches > 0) {
+        candidates.push_back(Grid(j.eligible_time + j.resources.max_switch_wait, res));
+      }
+      candidates.push_back(r.start);
+      std::sort(candidates.begin(), candidates.end());
+      const placement::PlacementRequest request(j.resources, j.eligible_time);
+      for (absl::Time t : candidates) {
+        if (t <= kNow || t > r.start) {
+          continue;
+        }
+        const placement::CapacityView window =
+            NaiveWindow(idle, holds, t, Grid(t + j.time_limit, res));
+        const placement::PlacementResult got = policy->Place(window, request, t);
+        if (t < r.start) {
+          EXPECT_FALSE(got.placed())
+              << "job " << j.id.value() << " reserved at +" << absl::FormatDuration(r.start - kNow)
+              << " could start at +" << absl::FormatDuration(t - kNow);
+          continue;
+        }
+        ASSERT_TRUE(got.placed()) << "job " << j.id.value();
+        std::vector<core::NodeShare> nodes;
+        for (const placement::NodeAssignment& a : got.nodes) {
+          nodes.push_back(
+              {a.node, a.gpus, j.resources.cpus_per_node, j.resources.mem_per_node_mib, {}});
+        }
+        EXPECT_EQ(nodes, r.nodes) << "job " << j.id.value();
+        ++checked;
+      }
+      for (const core::NodeShare& sh : r.nodes) {
+        holds.push_back({r.start, Grid(r.start + j.time_limit, res), sh, r.exclusive});
+      }
+    }
+    if (HasFailure()) {
+      break;
+    }
+  }
+  EXPECT_GT(checked, 200);
+}
+
 }  // namespace
 }  // namespace canopy::plan
