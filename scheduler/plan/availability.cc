@@ -54,15 +54,23 @@ NodeCapacity Availability::WithLevel(NodeCapacity n, const Level& l) {
   return n;
 }
 
-void Availability::Add(core::NodeId node, const Delta& delta, bool take) {
+size_t Availability::MomentAt(absl::Time t) {
+  auto [it, inserted] = moment_at_.try_emplace(t, moments_.size());
+  if (inserted) {
+    moments_.emplace_back();
+  }
+  return it->second;
+}
+
+void Availability::Add(core::NodeId node, const Delta& delta, bool take, Moment* moment) {
   std::vector<Delta>& list = events_[node.value()];
   auto pos = std::upper_bound(list.begin(), list.end(), delta.at,
                               [](absl::Time t, const Delta& d) { return t < d.at; });
   list.insert(pos, delta);
-  if (delta.at > now_) {
-    changes_.insert({delta.at, node.value()});
+  if (moment != nullptr) {
+    moment->changed.push_back(node.value());
     if (take) {
-      takes_.insert({delta.at, node.value()});
+      moment->taken.push_back(node.value());
     }
   }
 }
@@ -109,6 +117,7 @@ void Availability::AddRunning(const RunningJob& job) {
   if (at == absl::InfiniteFuture()) {
     return;  // unlimited: never comes back
   }
+  Moment* moment = &moments_[MomentAt(at)];  // at > now (EndOf)
   for (const core::NodeShare& s : job.nodes) {
     if (!s.node.valid() || s.node.value() >= now_view_.node_count()) {
       continue;  // not a node of this view: nothing of it is counted there either
@@ -116,7 +125,8 @@ void Availability::AddRunning(const RunningJob& job) {
     if (profile_.has_value()) {
       Count(s.node, at, absl::InfiniteFuture(), -1);
     }
-    Add(s.node, {at, s.gpus, s.cpus, s.mem_mib, -1, job.exclusive ? -1 : 0}, /*take=*/false);
+    Add(s.node, {at, s.gpus, s.cpus, s.mem_mib, -1, job.exclusive ? -1 : 0}, /*take=*/false,
+        moment);
     if (profile_.has_value()) {
       Count(s.node, at, absl::InfiniteFuture(), +1);
     }
@@ -130,13 +140,19 @@ void Availability::AddHold(absl::Span<const NodeUse> uses, bool exclusive, absl:
     return;
   }
   const int32_t excl = exclusive ? 1 : 0;
+  // Holds that start now change the state at every `from` alike: no moment to index.
+  const size_t from_at = from > now_ ? MomentAt(from) : moments_.size();
+  const size_t until_at = until != absl::InfiniteFuture() ? MomentAt(until) : moments_.size();
+  // Pointers only now: MomentAt may grow `moments_`.
+  Moment* taken = from_at < moments_.size() ? &moments_[from_at] : nullptr;
+  Moment* given = until_at < moments_.size() ? &moments_[until_at] : nullptr;
   for (const NodeUse& u : uses) {
     if (profile_.has_value()) {
       Count(u.node, from, until, -1);
     }
-    Add(u.node, {from, -u.gpus, -u.cpus, -u.mem_mib, 1, excl}, /*take=*/true);
-    if (until != absl::InfiniteFuture()) {
-      Add(u.node, {until, u.gpus, u.cpus, u.mem_mib, -1, -excl}, /*take=*/false);
+    Add(u.node, {from, -u.gpus, -u.cpus, -u.mem_mib, 1, excl}, /*take=*/true, taken);
+    if (given != nullptr) {
+      Add(u.node, {until, u.gpus, u.cpus, u.mem_mib, -1, -excl}, /*take=*/false, given);
     }
     if (profile_.has_value()) {
       Count(u.node, from, until, +1);

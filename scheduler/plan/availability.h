@@ -13,8 +13,9 @@
 // release times the availability over [from, from + limit) only shrinks as `from` grows: the
 // earliest start of a job is `now` or a release time.
 //
-// Holds one sorted event list per node and two time indexes (every event after now; the events
-// that take capacity) so that a WindowView (window_view.h) finds the nodes a move touches. Refers
+// Holds one sorted event list per node and a time index (per moment after now: the nodes with an
+// event, and those where it takes capacity) so that a WindowView (window_view.h) finds the nodes a
+// move touches. Refers
 // to the capacity view it was made from, which must outlive it. Owned by one pass; not
 // thread-safe; pure.
 #pragma once
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -72,23 +74,24 @@ class Availability {
   // between from = lo and from = hi. A node may come more than once.
   template <typename F>
   void ForEachChangeIn(absl::Time lo, absl::Time hi, F f) const {
-    for (auto it = changes_.upper_bound({lo, kLastNode}); it != changes_.end() && it->first <= hi;
-         ++it) {
-      f(core::NodeId(it->second));
+    for (auto it = moment_at_.upper_bound(lo); it != moment_at_.end() && it->first <= hi; ++it) {
+      for (int32_t n : moments_[it->second].changed) {
+        f(core::NodeId(n));
+      }
     }
   }
   // Calls f(node) for each event that takes capacity at a time in [lo, hi): the nodes whose
   // availability over [from, until) may differ between until = lo and until = hi.
   template <typename F>
   void ForEachTakeIn(absl::Time lo, absl::Time hi, F f) const {
-    for (auto it = takes_.lower_bound({lo, -1}); it != takes_.end() && it->first < hi; ++it) {
-      f(core::NodeId(it->second));
+    for (auto it = moment_at_.lower_bound(lo); it != moment_at_.end() && it->first < hi; ++it) {
+      for (int32_t n : moments_[it->second].taken) {
+        f(core::NodeId(n));
+      }
     }
   }
 
  private:
-  static constexpr int32_t kLastNode = INT32_MAX;
-
   // A change of one node's free capacity at one time: + gives back, - takes.
   struct Delta {
     absl::Time at;
@@ -99,6 +102,11 @@ class Availability {
     int32_t exclusive = 0;  // + when an exclusive job comes
   };
 
+  // The nodes with an event at one moment after now (a node may be listed twice).
+  struct Moment {
+    std::vector<int32_t> changed;  // every event
+    std::vector<int32_t> taken;    // the events that take capacity
+  };
   // The dynamic part of a node's state while walking its events.
   struct Level {
     int64_t gpus;
@@ -113,7 +121,11 @@ class Availability {
   // not count, or counts twice, must not make an invalid node; the applier re-checks starts).
   static placement::NodeCapacity WithLevel(placement::NodeCapacity base, const Level& l);
 
-  void Add(core::NodeId node, const Delta& delta, bool take);
+  // The index of the moment's entry in `moments_`, made if new (one lookup per hold and moment,
+  // not per node).
+  size_t MomentAt(absl::Time t);
+  // Adds the event to the node's list and, after now, to `moment` (the entry of delta.at).
+  void Add(core::NodeId node, const Delta& delta, bool take, Moment* moment);
   // Adds `sign` times the node's states over [from, until) to the profile.
   void Count(core::NodeId node, absl::Time from, absl::Time until, int sign);
 
@@ -121,9 +133,9 @@ class Availability {
   absl::Time now_;
   absl::Duration resolution_;
   std::vector<std::vector<Delta>> events_;  // per node, by time (stable for equal times)
-  absl::btree_set<std::pair<absl::Time, int32_t>> changes_;  // every event after now
-  absl::btree_set<std::pair<absl::Time, int32_t>> takes_;    // the events that take capacity
-  absl::btree_set<absl::Time> releases_;                     // times at which capacity comes back
+  absl::btree_map<absl::Time, size_t> moment_at_;
+  std::vector<Moment> moments_;
+  absl::btree_set<absl::Time> releases_;  // times at which capacity comes back
   std::optional<CapacityProfile> profile_;
 };
 
