@@ -198,18 +198,6 @@ bool Availability::Fits(const NodeUse& use, bool exclusive, absl::Time from,
          n.free_cpus >= use.cpus && n.free_mem_mib >= use.mem_mib;
 }
 
-bool Availability::TakenWithin(core::NodeId node, absl::Time from, absl::Time until) const {
-  for (const Delta& d : events_[node.value()]) {
-    if (d.at >= until) {
-      break;
-    }
-    if (d.at > from && (d.gpus < 0 || d.cpus < 0 || d.mem_mib < 0 || d.jobs > 0)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 absl::Time Availability::ReleaseAtOrAfter(absl::Time t) const {
   auto it = releases_.lower_bound(t);
   return it == releases_.end() ? absl::InfiniteFuture() : *it;

@@ -15,9 +15,8 @@
 //
 // Holds one sorted event list per node and a time index (per moment after now: the nodes with an
 // event, and those where it takes capacity) so that a WindowView (window_view.h) finds the nodes a
-// move touches. Refers
-// to the capacity view it was made from, which must outlive it. Owned by one pass; not
-// thread-safe; pure.
+// move touches. Refers to the capacity view it was made from, which must outlive it. Owned by one
+// pass; not thread-safe; pure.
 #pragma once
 
 #include <cstdint>
@@ -60,8 +59,6 @@ class Availability {
   placement::NodeCapacity Window(core::NodeId node, absl::Time from, absl::Time until) const;
   // True if the node can take `use` (of an exclusive job or not) over the whole window.
   bool Fits(const placement::NodeUse& use, bool exclusive, absl::Time from, absl::Time until) const;
-  // True if something takes capacity of the node at a time in (from, until).
-  bool TakenWithin(core::NodeId node, absl::Time from, absl::Time until) const;
 
   // The first release time at or after `t`, InfiniteFuture if none. O(log releases).
   absl::Time ReleaseAtOrAfter(absl::Time t) const;

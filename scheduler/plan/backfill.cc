@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "scheduler/placement/eligibility.h"
 #include "scheduler/plan/availability.h"
 #include "scheduler/plan/pass_util.h"
 #include "scheduler/plan/profile.h"
