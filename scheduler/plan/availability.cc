@@ -75,10 +75,23 @@ void Availability::Add(core::NodeId node, const Delta& delta, bool take, Moment*
   }
 }
 
-void Availability::Count(core::NodeId node, absl::Time from, absl::Time until, int sign) {
+void Availability::Count(core::NodeId node, absl::Time from, absl::Time until, int sign,
+                         const Counted* only) {
   const NodeCapacity& base = now_view_.node(node);
-  if (!base.usable()) {
-    return;  // counts nowhere, whatever its jobs do
+  targets_.clear();
+  if (only != nullptr) {
+    if (only->Counts(base)) {
+      targets_.push_back(only->profile.get());
+    }
+  } else {
+    for (const Counted& c : profiles_) {
+      if (c.Counts(base)) {
+        targets_.push_back(c.profile.get());
+      }
+    }
+  }
+  if (targets_.empty()) {
+    return;
   }
   const std::vector<Delta>& list = events_[node.value()];
   Level level = LevelOf(base);
@@ -87,29 +100,39 @@ void Availability::Count(core::NodeId node, absl::Time from, absl::Time until, i
     level.Apply(list[i]);
   }
   absl::Time t = from;
+  auto add = [&](absl::Time to) {
+    const NodeCapacity state = WithLevel(base, level);
+    for (CapacityProfile* p : targets_) {
+      p->Add(state, t, to, sign);
+    }
+  };
   while (i < list.size() && list[i].at < until) {
     const absl::Time next = list[i].at;
-    profile_->Add(WithLevel(base, level), t, next, sign);
+    add(next);
     for (; i < list.size() && list[i].at == next; ++i) {
       level.Apply(list[i]);
     }
     t = next;
   }
-  profile_->Add(WithLevel(base, level), t, until, sign);
+  add(until);
 }
 
-const CapacityProfile& Availability::Profile() {
-  if (!profile_.has_value()) {
-    int32_t max_gpus = 0;
-    for (const NodeCapacity& n : now_view_.nodes()) {
-      max_gpus = std::max(max_gpus, n.total_gpus);
-    }
-    profile_.emplace(max_gpus);
-    for (int32_t n = 0; n < now_view_.node_count(); ++n) {
-      Count(core::NodeId(n), now_, absl::InfiniteFuture(), +1);
+const CapacityProfile& Availability::Profile(int32_t partition, int32_t gpu_type) {
+  for (const Counted& c : profiles_) {
+    if (c.partition == partition && c.gpu_type == gpu_type) {
+      return *c.profile;
     }
   }
-  return *profile_;
+  int32_t max_gpus = 0;
+  for (const NodeCapacity& n : now_view_.nodes()) {
+    max_gpus = std::max(max_gpus, n.total_gpus);
+  }
+  profiles_.push_back({partition, gpu_type, std::make_unique<CapacityProfile>(max_gpus)});
+  const Counted& made = profiles_.back();
+  for (int32_t n = 0; n < now_view_.node_count(); ++n) {
+    Count(core::NodeId(n), now_, absl::InfiniteFuture(), +1, &made);
+  }
+  return *made.profile;
 }
 
 void Availability::AddRunning(const RunningJob& job) {
@@ -122,12 +145,12 @@ void Availability::AddRunning(const RunningJob& job) {
     if (!s.node.valid() || s.node.value() >= now_view_.node_count()) {
       continue;  // not a node of this view: nothing of it is counted there either
     }
-    if (profile_.has_value()) {
+    if (!profiles_.empty()) {
       Count(s.node, at, absl::InfiniteFuture(), -1);
     }
     Add(s.node, {at, s.gpus, s.cpus, s.mem_mib, -1, job.exclusive ? -1 : 0}, /*take=*/false,
         moment);
-    if (profile_.has_value()) {
+    if (!profiles_.empty()) {
       Count(s.node, at, absl::InfiniteFuture(), +1);
     }
   }
@@ -147,14 +170,14 @@ void Availability::AddHold(absl::Span<const NodeUse> uses, bool exclusive, absl:
   Moment* taken = from_at < moments_.size() ? &moments_[from_at] : nullptr;
   Moment* given = until_at < moments_.size() ? &moments_[until_at] : nullptr;
   for (const NodeUse& u : uses) {
-    if (profile_.has_value()) {
+    if (!profiles_.empty()) {
       Count(u.node, from, until, -1);
     }
     Add(u.node, {from, -u.gpus, -u.cpus, -u.mem_mib, 1, excl}, /*take=*/true, taken);
     if (given != nullptr) {
       Add(u.node, {until, u.gpus, u.cpus, u.mem_mib, -1, -excl}, /*take=*/false, given);
     }
-    if (profile_.has_value()) {
+    if (!profiles_.empty()) {
       Count(u.node, from, until, +1);
     }
   }

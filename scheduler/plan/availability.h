@@ -20,7 +20,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -63,9 +63,12 @@ class Availability {
   // The first release time at or after `t`, InfiniteFuture if none. O(log releases).
   absl::Time ReleaseAtOrAfter(absl::Time t) const;
 
-  // The cluster-wide counts over time (profile.h), made at the first call in O(nodes + events)
-  // and kept up to date by every later hold (O(events of its nodes) more per node).
-  const CapacityProfile& Profile();
+  // The counts over time (profile.h) of the nodes in `partition` with GPUs of type `gpu_type`
+  // (indexes into the view's tables; -1 = any), so that a job of a small partition or a rare GPU
+  // is not judged by the whole cluster. Made at the first call for that pair in
+  // O(nodes + events), then kept up to date by every hold (O(events of its nodes) more per node
+  // and profile). The reference stays valid while this Availability lives.
+  const CapacityProfile& Profile(int32_t partition, int32_t gpu_type);
 
   // Calls f(node) for each event at a time in (lo, hi]: the nodes whose state at `from` differs
   // between from = lo and from = hi. A node may come more than once.
@@ -123,8 +126,20 @@ class Availability {
   size_t MomentAt(absl::Time t);
   // Adds the event to the node's list and, after now, to `moment` (the entry of delta.at).
   void Add(core::NodeId node, const Delta& delta, bool take, Moment* moment);
-  // Adds `sign` times the node's states over [from, until) to the profile.
-  void Count(core::NodeId node, absl::Time from, absl::Time until, int sign);
+  // One profile and the nodes it counts.
+  struct Counted {
+    int32_t partition;  // -1 = any
+    int32_t gpu_type;   // -1 = any
+    std::unique_ptr<CapacityProfile> profile;
+    bool Counts(const placement::NodeCapacity& n) const {
+      return n.usable() && (partition < 0 || ((n.partitions >> partition) & 1) != 0) &&
+             (gpu_type < 0 || n.gpu_type == gpu_type);
+    }
+  };
+  // Adds `sign` times the node's states over [from, until) to `only`, or (nullptr) to every
+  // profile that counts the node.
+  void Count(core::NodeId node, absl::Time from, absl::Time until, int sign,
+             const Counted* only = nullptr);
 
   const placement::CapacityView& now_view_;
   absl::Time now_;
@@ -132,8 +147,9 @@ class Availability {
   std::vector<std::vector<Delta>> events_;  // per node, by time (stable for equal times)
   absl::btree_map<absl::Time, size_t> moment_at_;
   std::vector<Moment> moments_;
-  absl::btree_set<absl::Time> releases_;  // times at which capacity comes back
-  std::optional<CapacityProfile> profile_;
+  absl::btree_set<absl::Time> releases_;   // times at which capacity comes back
+  std::vector<Counted> profiles_;          // few: one per (partition, GPU type) a search asked for
+  std::vector<CapacityProfile*> targets_;  // Count's scratch
 };
 
 }  // namespace canopy::plan

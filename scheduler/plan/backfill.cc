@@ -47,12 +47,14 @@ struct ShapeMemo {
 
 using MemoKey = std::pair<ShapeKey, absl::Duration>;
 
+// A search stops after this many placements the counts allowed but the policy refused (another
+// fabric, --switches, CPUs or memory the counts do not see), so that one job cannot cost a pass
+// a policy call at every candidate time. The job then has no reservation in this pass.
+constexpr int32_t kMostRefusals = 16;
+
 // Could `view` hold the job at all? Cluster-wide sums over roots, so this is a necessary
 // condition for every policy (first_fit may span fabrics). O(roots).
 bool MayHold(const CapacityView& view, const core::ResourceRequest& s) {
-  if (!s.required_nodes.empty()) {
-    return true;
-  }
   int64_t idle = 0;
   int64_t open = 0;
   int64_t free_gpus = 0;
@@ -112,6 +114,8 @@ class BackfillPass {
   absl::Status Start(const core::Job& job, PlacementResult result, absl::Time until);
   std::optional<PlannedReservation> Reserve(const core::Job& job, absl::Duration limit,
                                             absl::Time from);
+  // True unless a node the job requires (-w) cannot take its share over [from, until).
+  bool RequiredFit(const core::ResourceRequest& spec, absl::Time from, absl::Time until) const;
   // True if a share of `result` would not fit its node over [from, until).
   bool Conflicts(const PlacementResult& result, const core::ResourceRequest& spec, absl::Time from,
                  absl::Time until) const;
@@ -298,10 +302,18 @@ std::optional<PlannedReservation> BackfillPass::Reserve(const core::Job& job, ab
       wait_end = absl::InfiniteFuture();
     }
   }
+  // The counts of the job's partition and GPU type (names the policy resolved: it did not call
+  // the job infeasible).
+  const int32_t partition =
+      spec.partition.empty() ? -1 : view_.PartitionIndex(spec.partition).value_or(-1);
+  const int32_t gpu_type = spec.gpus_per_node == 0 || spec.gpu_type.empty()
+                               ? -1
+                               : view_.GpuTypeIndex(spec.gpu_type).value_or(-1);
   WindowView& sweep = Window(sweep_);
   // Candidates whose window lacks capacity at some moment are skipped on the cluster-wide counts
   // alone; the view moves only to the others, so its moves follow the reservations' starts.
-  ProfileScan scan(avail_.Profile(), spec);
+  ProfileScan scan(avail_.Profile(partition, gpu_type), spec);
+  int32_t refusals = 0;
   absl::Time cursor = std::max(from, now_ + absl::Nanoseconds(1));
   while (true) {
     absl::Time t = avail_.ReleaseAtOrAfter(cursor);
@@ -313,7 +325,7 @@ std::optional<PlannedReservation> BackfillPass::Reserve(const core::Job& job, ab
     }
     cursor = t + absl::Nanoseconds(1);
     const absl::Time until = avail_.EndOf(t, limit);
-    if (spec.required_nodes.empty() && !scan.Enough(t, until)) {
+    if (!scan.Enough(t, until) || !RequiredFit(spec, t, until)) {
       continue;
     }
     sweep.MoveTo(t, until);
@@ -329,6 +341,10 @@ std::optional<PlannedReservation> BackfillPass::Reserve(const core::Job& job, ab
       return std::nullopt;
     }
     if (!result.placed()) {
+      if (++refusals == kMostRefusals) {
+        ++plan_.stats.backfill_gave_up;
+        return std::nullopt;
+      }
       continue;
     }
     if (Conflicts(result, spec, t, until)) {
@@ -358,6 +374,18 @@ bool BackfillPass::Conflicts(const PlacementResult& result, const core::Resource
     }
   }
   return false;
+}
+
+bool BackfillPass::RequiredFit(const core::ResourceRequest& spec, absl::Time from,
+                               absl::Time until) const {
+  for (core::NodeId n : spec.required_nodes) {
+    if (n.valid() && n.value() < view_.node_count() &&
+        !avail_.Fits({n, spec.gpus_per_node, spec.cpus_per_node, spec.mem_per_node_mib},
+                     spec.exclusive, from, until)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void BackfillPass::SetUses(const PlacementResult& result, const core::ResourceRequest& spec) {

@@ -335,6 +335,28 @@ TEST_F(SmallCluster, OverdueRunningJobsComeBackAtTheNextStep) {
   EXPECT_EQ(Reserved(plan, 1)->start, absl::FromUnixSeconds(10'020));
 }
 
+TEST_F(SmallCluster, SearchesCountOnlyThePartitionAndTheRequiredNodes) {
+  // n[5-8] come back one by one over the first 40 minutes; n[1-2] (partition debug too) and the
+  // rest of l1 only after two hours.
+  builder_->Debug("n[1-2]");
+  for (int i = 0; i < 4; ++i) {
+    Running(101 + i, absl::StrCat("n", 5 + i), kNow + absl::Minutes(10 * (i + 1)));
+  }
+  Build();
+  Add(1, 2, absl::Hours(1)).resources.partition = "debug";
+  Add(2, 1, absl::Hours(1)).resources.required_nodes = {topo_->FindNode("n3")};
+  const Plan plan = Pass(kNow, Backfill());
+  ASSERT_NE(Reserved(plan, 1), nullptr);
+  EXPECT_EQ(Reserved(plan, 1)->start, absl::FromUnixSeconds(17'220));
+  EXPECT_EQ(Hosts(Reserved(plan, 1)->nodes), "n[1-2]");
+  ASSERT_NE(Reserved(plan, 2), nullptr);
+  EXPECT_EQ(Reserved(plan, 2)->start, absl::FromUnixSeconds(17'220));
+  EXPECT_EQ(Hosts(Reserved(plan, 2)->nodes), "n3");
+  // The cluster-wide counts would have allowed 10, 20, 30 and 40 minutes from now; the
+  // partition's counts and the required node rule them out without asking the policy.
+  EXPECT_EQ(plan.stats.backfill_policy_calls, 2);
+}
+
 TEST_F(SmallCluster, DisabledBackfillIsThePassWithoutRunningJobs) {
   Add(1, 8, absl::Hours(1));
   Add(2, 1, absl::Hours(3));

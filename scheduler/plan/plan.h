@@ -64,6 +64,7 @@ struct PassStats {
   int32_t backfill_policy_calls = 0;  // placements on future capacity (not in policy_calls)
   int32_t reserved = 0;               // reservations made
   int32_t held_back = 0;              // fit now, but would delay a reservation (Priority)
+  int32_t backfill_gave_up = 0;       // searches stopped after too many refused placements
   // sched/builtin (PassOptions::strict_order): not tried, a job before them in their partition
   // could not start (Priority).
   int32_t blocked = 0;
