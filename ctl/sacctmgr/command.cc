@@ -1,6 +1,5 @@
 #include "ctl/sacctmgr/command.h"
 
-
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
