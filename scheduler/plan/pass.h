@@ -30,7 +30,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "absl/time/time.h"
 #include "absl/types/span.h"
