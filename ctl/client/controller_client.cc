@@ -49,6 +49,12 @@ absl::Status ControllerClient::Explain(const grpc::Status& status) const {
                                                status.error_message(),
                                                "); is it running, and is the address right?"));
   }
+  // gRPC answers a call the server does not implement with an empty message; say what it means.
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+    return absl::UnimplementedError(absl::StrCat(
+        "canopyd at ", target_, " does not serve this request (is it older than this canopyctl?)",
+        status.error_message().empty() ? "" : ": ", status.error_message()));
+  }
   return rpc::FromGrpcStatus(status);
 }
 
