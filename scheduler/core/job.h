@@ -125,6 +125,8 @@ struct Job {
   uint32_t array_task_id = 0;
   std::string idempotency_key;  // the submit's key, if it had one
   uint32_t priority = 0;
+  // Set by an operator (scontrol update Priority=): kept as is instead of recomputed.
+  bool priority_fixed = false;
 
   // Where it is in its life.
   JobState state = JobState::kPending;
@@ -140,6 +142,10 @@ struct Job {
   absl::Time start_time = absl::InfinitePast();     // last start; InfinitePast = never
   absl::Time end_time = absl::InfinitePast();
   Allocation allocation;
+  // While PENDING with a backfill reservation: when and on which nodes it is expected to start
+  // (squeue --start, %S). Derived by every pass, never stored; InfinitePast / empty otherwise.
+  absl::Time expected_start = absl::InfinitePast();
+  std::vector<NodeId> expected_nodes;
   int32_t restart_count = 0;  // SLURM_RESTART_COUNT
   int32_t exit_code = 0;      // of the batch script
   int32_t exit_signal = 0;

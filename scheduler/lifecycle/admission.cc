@@ -224,6 +224,10 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   if (!resolved.ok()) {
     return resolved.status();
   }
+  absl::StatusOr<std::string> account = s.accounting.ResolveAccount(caller.user_name, spec.account);
+  if (!account.ok()) {
+    return account.status();
+  }
   std::vector<uint32_t> task_ids = {0};
   int32_t max_running = 0;
   const bool is_array = !spec.array_spec.empty();
@@ -245,6 +249,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
     core::Job job;
     job.id = core::JobId(s.next_job_id++);
     job.spec = spec;
+    job.spec.account = *account;  // the default account when none was named
     if (job.spec.name.empty()) {
       job.spec.name = job.allocation_only() ? "interactive" : "sbatch";
     }
@@ -266,6 +271,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
       job.array_task_id = task;
       answer.array_task_job_ids.push_back(job.id);
     }
+    job.priority = s.accounting.ComputePriority(job, now);
     const core::JobId id = job.id;
     if (absl::Status added = s.jobs.Add(std::move(job)); !added.ok()) {
       return absl::InternalError(added.message());

@@ -92,6 +92,12 @@ struct Effects {
   std::vector<std::string> info;          // log lines
   std::vector<std::string> warnings;
   bool schedule = false;  // capacity was freed or a job arrived: run a pass soon
+  // Jobs whose published copy is stale but whose stored record need not change (a pending
+  // job's recomputed priority: derived, recomputed after a restart).
+  absl::btree_set<core::JobId> republish;
+  bool associations_changed = false;  // save the association tree with this batch
+  bool usage_changed = false;         // save the usage ledger with this batch
+  bool shares_changed = false;        // fair share or priorities were recomputed: republish
 
   // Queues `message` for `node`'s agent.
   template <typename Message>

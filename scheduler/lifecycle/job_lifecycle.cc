@@ -7,6 +7,7 @@
 #include "scheduler/lifecycle/agent_reports.h"
 #include "scheduler/lifecycle/cancel.h"
 #include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/priorities.h"
 #include "scheduler/lifecycle/restore.h"
 #include "scheduler/lifecycle/steps.h"
 #include "scheduler/lifecycle/timers.h"
@@ -28,13 +29,57 @@ absl::StatusOr<std::unique_ptr<JobLifecycle>> JobLifecycle::Create(
   if (!policy.ok()) {
     return policy.status();
   }
-  absl::StatusOr<std::unique_ptr<queue::QueueSort>> sort = queue::MakeQueueSort(options.queue_sort);
+  // SchedulerType and SchedulerParameters decide how the pass treats the queue's order.
+  const config::SchedulerConfig& scheduler = config->scheduling.scheduler;
+  options.pass.backfill.enabled = scheduler.backfill;
+  options.pass.backfill.window = scheduler.parameters.bf_window;
+  options.pass.backfill.resolution = scheduler.parameters.bf_resolution;
+  options.pass.backfill.max_job_test = scheduler.parameters.bf_max_job_test;
+  options.pass.strict_order = !scheduler.backfill;
+  queue::PartitionTiers tiers;
+  for (const config::PartitionConfig& p : config->partitions) {
+    tiers[p.name] = p.policy.priority_tier;
+  }
+  absl::StatusOr<std::unique_ptr<queue::QueueSort>> sort =
+      queue::MakeQueueSort(options.queue_sort, std::move(tiers));
   if (!sort.ok()) {
     return sort.status();
   }
   return std::unique_ptr<JobLifecycle>(new JobLifecycle(std::move(config), std::move(topology),
                                                         clock, *std::move(view), *std::move(policy),
                                                         *std::move(sort), options.pass));
+}
+
+absl::Status JobLifecycle::RestoreAccounting(persistence::StoredAccounting stored,
+                                             Effects& effects) {
+  return lifecycle::RestoreAccounting(state_, std::move(stored), effects);
+}
+
+absl::Status JobLifecycle::SetAssociations(fairshare::AssociationTree tree, const Caller& caller,
+                                           Effects& effects) {
+  return lifecycle::SetAssociations(state_, std::move(tree), caller, effects);
+}
+
+absl::Status JobLifecycle::SetJobPriority(core::JobId id, uint32_t priority, const Caller& caller,
+                                          Effects& effects) {
+  return lifecycle::SetJobPriority(state_, id, priority, caller, effects);
+}
+
+absl::Status JobLifecycle::SetJobNice(core::JobId id, int32_t nice, const Caller& caller,
+                                      Effects& effects) {
+  return lifecycle::SetJobNice(state_, id, nice, caller, effects);
+}
+
+absl::Status JobLifecycle::TopJob(core::JobId id, const Caller& caller, Effects& effects) {
+  return lifecycle::TopJob(state_, id, caller, effects);
+}
+
+std::vector<fairshare::AssociationSpec> JobLifecycle::AssociationsToSave() const {
+  return state_.accounting.tree().Specs();
+}
+
+persistence::UsageState JobLifecycle::UsageToSave() const {
+  return state_.accounting.SaveUsage(state_.Now());
 }
 
 absl::Status JobLifecycle::Restore(persistence::StoredJobs stored, Effects& effects) {

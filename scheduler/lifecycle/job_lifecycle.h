@@ -51,7 +51,8 @@ class JobLifecycle {
       std::shared_ptr<const topology::Topology> topology, const core::Clock& clock,
       LifecycleOptions options = {});
 
-  // ---- Start-up (restore.h)
+  // ---- Start-up (restore.h): RestoreAccounting first, then Restore.
+  absl::Status RestoreAccounting(persistence::StoredAccounting stored, Effects& effects);
   absl::Status Restore(persistence::StoredJobs stored, Effects& effects);
 
   // ---- Nodes and agents (agent_reports.h)
@@ -72,6 +73,17 @@ class JobLifecycle {
                                         Effects& effects);
   absl::Status CancelStep(const CancelStepRequest& request, const Caller& caller, Effects& effects);
 
+  // ---- Priorities and accounts (priorities.h)
+  absl::Status SetAssociations(fairshare::AssociationTree tree, const Caller& caller,
+                               Effects& effects);
+  absl::Status SetJobPriority(core::JobId id, uint32_t priority, const Caller& caller,
+                              Effects& effects);
+  absl::Status SetJobNice(core::JobId id, int32_t nice, const Caller& caller, Effects& effects);
+  absl::Status TopJob(core::JobId id, const Caller& caller, Effects& effects);
+  // The tree and the ledger as the store keeps them (after Effects said they changed).
+  std::vector<fairshare::AssociationSpec> AssociationsToSave() const;
+  persistence::UsageState UsageToSave() const;
+
   // ---- Time (launch.h, timers.h)
   // One scheduling pass: starts every pending job that fits now, in queue order.
   void Schedule(Effects& effects);
@@ -90,6 +102,7 @@ class JobLifecycle {
   // Pending jobs the pass considers (not held or blocked by a partition limit).
   size_t pending_count() const { return state_.pending.size(); }
   size_t cleanup_holds() const { return state_.holds.size(); }
+  const Accounting& accounting() const { return state_.accounting; }
 
  private:
   JobLifecycle(std::shared_ptr<const config::ClusterConfig> config,

@@ -255,7 +255,9 @@ TEST_F(JobLifecycleTest, UnconfirmedLaunchGoesBackToPendingAndKillsWhatStarted) 
   Tick();
   EXPECT_EQ(FreeGpus(1), 4);
   EXPECT_EQ(jobs_->cleanup_holds(), 0u);
-  EXPECT_EQ(jobs_->NextDeadline(), absl::InfiniteFuture());
+  // Only the fair-share recalculation (every PriorityCalcPeriod) is left to do.
+  EXPECT_EQ(jobs_->NextDeadline(), jobs_->accounting().next_calc());
+  EXPECT_GT(jobs_->NextDeadline(), clock_.Now());
 }
 
 TEST_F(JobLifecycleTest, LaunchFailureFailsTheJob) {

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/slurm/array_spec.h"
 #include "common/slurm/hostlist.h"
@@ -70,6 +72,38 @@ void Launch(LifecycleState& s, core::Job& job, Effects& effects) {
                                       job.placement_explanation, ")"));
 }
 
+// Records each reserved job's expected start and nodes (squeue --start), and clears those of
+// jobs no longer reserved. Derived values: republished, not saved.
+void NoteReservations(LifecycleState& s, const plan::Plan& plan, Effects& effects) {
+  absl::flat_hash_set<core::JobId> reserved;
+  for (const plan::PlannedReservation& r : plan.reservations) {
+    core::Job* job = s.jobs.Find(r.job);
+    if (job == nullptr) {
+      continue;
+    }
+    reserved.insert(r.job);
+    std::vector<core::NodeId> nodes;
+    nodes.reserve(r.nodes.size());
+    for (const core::NodeShare& share : r.nodes) {
+      nodes.push_back(share.node);
+    }
+    if (job->expected_start != r.start || job->expected_nodes != nodes) {
+      job->expected_start = r.start;
+      job->expected_nodes = std::move(nodes);
+      effects.republish.insert(r.job);
+    }
+  }
+  for (core::JobId id : s.reserved) {
+    core::Job* job = s.jobs.Find(id);
+    if (!reserved.contains(id) && job != nullptr) {
+      job->expected_start = absl::InfinitePast();
+      job->expected_nodes.clear();
+      effects.republish.insert(id);
+    }
+  }
+  s.reserved.assign(reserved.begin(), reserved.end());
+}
+
 }  // namespace
 
 void Schedule(LifecycleState& s, Effects& effects) {
@@ -86,7 +120,22 @@ void Schedule(LifecycleState& s, Effects& effects) {
     ApplyArrayThrottles(s, pending);
   }
   s.sort->Sort(pending, now);
-  const plan::Plan plan = plan::RunPass(s.view, pending, now, *s.policy, s.pass_options);
+  // Backfill needs to know when the capacity held now comes back: running jobs at the end of
+  // their time limits, cleanup holds at their deadlines.
+  std::vector<plan::RunningJob> running;
+  if (s.pass_options.backfill.enabled) {
+    running.reserve(s.live.size() + s.holds.size());
+    for (const auto& [id, live] : s.live) {
+      if (const core::Job* job = s.jobs.Find(id); job != nullptr) {
+        running.push_back(plan::RunningJobOf(*job, now));
+      }
+    }
+    for (const CleanupHold& h : s.holds) {
+      running.push_back(plan::RunningJob{h.job, {&h.share, 1}, h.exclusive, h.deadline});
+    }
+  }
+  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, s.pass_options);
+  NoteReservations(s, plan, effects);
   // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
   // explanation of a waiting job is refreshed every pass and need not be).
   std::vector<core::JobReason> old_reasons;

@@ -31,6 +31,7 @@ LifecycleState::LifecycleState(std::shared_ptr<const config::ClusterConfig> conf
       policy(std::move(policy_in)),
       sort(std::move(sort_in)),
       pass_options(pass),
+      accounting(config, clock_in.Now()),
       node_jobs(view.node_count()),
       gpus_in_use(view.node_count(), 0),
       gpu_indexes(view.node_count()),
@@ -67,14 +68,30 @@ absl::StatusOr<core::Job*> LifecycleState::FindControlled(core::JobId id, const 
 void LifecycleState::Touch(core::JobId id, Effects& effects) {
   effects.dirty.insert(id);
   Reindex(id);
+  if (const core::Job* job = jobs.Find(id); job != nullptr) {
+    accounting.Observe(*job, Now());
+    CollectAccounting(effects);
+  }
+}
+
+void LifecycleState::CollectAccounting(Effects& effects) {
+  effects.associations_changed = effects.associations_changed || accounting.associations_changed;
+  effects.usage_changed = effects.usage_changed || accounting.usage_changed;
+  accounting.associations_changed = false;
+  accounting.usage_changed = false;
 }
 
 void LifecycleState::Reindex(core::JobId id) {
   core::Job* job = jobs.Find(id);
   if (job != nullptr && job->state == core::JobState::kPending && !BlocksScheduling(job->reason)) {
     pending[id] = job;
+    blocked.erase(id);
+  } else if (job != nullptr && job->state == core::JobState::kPending) {
+    pending.erase(id);
+    blocked[id] = job;
   } else {
     pending.erase(id);
+    blocked.erase(id);
   }
   Rearm(id);
 }

@@ -27,6 +27,7 @@
 #include "common/config/cluster_config.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/core/job_table.h"
+#include "scheduler/lifecycle/accounting.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/lifecycle/effects.h"
 #include "scheduler/placement/capacity_view.h"
@@ -70,7 +71,10 @@ struct CleanupHold {
 
 struct LifecycleOptions {
   std::string placement_policy = "placement/canopy";  // a placement registry name
-  std::string queue_sort = "queue/age";
+  // queue/priority (Slurm's order: PriorityTier, priority, submit time) or queue/age.
+  std::string queue_sort = "queue/priority";
+  // Backfill and strict order come from the config's SchedulerType and SchedulerParameters;
+  // the rest as given.
   plan::PassOptions pass;
 };
 
@@ -93,8 +97,11 @@ struct LifecycleState {
   // The job if it exists and `caller` may act on it; NotFound ("Invalid job id specified") or
   // PermissionDenied otherwise.
   absl::StatusOr<core::Job*> FindControlled(core::JobId id, const Caller& caller);
-  // The job's record changed: save it with this batch, and bring the indexes up to date.
+  // The job's record changed: save it with this batch, bring the indexes up to date, and start
+  // or stop charging it for its usage.
   void Touch(core::JobId id, Effects& effects);
+  // Moves what accounting needs saved (tree, ledger) into `effects`.
+  void CollectAccounting(Effects& effects);
   // Brings the job's entries in `pending` and `deadlines` up to date.
   void Reindex(core::JobId id);
   // Re-computes the job's entry in `deadlines` (after a LiveJob field changed).
@@ -124,10 +131,14 @@ struct LifecycleState {
   const std::unique_ptr<queue::QueueSort> sort;
   const plan::PassOptions pass_options;
   const plan::PlanApplier applier{core::JobState::kConfiguring};
+  Accounting accounting;
 
   core::JobTable jobs;
   absl::btree_map<core::JobId, LiveJob> live;
   absl::btree_map<core::JobId, core::Job*> pending;  // the records, so a pass needs no lookups
+  // PENDING jobs kept out of the pass (held, or over a partition limit): they still get a
+  // priority at every recalculation.
+  absl::btree_map<core::JobId, core::Job*> blocked;
   absl::btree_set<std::pair<absl::Time, core::JobId>> deadlines;
   absl::flat_hash_map<core::JobId, absl::Time> deadline_of;   // lookups only
   absl::flat_hash_map<std::string, core::JobId> idempotency;  // lookups only
@@ -136,6 +147,7 @@ struct LifecycleState {
   std::vector<std::vector<int>> gpu_indexes;  // by NodeId: the agent's GPU indexes
   std::vector<bool> node_usable;              // by NodeId: as last seen
   std::vector<CleanupHold> holds;
+  std::vector<core::JobId> reserved;  // jobs given a backfill reservation by the last pass
   uint32_t next_job_id = 1;
   uint64_t capacity_version = 0;
   bool has_throttled_arrays = false;  // some array was submitted with "%N"

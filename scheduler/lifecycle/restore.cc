@@ -2,6 +2,7 @@
 #include "scheduler/lifecycle/restore.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/lifecycle/admission.h"
+#include "scheduler/lifecycle/priorities.h"
 
 namespace canopy::lifecycle {
 
@@ -81,9 +83,51 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
       }
     }
     s.Reindex(id);
+    s.accounting.ResumeCharging(restored);
   }
   s.next_job_id = std::max({s.next_job_id, stored.next_job_id, max_id + 1});
   ++s.capacity_version;
+  // Priorities are derived: give every pending job its current one before the first pass.
+  Recalculate(s, effects);
+  return absl::OkStatus();
+}
+
+absl::Status RestoreAccounting(LifecycleState& s, persistence::StoredAccounting stored,
+                               Effects& effects) {
+  const config::AccountingConfig& seed = s.config->scheduling.accounting;
+  std::optional<fairshare::AssociationTree> from_config;
+  if (!seed.accounts.empty()) {
+    absl::StatusOr<fairshare::AssociationTree> tree =
+        fairshare::AssociationTree::FromFlatFile(seed.accounts, nullptr);
+    if (!tree.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(seed.accounts_origin, ": accounts: ", tree.status().message()));
+    }
+    from_config = *std::move(tree);
+  }
+  s.accounting.RestoreUsage(stored.usage, s.Now());
+  if (stored.associations.has_value()) {
+    absl::StatusOr<fairshare::AssociationTree> tree =
+        fairshare::AssociationTree::Build(*stored.associations);
+    if (!tree.ok()) {
+      return absl::DataLossError(absl::StrCat("the stored associations cannot be rebuilt: ",
+                                              tree.status().message()));
+    }
+    if (from_config.has_value() && from_config->Specs() != tree->Specs()) {
+      effects.warnings.push_back(absl::StrCat(
+          "the accounts in ", seed.accounts_origin,
+          " differ from the stored associations (changed with sacctmgr since); using the "
+          "stored ones. To load the file's, run: sacctmgr load file=",
+          seed.accounts_origin, " clean"));
+    }
+    s.accounting.SetTree(*std::move(tree), s.Now());
+    s.accounting.associations_changed = false;  // as stored
+  } else if (from_config.has_value()) {
+    s.accounting.SetTree(*std::move(from_config), s.Now());
+    effects.info.push_back(absl::StrCat("associations loaded from ", seed.accounts_origin, " (",
+                                        s.accounting.tree().size() - 1, " associations)"));
+  }
+  s.CollectAccounting(effects);
   return absl::OkStatus();
 }
 

@@ -17,4 +17,12 @@ namespace canopy::lifecycle {
 // `effects.dirty`. Internal for two records with one id.
 absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects& effects);
 
+// Before Restore: the association tree and the usage ledger. The tree is the stored one; a store
+// that never saved one takes the config's accounts (YAML accounts:/accounts_file:), which are
+// then saved with the first commit. A config whose accounts differ from the stored ones gets a
+// warning (the stored ones, changed with sacctmgr, win). InvalidArgument naming the source for
+// a tree that cannot be built.
+absl::Status RestoreAccounting(LifecycleState& s, persistence::StoredAccounting stored,
+                               Effects& effects);
+
 }  // namespace canopy::lifecycle

@@ -10,6 +10,7 @@
 #include "common/slurm/hostlist.h"
 #include "scheduler/lifecycle/ending.h"
 #include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/priorities.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -53,6 +54,9 @@ void CheckRunning(LifecycleState& s, core::Job& job, LiveJob& live, Effects& eff
 
 void Tick(LifecycleState& s, Effects& effects) {
   const absl::Time now = s.Now();
+  if (now >= s.accounting.next_calc()) {
+    Recalculate(s, effects);
+  }
   std::vector<std::pair<core::JobId, core::NodeId>> expired;
   for (const CleanupHold& h : s.holds) {
     if (now >= h.deadline) {
@@ -107,6 +111,7 @@ void Tick(LifecycleState& s, Effects& effects) {
 
 absl::Time NextDeadline(const LifecycleState& s) {
   absl::Time next = s.deadlines.empty() ? absl::InfiniteFuture() : s.deadlines.begin()->first;
+  next = std::min(next, s.accounting.next_calc());
   for (const CleanupHold& h : s.holds) {
     next = std::min(next, h.deadline);
   }

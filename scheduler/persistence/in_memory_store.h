@@ -28,6 +28,12 @@ class InMemoryStore final : public Store {
     if (mutations.next_job_id != 0) {
       next_job_id_ = mutations.next_job_id;
     }
+    if (mutations.associations.has_value()) {
+      accounting_.associations = mutations.associations;
+    }
+    if (mutations.usage.has_value()) {
+      accounting_.usage = mutations.usage;
+    }
     ++commits_;
     return absl::OkStatus();
   }
@@ -50,6 +56,8 @@ class InMemoryStore final : public Store {
     return stored;
   }
 
+  absl::StatusOr<StoredAccounting> LoadAccounting() override { return accounting_; }
+
   // Every Commit() fails with `status` until it is set back to OK.
   // Thread-safe: a test may flip it while the controller's owner thread commits.
   void FailCommitsWith(absl::Status status) {
@@ -62,6 +70,7 @@ class InMemoryStore final : public Store {
   std::map<std::string, NodeAdminRow> nodes_;
   std::map<uint32_t, core::Job> jobs_;
   uint32_t next_job_id_ = 0;
+  StoredAccounting accounting_;
   absl::Status FailWith() {
     absl::MutexLock lock(&fail_mu_);
     return fail_with_;

@@ -241,6 +241,7 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.array_task_id; }>("array_task_id"),
     Column<[](auto& j) -> auto& { return j.idempotency_key; }>("idempotency_key"),
     Column<[](auto& j) -> auto& { return j.priority; }>("priority"),
+    Column<[](auto& j) -> auto& { return j.priority_fixed; }>("priority_fixed"),
     // The spec, as submitted.
     Column<[](auto& j) -> auto& { return j.spec.name; }>("name"),
     Column<[](auto& j) -> auto& { return j.spec.partition; }>("requested_partition"),

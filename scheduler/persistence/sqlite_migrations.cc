@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 3> kMigrations = {
+constexpr std::array<const char*, 4> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -111,6 +111,26 @@ constexpr std::array<const char*, 3> kMigrations = {
       gpu_indexes  TEXT NOT NULL,
       PRIMARY KEY (job_id, idx)
     ) WITHOUT ROWID;
+    )sql",
+    // 4: fair share. The association tree in build order (parents before children), each
+    // row's other sacctmgr options as NUL-separated Key=value items; the usage ledger, one row
+    // per user association, decayed to meta's usage_as_of_us; an operator-fixed job priority.
+    R"sql(
+    CREATE TABLE associations (
+      seq         INTEGER PRIMARY KEY,
+      account     TEXT NOT NULL,
+      user        TEXT NOT NULL,      -- '' for the account's own association
+      parent      TEXT NOT NULL,      -- accounts only; '' under root
+      shares      INTEGER NOT NULL,   -- -1 = Fairshare=parent
+      attributes  BLOB NOT NULL
+    );
+    CREATE TABLE usage (
+      account  TEXT NOT NULL,
+      user     TEXT NOT NULL,
+      usage    REAL NOT NULL,         -- billing unit-seconds, decayed to usage_as_of_us
+      PRIMARY KEY (account, user)
+    ) WITHOUT ROWID;
+    ALTER TABLE jobs ADD COLUMN priority_fixed INTEGER NOT NULL DEFAULT 0;
     )sql",
 };
 

@@ -1,6 +1,7 @@
 #include "scheduler/persistence/sqlite_store.h"
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/persistence/sqlite_accounting_rows.h"
 #include "scheduler/persistence/sqlite_job_rows.h"
 
 namespace canopy::persistence {
@@ -70,6 +71,16 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
       return st;
     }
   }
+  if (mutations.associations.has_value()) {
+    if (absl::Status st = SaveAssociationRows(db, *mutations.associations); !st.ok()) {
+      return st;
+    }
+  }
+  if (mutations.usage.has_value()) {
+    if (absl::Status st = SaveUsageRows(db, *mutations.usage); !st.ok()) {
+      return st;
+    }
+  }
   return tx->Commit();
 }
 
@@ -126,6 +137,10 @@ absl::Status SqliteStore::SaveNextJobId(uint32_t next_job_id) {
     return SqliteError(db, rc, "saving the next job id");
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<StoredAccounting> SqliteStore::LoadAccounting() {
+  return LoadAccountingRows(db_.get());
 }
 
 absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {

@@ -27,6 +27,7 @@ class SqliteStore final : public Store {
   absl::Status Commit(const Mutations& mutations) override;
   absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() override;
   absl::StatusOr<StoredJobs> LoadJobs() override;
+  absl::StatusOr<StoredAccounting> LoadAccounting() override;
 
   // The schema version this binary writes.
   static int CurrentSchemaVersion();

@@ -79,6 +79,7 @@ core::Job FullJob(core::JobId id) {
   j.array_task_id = 3;
   j.idempotency_key = "key-1";
   j.priority = 7;
+  j.priority_fixed = true;
   j.state = core::JobState::kCompleting;
   j.reason = core::JobReason::kNone;
   j.completing_to = core::JobState::kTimeout;
@@ -280,12 +281,57 @@ TEST_F(SqliteStoreTest, Schema2RecordsAreHandedOverAndDroppedWithTheirConversion
   EXPECT_EQ(jobs->jobs[0].id, core::JobId(4));
 }
 
+// The association tree and the ledger come back as saved; nothing saved reads as nullopt (a
+// fresh controller then seeds them), and an empty tree saved stays an empty tree.
+TEST_F(SqliteStoreTest, AccountingSurvivesReopen) {
+  absl::StatusOr<StoredAccounting> fresh = Open()->LoadAccounting();
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_FALSE(fresh->associations.has_value());
+  EXPECT_FALSE(fresh->usage.has_value());
+
+  fairshare::AssociationSpec vision;
+  vision.account = "vision";
+  vision.shares = 70;
+  vision.attributes = {{"Description", "computer vision: a=b"}, {"Organization", "lab"}};
+  fairshare::AssociationSpec alice;
+  alice.account = "vision";
+  alice.user = "alice";
+  alice.shares = fairshare::kParentShares;
+  UsageState usage;
+  usage.ledger.as_of = absl::FromUnixSeconds(1'800'000'000);
+  usage.ledger.last_reset = absl::InfinitePast();
+  usage.ledger.entries = {{"nlp", "carol", 12.5}, {"vision", "alice", 3600.25}};
+  usage.charged_through = absl::FromUnixSeconds(1'799'999'990);
+  Mutations m;
+  m.associations = std::vector<fairshare::AssociationSpec>{vision, alice};
+  m.usage = usage;
+  ASSERT_TRUE(Open()->Commit(m).ok());
+
+  absl::StatusOr<StoredAccounting> back = Open()->LoadAccounting();
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->associations.has_value());
+  EXPECT_EQ(*back->associations, (std::vector<fairshare::AssociationSpec>{vision, alice}));
+  ASSERT_TRUE(back->usage.has_value());
+  EXPECT_EQ(back->usage->ledger.as_of, usage.ledger.as_of);
+  EXPECT_EQ(back->usage->ledger.last_reset, absl::InfinitePast());
+  EXPECT_EQ(back->usage->ledger.entries, usage.ledger.entries);
+  EXPECT_EQ(back->usage->charged_through, usage.charged_through);
+
+  Mutations empty_tree;
+  empty_tree.associations = std::vector<fairshare::AssociationSpec>{};
+  ASSERT_TRUE(Open()->Commit(empty_tree).ok());
+  back = Open()->LoadAccounting();
+  ASSERT_TRUE(back.ok() && back->associations.has_value());
+  EXPECT_TRUE(back->associations->empty());
+  EXPECT_TRUE(back->usage.has_value());
+}
+
 TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 3);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 4);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "scheduler/core/job.h"
+#include "scheduler/fairshare/association_tree.h"
+#include "scheduler/fairshare/usage_ledger.h"
 
 namespace canopy::persistence {
 
@@ -34,6 +37,15 @@ struct NodeAdminRow {
   friend bool operator==(const NodeAdminRow&, const NodeAdminRow&) = default;
 };
 
+// The usage ledger as saved. Every job that was RUNNING at `charged_through` had been charged up
+// to then; a job that stopped running since was charged to its end in the commit that recorded
+// it. So after a restart each running job is charged again from max(its start, charged_through):
+// nothing is lost and nothing counted twice.
+struct UsageState {
+  fairshare::UsageLedger::Snapshot ledger;
+  absl::Time charged_through = absl::InfinitePast();
+};
+
 struct Mutations {
   std::vector<NodeAdminRow> node_admin_upserts;
   // Whole records of the jobs that changed (shared with the snapshot that publishes them).
@@ -43,10 +55,14 @@ struct Mutations {
   // Forget the job records kept in the format of an older schema (StoredJobs::legacy): they
   // were converted and are in `job_upserts` of the same commit.
   bool drop_legacy_jobs = false;
+  // The whole association tree (in build order), when it changed.
+  std::optional<std::vector<fairshare::AssociationSpec>> associations;
+  // The whole ledger, when usage was charged.
+  std::optional<UsageState> usage;
 
   bool empty() const {
     return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0 &&
-           !drop_legacy_jobs;
+           !drop_legacy_jobs && !associations.has_value() && !usage.has_value();
   }
 };
 
@@ -73,6 +89,12 @@ struct StoredJobs {
   std::vector<LegacyJobRecord> legacy;
 };
 
+// The fair-share state at start-up; nullopt for what was never saved.
+struct StoredAccounting {
+  std::optional<std::vector<fairshare::AssociationSpec>> associations;
+  std::optional<UsageState> usage;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -85,6 +107,7 @@ class Store {
   // cannot be read at all.
   virtual absl::StatusOr<std::vector<NodeAdminRow>> LoadNodeAdminState() = 0;
   virtual absl::StatusOr<StoredJobs> LoadJobs() = 0;
+  virtual absl::StatusOr<StoredAccounting> LoadAccounting() = 0;
 };
 
 }  // namespace canopy::persistence

@@ -2,6 +2,7 @@
 #include "scheduler/queue/queue_sort.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -19,12 +20,65 @@ bool AgeSort::Before(const core::Job& a, const core::Job& b, absl::Time /*now*/)
   return a.id < b.id;
 }
 
-absl::StatusOr<std::unique_ptr<QueueSort>> MakeQueueSort(absl::string_view name) {
+PrioritySort::PrioritySort(PartitionTiers tiers) : tiers_(std::move(tiers)) {
+  for (const auto& [name, tier] : tiers_) {
+    uniform_ = uniform_ && tier == 1;
+  }
+}
+
+uint32_t PrioritySort::Tier(const core::Job& job) const {
+  if (uniform_) {
+    return 1;
+  }
+  auto it = tiers_.find(job.partition);
+  return it != tiers_.end() ? it->second : 1;
+}
+
+namespace {
+
+struct PriorityKey {
+  uint32_t tier;
+  uint32_t priority;
+  absl::Time submit;
+  core::JobId id;
+  bool operator<(const PriorityKey& o) const {
+    if (tier != o.tier) return tier > o.tier;
+    if (priority != o.priority) return priority > o.priority;
+    if (submit != o.submit) return submit < o.submit;
+    return id < o.id;
+  }
+};
+
+}  // namespace
+
+bool PrioritySort::Before(const core::Job& a, const core::Job& b, absl::Time /*now*/) const {
+  return PriorityKey{Tier(a), a.priority, a.submit_time, a.id} <
+         PriorityKey{Tier(b), b.priority, b.submit_time, b.id};
+}
+
+void PrioritySort::Sort(std::vector<const core::Job*>& jobs, absl::Time /*now*/) const {
+  std::vector<std::pair<PriorityKey, const core::Job*>> keyed;
+  keyed.reserve(jobs.size());
+  for (const core::Job* job : jobs) {
+    keyed.push_back({PriorityKey{Tier(*job), job->priority, job->submit_time, job->id}, job});
+  }
+  std::sort(keyed.begin(), keyed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    jobs[i] = keyed[i].second;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<QueueSort>> MakeQueueSort(absl::string_view name,
+                                                         PartitionTiers tiers) {
   if (name == AgeSort::kName || name == "age") {
     return std::make_unique<AgeSort>();
   }
+  if (name == PrioritySort::kName || name == "priority") {
+    return std::make_unique<PrioritySort>(std::move(tiers));
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown queue sort '", name, "'; known: queue/age"));
+      absl::StrCat("unknown queue sort '", name, "'; known: queue/age, queue/priority"));
 }
 
 }  // namespace canopy::queue

@@ -7,9 +7,12 @@
 // per-job state: one const instance may be shared. Named "queue/<name>", made by MakeQueueSort.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -25,11 +28,11 @@ class QueueSort {
   virtual bool Before(const core::Job& a, const core::Job& b, absl::Time now) const = 0;
 
   // Sorts `jobs` best-first. O(n log n).
-  void Sort(std::vector<const core::Job*>& jobs, absl::Time now) const;
+  virtual void Sort(std::vector<const core::Job*>& jobs, absl::Time now) const;
 };
 
 // queue/age: submit time, then job id (Slurm's order among equal priorities; what a FIFO
-// cluster without fair share does). Fair share comes later as queue/multifactor.
+// cluster without fair share does).
 class AgeSort final : public QueueSort {
  public:
   static constexpr absl::string_view kName = "queue/age";
@@ -37,7 +40,31 @@ class AgeSort final : public QueueSort {
   bool Before(const core::Job& a, const core::Job& b, absl::Time now) const override;
 };
 
-// "queue/age" (or "age"). InvalidArgument naming the known sorts otherwise.
-absl::StatusOr<std::unique_ptr<QueueSort>> MakeQueueSort(absl::string_view name);
+// A partition's PriorityTier, by partition name.
+using PartitionTiers = absl::flat_hash_map<std::string, uint32_t>;
+
+// queue/priority: Slurm's order (SLURM-NOTES §1b): the partition's PriorityTier (higher first),
+// then the job's priority (higher first; job.priority, kept up to date by the lifecycle's
+// accounting: multifactor, or submission order under priority/basic), then submit time, then
+// job id. Partitions missing from `tiers` count as tier 1 (Slurm's default).
+class PrioritySort final : public QueueSort {
+ public:
+  static constexpr absl::string_view kName = "queue/priority";
+  explicit PrioritySort(PartitionTiers tiers);
+  absl::string_view name() const override { return kName; }
+  bool Before(const core::Job& a, const core::Job& b, absl::Time now) const override;
+  // Looks each job's tier up once, not once per comparison.
+  void Sort(std::vector<const core::Job*>& jobs, absl::Time now) const override;
+
+ private:
+  uint32_t Tier(const core::Job& job) const;
+  PartitionTiers tiers_;
+  bool uniform_ = true;  // every partition has the same tier: skip the lookups
+};
+
+// "queue/age" or "queue/priority" (or "age", "priority"). InvalidArgument naming the known
+// sorts otherwise. `tiers` is used by queue/priority.
+absl::StatusOr<std::unique_ptr<QueueSort>> MakeQueueSort(absl::string_view name,
+                                                         PartitionTiers tiers = {});
 
 }  // namespace canopy::queue

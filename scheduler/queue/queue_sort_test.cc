@@ -36,6 +36,39 @@ TEST(AgeSortTest, OrderIndependentOfInput) {
   EXPECT_EQ(v1, v2);
 }
 
+// Slurm's order: PriorityTier first, then priority, then submit time, then id.
+TEST(PrioritySortTest, TierThenPriorityThenSubmitThenId) {
+  core::Job low = J(1, 100), high = J(2, 300), tied_early = J(4, 150), tied_late = J(3, 200),
+            tier = J(5, 400);
+  low.priority = 10;
+  high.priority = 900;
+  tied_early.priority = tied_late.priority = 500;
+  tier.priority = 1;
+  for (core::Job* j : {&low, &high, &tied_early, &tied_late}) {
+    j->partition = "batch";
+  }
+  tier.partition = "urgent";
+  auto sort = MakeQueueSort("queue/priority", {{"batch", 1}, {"urgent", 5}});
+  ASSERT_TRUE(sort.ok());
+  std::vector<const core::Job*> v = {&low, &high, &tied_early, &tied_late, &tier};
+  (*sort)->Sort(v, absl::UnixEpoch());
+  std::vector<uint32_t> ids;
+  for (const core::Job* j : v) {
+    ids.push_back(j->id.value());
+  }
+  EXPECT_EQ(ids, (std::vector<uint32_t>{5, 2, 4, 3, 1}));
+  // Before() agrees with Sort().
+  for (size_t i = 0; i + 1 < v.size(); ++i) {
+    EXPECT_TRUE((*sort)->Before(*v[i], *v[i + 1], absl::UnixEpoch()));
+    EXPECT_FALSE((*sort)->Before(*v[i + 1], *v[i], absl::UnixEpoch()));
+  }
+  // Without tiers, the urgent partition's job is just the lowest priority.
+  auto flat = MakeQueueSort("priority");
+  ASSERT_TRUE(flat.ok());
+  (*flat)->Sort(v, absl::UnixEpoch());
+  EXPECT_EQ(v.back()->id, core::JobId(5));
+}
+
 TEST(AgeSortTest, UnknownName) {
   auto s = MakeQueueSort("queue/nope");
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);

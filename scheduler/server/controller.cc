@@ -78,6 +78,11 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
     return absl::Status(jobs.status().code(),
                         absl::StrCat("loading jobs: ", jobs.status().message()));
   }
+  absl::StatusOr<persistence::StoredAccounting> accounting = store->LoadAccounting();
+  if (!accounting.ok()) {
+    return absl::Status(accounting.status().code(), absl::StrCat("loading accounts and usage: ",
+                                                                 accounting.status().message()));
+  }
   std::unique_ptr<Controller> c(
       new Controller(std::move(config), std::move(topology), std::move(store), clock));
   absl::StatusOr<std::unique_ptr<lifecycle::JobLifecycle>> lifecycle =
@@ -94,12 +99,19 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
   }
   const size_t restored_count = jobs->jobs.size();
   lifecycle::Effects restored;
+  if (absl::Status s = c->jobs_->RestoreAccounting(*std::move(accounting), restored); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("restoring accounts and usage: ", s.message()));
+  }
   if (absl::Status s = c->jobs_->Restore(*std::move(jobs), restored); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("restoring jobs: ", s.message()));
+  }
+  for (const std::string& line : restored.info) {
+    spdlog::info("{}", line);
   }
   for (const std::string& w : restored.warnings) {
     spdlog::warn("{}", w);
   }
+  c->NoteAccounting(restored);
   // Records changed by the restore (jobs that no longer fit) are saved with the first batch.
   c->unsaved_jobs_ = std::move(restored.dirty);
   if (!converted.empty()) {
@@ -219,15 +231,29 @@ void Controller::RunOwnerLoop() {
     for (core::JobId id : batch.effects.dirty) {
       unsaved_jobs_.insert(id);
     }
+    for (core::JobId id : batch.effects.republish) {
+      republish_jobs_.insert(id);
+    }
     for (core::JobId id : unsaved_jobs_) {
       dirty_chunks_.insert(id.value() / kJobChunkSize);
     }
+    for (core::JobId id : republish_jobs_) {
+      dirty_chunks_.insert(id.value() / kJobChunkSize);
+    }
     batch.mutations.job_upserts = PublishJobs();
+    NoteAccounting(batch.effects);
+    if (save_associations_) {
+      batch.mutations.associations = jobs_->AssociationsToSave();
+    }
+    if (save_usage_) {
+      batch.mutations.usage = jobs_->UsageToSave();
+    }
     batch.mutations.drop_legacy_jobs = drop_legacy_jobs_;
     if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
       batch.mutations.next_job_id = jobs_->next_job_id();
     }
-    if (!unsaved_jobs_.empty()) {
+    if (!unsaved_jobs_.empty() || !republish_jobs_.empty() ||
+        jobs_->accounting().version != published_accounting_version_) {
       batch.visible_change = true;
     }
     for (const std::string& line : batch.effects.info) {
@@ -253,7 +279,10 @@ void Controller::RunOwnerLoop() {
       Deliver(false, batch);
     } else {
       unsaved_jobs_.clear();
+      republish_jobs_.clear();
       unsaved_admin_.clear();
+      save_associations_ = false;
+      save_usage_ = false;
       drop_legacy_jobs_ = false;
       // Publish before answering, so a caller that reads right after its write sees it.
       if (batch.visible_change || !waiting_for_commit_.empty() ||
@@ -355,6 +384,12 @@ void Controller::Publish() {
   }
   dirty_chunks_.clear();
   snapshot->job_chunks = job_chunks_;
+  if (accounting_snapshot_ == nullptr ||
+      jobs_->accounting().version != published_accounting_version_) {
+    accounting_snapshot_ = std::make_shared<const lifecycle::Accounting>(jobs_->accounting());
+    published_accounting_version_ = jobs_->accounting().version;
+  }
+  snapshot->accounting = accounting_snapshot_;
   last_publish_ = snapshot->taken;
   heard_since_publish_ = false;
   absl::MutexLock lock(&snapshot_mu_);
@@ -389,7 +424,18 @@ std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
     published_[id.value()] = record;
     records.push_back(std::move(record));
   }
+  for (core::JobId id : republish_jobs_) {
+    const core::Job* job = jobs_->Find(id);
+    if (job != nullptr && !unsaved_jobs_.contains(id)) {
+      published_[id.value()] = std::make_shared<const core::Job>(*job);
+    }
+  }
   return records;
+}
+
+void Controller::NoteAccounting(const lifecycle::Effects& effects) {
+  save_associations_ = save_associations_ || effects.associations_changed;
+  save_usage_ = save_usage_ || effects.usage_changed;
 }
 
 void Controller::Deliver(bool committed, Batch& batch) {

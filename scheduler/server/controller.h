@@ -109,8 +109,11 @@ class Controller {
   void SaveAdminState(core::NodeId id, Batch& batch);
   // Tells the job lifecycle a node's facts may have changed.
   void NodeTouched(core::NodeId id, Batch& batch);
-  // Copies the records of `unsaved_jobs_` for the snapshot and the store.
+  // Copies the records of `unsaved_jobs_` for the snapshot and the store, and those of
+  // `republish_jobs_` for the snapshot only.
   std::vector<std::shared_ptr<const core::Job>> PublishJobs();
+  // Folds a batch's (or the restore's) effects on accounting into what the next commit saves.
+  void NoteAccounting(const lifecycle::Effects& effects);
   // Runs `fn` on the owner thread and returns its result once the batch is committed.
   template <typename T>
   absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
@@ -132,6 +135,14 @@ class Controller {
   std::unique_ptr<lifecycle::JobLifecycle> jobs_;
   // Job changes whose commit failed: retried with the next batch; their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
+  // Jobs whose published copy is stale but whose stored row is current (recomputed priority).
+  absl::btree_set<core::JobId> republish_jobs_;
+  // The association tree / usage ledger changed and is not saved yet.
+  bool save_associations_ = false;
+  bool save_usage_ = false;
+  // The snapshot's copy of the fair-share state, and the version it was copied at.
+  std::shared_ptr<const lifecycle::Accounting> accounting_snapshot_;
+  uint64_t published_accounting_version_ = 0;
   // The published copy of each job, by id (replaced for changed jobs at every batch).
   absl::btree_map<uint32_t, std::shared_ptr<const core::Job>> published_;
   // Schema 2 records were converted at start-up: drop them with the commit that saves them.

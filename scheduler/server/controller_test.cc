@@ -157,6 +157,9 @@ class Schema2Store final : public persistence::Store {
   absl::StatusOr<std::vector<persistence::NodeAdminRow>> LoadNodeAdminState() override {
     return std::vector<persistence::NodeAdminRow>();
   }
+  absl::StatusOr<persistence::StoredAccounting> LoadAccounting() override {
+    return persistence::StoredAccounting();
+  }
   absl::StatusOr<persistence::StoredJobs> LoadJobs() override {
     persistence::StoredJobs stored;
     stored.legacy = legacy_;

@@ -11,6 +11,7 @@
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/job.h"
+#include "scheduler/lifecycle/accounting.h"
 #include "scheduler/state/node_record.h"
 #include "scheduler/topology/topology.h"
 
@@ -32,6 +33,9 @@ struct ClusterSnapshot {
   // Every job the controller remembers, by chunk (index = id / kJobChunkSize; null = none).
   // Records are shared between snapshots and never change once published.
   std::vector<std::shared_ptr<const JobChunk>> job_chunks;
+  // Associations, usage, fair share and the priority weights, as of the last recalculation or
+  // change of associations (sshare, sprio, sacctmgr show). Shared between snapshots.
+  std::shared_ptr<const lifecycle::Accounting> accounting;
 
   // Calls fn(const core::Job&) for every job, ascending id.
   template <typename Fn>
