@@ -62,6 +62,16 @@ void MetricsCollector::MultiNodeStart(int32_t leaves, int32_t min_leaves, double
   series_.leaf_switches.push_back(leaves);
 }
 
+void MetricsCollector::CutOff(absl::Time t) {
+  GpusChanged(t, 0);
+  cutoff_ = t;
+}
+
+void MetricsCollector::AccountShare(const std::string& account, double share, double fairshare) {
+  accounts_[account].share = share;
+  accounts_[account].fairshare = fairshare;
+}
+
 void MetricsCollector::Delivered(const std::string& account, double gpu_seconds) {
   accounts_[account].gpu_seconds += gpu_seconds;
 }
@@ -87,7 +97,13 @@ SimMetrics MetricsCollector::Finish(std::string policy, int64_t passes, int64_t 
   m.unschedulable = unschedulable_;
   m.passes = passes;
   m.events = events;
-  if (m.jobs > 0 && last_end_ > first_submit_) {
+  if (cutoff_ != absl::InfiniteFuture()) {
+    m.makespan_s = Secs(cutoff_ - origin_);
+    m.gpu_utilization =
+        total_gpus_ > 0 && m.makespan_s > 0
+            ? busy_gpu_seconds_ / (static_cast<double>(total_gpus_) * m.makespan_s)
+            : 0;
+  } else if (m.jobs > 0 && last_end_ > first_submit_) {
     m.makespan_s = Secs(last_end_ - first_submit_);
     m.gpu_utilization =
         total_gpus_ > 0 ? busy_gpu_seconds_ / (static_cast<double>(total_gpus_) * m.makespan_s) : 0;
@@ -119,6 +135,8 @@ SimMetrics MetricsCollector::Finish(std::string policy, int64_t passes, int64_t 
     out.gpu_hours = a.gpu_seconds / 3600.0;
     out.jobs = a.jobs;
     out.mean_wait_s = a.jobs > 0 ? a.wait_sum / static_cast<double>(a.jobs) : 0;
+    out.share = a.share;
+    out.fairshare = a.fairshare;
   }
   return m;
 }
@@ -140,7 +158,8 @@ std::string MetricsToJson(const SimMetrics& m) {
   bool first = true;
   for (const auto& [name, a] : m.accounts) {
     absl::StrAppend(&out, first ? "" : ",", Quote(name), ":{\"gpu_hours\":", Num(a.gpu_hours),
-                    ",\"mean_wait_s\":", Num(a.mean_wait_s), ",\"jobs\":", a.jobs, "}");
+                    ",\"mean_wait_s\":", Num(a.mean_wait_s), ",\"jobs\":", a.jobs,
+                    ",\"share\":", Num(a.share), ",\"fairshare\":", Num(a.fairshare), "}");
     first = false;
   }
   absl::StrAppend(&out, "}}");

@@ -12,7 +12,11 @@
 //                   placement could have used on the capacity free at that moment;
 //   accounts.gpu_hours = GPU time the account's jobs ran, from each run's start to its end
 //                   (including runs cut short by a node failure: that time was delivered, then
-//                   lost; a launch that never ran delivered nothing).
+//                   lost; a launch that never ran delivered nothing), or to the cut-off;
+//   accounts.share  = the account's normalised shares (NormShares) in the association tree;
+//   accounts.fairshare = at the end: the account's fair-share factor (classic), or the mean of
+//                   its users' factors (Fair Tree, where accounts have none of their own).
+// With a cut-off (--until), makespan is the cut-off and utilization is measured up to it.
 // Not thread-safe; plain values out.
 #pragma once
 
@@ -30,6 +34,8 @@ struct AccountMetrics {
   double gpu_hours = 0;
   double mean_wait_s = 0;
   int64_t jobs = 0;
+  double share = 0;
+  double fairshare = 0;
 };
 
 struct SimMetrics {
@@ -83,6 +89,11 @@ class MetricsCollector {
   void NodeFailed() { ++node_failures_; }
   void TimedOut() { ++timeouts_; }
   void NodeFailJob() { ++node_fail_jobs_; }
+  // The run stops at `t` (--until): allocated GPU time is counted up to it, and makespan is
+  // measured from the origin to it.
+  void CutOff(absl::Time t);
+  // The account's place in the association tree, for the report.
+  void AccountShare(const std::string& account, double share, double fairshare);
 
   SimMetrics Finish(std::string policy, int64_t passes, int64_t events) const;
   const SimSeries& series() const { return series_; }
@@ -93,6 +104,7 @@ class MetricsCollector {
   absl::Time first_submit_ = absl::InfiniteFuture();
   absl::Time last_end_ = absl::InfinitePast();
   absl::Time last_change_ = absl::InfinitePast();
+  absl::Time cutoff_ = absl::InfiniteFuture();
   int64_t busy_ = 0;
   double busy_gpu_seconds_ = 0;
   double slowdown_sum_ = 0;
@@ -104,6 +116,8 @@ class MetricsCollector {
     double gpu_seconds = 0;
     double wait_sum = 0;
     int64_t jobs = 0;
+    double share = 0;
+    double fairshare = 0;
   };
   std::map<std::string, Acct> accounts_;
   SimSeries series_;

@@ -5,10 +5,13 @@
 //              [--json] [--no-comm-cost] [--comm-alpha X] [--comm-beta X]
 //              [--node-mtbf HOURS] [--repair-hours H] [--seed N] [--queue-depth N]
 //              [--plot DIR] [--format auto|canopy|swf|philly] [--time-scale F]
-//              [--launch-delay S] [--cleanup-delay S]
+//              [--launch-delay S] [--cleanup-delay S] [--accounts FILE]
+//              [--scheduler builtin|backfill] [--until SECONDS]
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/config/cluster_config.h"
+#include "common/slurm/sacctmgr_file.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/sim/plot.h"
 #include "scheduler/sim/simulator.h"
@@ -41,10 +45,13 @@ constexpr char kUsage[] =
     "  --plot DIR          write PNG charts (gnuplot) and their data into DIR\n"
     "  --time-scale F      submit times divided by F (F > 1 = higher offered load; default 1)\n"
     "  --launch-delay S    seconds a simulated agent takes to confirm a launch (default 0)\n"
-    "  --cleanup-delay S   seconds a simulated agent takes to clean up after a kill (default 0)\n";
+    "  --cleanup-delay S   seconds a simulated agent takes to clean up after a kill (default 0)\n"
+    "  --accounts FILE     associations as sacctmgr dump writes them (replaces the config's)\n"
+    "  --scheduler S       builtin or backfill (default: the config's SchedulerType)\n"
+    "  --until SECONDS     stop at this simulated time; metrics cover [0, SECONDS]\n";
 
 struct Args {
-  std::string config, trace, policy = "canopy", plot, format = "auto";
+  std::string config, trace, policy = "canopy", plot, format = "auto", accounts, scheduler;
   bool json = false;
   double time_scale = 1.0;
   SimOptions sim;
@@ -78,6 +85,21 @@ bool ParseArgs(int argc, char** argv, Args& a, std::string& err) {
       if (!value(a.format)) return false;
     } else if (flag == "--plot") {
       if (!value(a.plot)) return false;
+    } else if (flag == "--accounts") {
+      if (!value(a.accounts)) return false;
+    } else if (flag == "--scheduler") {
+      if (!value(a.scheduler)) return false;
+      if (a.scheduler != "builtin" && a.scheduler != "backfill") {
+        err = absl::StrCat("--scheduler: expected builtin or backfill, got '", a.scheduler, "'");
+        return false;
+      }
+    } else if (flag == "--until") {
+      if (!value(v)) return false;
+      if (!absl::SimpleAtod(v, &d) || !(d > 0) || d > 1e10) {
+        err = absl::StrCat("--until: expected seconds > 0, got '", v, "'");
+        return false;
+      }
+      a.sim.until = absl::Seconds(d);
     } else if (flag == "--json") {
       a.json = true;
     } else if (flag == "--no-comm-cost") {
@@ -143,6 +165,24 @@ int Main(int argc, char** argv) {
   absl::StatusOr<config::ClusterConfig> config = config::LoadClusterConfig(args.config);
   if (!config.ok()) {
     return Fail(config.status().ToString());
+  }
+  if (!args.accounts.empty()) {
+    std::ifstream in(args.accounts);
+    if (!in) {
+      return Fail(absl::StrCat("--accounts ", args.accounts, ": cannot read the file"));
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::vector<slurm::FlatFileRecord>> records =
+        slurm::ParseFlatFile(text.str(), args.accounts);
+    if (!records.ok()) {
+      return Fail(records.status().ToString());
+    }
+    config->scheduling.accounting.accounts = *std::move(records);
+    config->scheduling.accounting.accounts_origin = args.accounts;
+  }
+  if (!args.scheduler.empty()) {
+    config->scheduling.scheduler.backfill = args.scheduler == "backfill";
   }
   absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
   if (!topo.ok()) {

@@ -96,7 +96,10 @@ class Simulation {
     }
     lifecycle_ = *std::move(lc);
     policy_name_ = options.placement_policy;
-    return absl::OkStatus();
+    // The config's accounts (canopy-sim --accounts puts the file's there) seed the tree, as a
+    // fresh canopyd's store would be.
+    lifecycle::Effects effects;
+    return lifecycle_->RestoreAccounting({}, effects);
   }
 
   absl::StatusOr<SimResult> Run() {
@@ -111,7 +114,10 @@ class Simulation {
         events_.Push(absl::UnixEpoch() + failures_.NextFailureIn(), EventKind::kNodeFail, n);
       }
     }
-    while (!events_.empty() && remaining_ > 0) {
+    const absl::Time end = options_.until == absl::InfiniteDuration()
+                               ? absl::InfiniteFuture()
+                               : absl::UnixEpoch() + options_.until;
+    while (!events_.empty() && remaining_ > 0 && events_.top().time <= end) {
       const absl::Time t = events_.top().time;
       clock_.AdvanceTo(t);
       while (!events_.empty() && events_.top().time == t) {
@@ -135,6 +141,10 @@ class Simulation {
       }
       ArmTick();
     }
+    if (end != absl::InfiniteFuture()) {
+      CutOff(end);
+    }
+    ReportShares();
     SimResult result;
     result.metrics = metrics_.Finish(policy_name_, passes_, event_count_);
     result.series = metrics_.series();
@@ -142,6 +152,49 @@ class Simulation {
   }
 
  private:
+  // --until: runs still going at `end` delivered their GPU time up to it.
+  void CutOff(absl::Time end) {
+    clock_.AdvanceTo(std::max(clock_.Now(), end));
+    for (size_t id = 0; id < jobs_.size(); ++id) {
+      const SimJob& sj = jobs_[id];
+      const Job* job = sj.trace_index >= 0 ? lifecycle_->Find(JobId(static_cast<uint32_t>(id)))
+                                           : nullptr;
+      if (job == nullptr || !sj.holding || sj.run_started != sj.run_id ||
+          job->start_time >= end) {
+        continue;
+      }
+      metrics_.Delivered(job->spec.account,
+                         static_cast<double>(sj.gpus) * absl::ToDoubleSeconds(end - job->start_time));
+    }
+    metrics_.CutOff(end);
+  }
+
+  // Each account's normalised shares and, at the end, its fair share (sshare's numbers).
+  void ReportShares() {
+    const lifecycle::Accounting& a = lifecycle_->accounting();
+    const fairshare::AssociationTree& tree = a.tree();
+    const std::vector<fairshare::ShareRow>& rows = a.shares();
+    for (size_t i = 1; i < tree.size() && i < rows.size(); ++i) {
+      const fairshare::AssociationTree::Node& node = tree.node(static_cast<int32_t>(i));
+      if (node.is_user()) {
+        continue;
+      }
+      double fairshare = rows[i].fairshare;
+      if (a.fair_tree()) {
+        double sum = 0;
+        int users = 0;
+        for (int32_t c : node.children) {
+          if (tree.node(c).is_user()) {
+            sum += rows[c].fairshare;
+            ++users;
+          }
+        }
+        fairshare = users > 0 ? sum / users : 0;
+      }
+      metrics_.AccountShare(node.spec.account, rows[i].norm_shares, fairshare);
+    }
+  }
+
   // Every node's agent registers at the start, reporting what the configuration promises.
   void RegisterAllNodes() {
     lifecycle::Effects effects;

@@ -32,12 +32,17 @@ namespace canopy::sim {
 
 struct SimOptions {
   std::string policy = "placement/canopy";  // a registry name, or canopy|first-fit|slurm-tree
-  std::string queue_sort = "queue/age";
+  // queue/priority: the config's PriorityType (multifactor with its weights, or submission
+  // order), as canopyd orders its queue; queue/age: submit time only.
+  std::string queue_sort = "queue/priority";
   CommCostOptions comm;
   FailureOptions failures;
   plan::PassOptions pass;    // compute_min_units is always turned on (min_switch_frac needs it)
   int32_t cpus_per_gpu = 1;  // CPUs a job takes per GPU on each node (at least 1 per node)
   AgentDelays agents;        // how long simulated agents take to confirm launches and cleanups
+  // Stop at this simulated time (from the trace's time 0) and report over [0, until]: jobs
+  // still running then count the GPU time they had by then. Infinite = replay everything.
+  absl::Duration until = absl::InfiniteDuration();
 };
 
 struct SimResult {
