@@ -2,6 +2,7 @@
 #include "scheduler/lifecycle/priorities.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,6 +154,10 @@ absl::Status TopJob(LifecycleState& s, core::JobId id, const Caller& caller, Eff
   std::vector<uint32_t> slots;
   for (const core::Job* j : group) {
     slots.push_back(j->priority);
+  }
+  // On a tie the submit time would keep the passed job first: the top slot goes one higher.
+  if (slots[0] == slots[1] && slots[0] < UINT32_MAX) {
+    ++slots[0];
   }
   const size_t from = static_cast<size_t>(at - group.begin());
   std::rotate(group.begin(), at, at + 1);

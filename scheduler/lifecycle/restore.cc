@@ -110,8 +110,8 @@ absl::Status RestoreAccounting(LifecycleState& s, persistence::StoredAccounting 
     absl::StatusOr<fairshare::AssociationTree> tree =
         fairshare::AssociationTree::Build(*stored.associations);
     if (!tree.ok()) {
-      return absl::DataLossError(absl::StrCat("the stored associations cannot be rebuilt: ",
-                                              tree.status().message()));
+      return absl::DataLossError(
+          absl::StrCat("the stored associations cannot be rebuilt: ", tree.status().message()));
     }
     if (from_config.has_value() && from_config->Specs() != tree->Specs()) {
       effects.warnings.push_back(absl::StrCat(

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/clock.h"
+#include "scheduler/fairshare/association_edit.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/persistence/store.h"
@@ -66,6 +68,14 @@ class Controller {
                                                    lifecycle::Caller caller);
   absl::Status CancelStep(lifecycle::CancelStepRequest request, lifecycle::Caller caller);
   absl::Status CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller);
+  // scontrol update job Priority=/Nice= and scontrol top (lifecycle/priorities.h).
+  absl::Status UpdateJob(core::JobId id, std::optional<uint32_t> priority,
+                         std::optional<int32_t> nice, bool top, lifecycle::Caller caller);
+  // sacctmgr's changes: the edited tree replaces the current one once stored. Returns what
+  // changed, one line per association (controller_accounts.cc).
+  absl::StatusOr<std::vector<std::string>> UpdateAssociations(
+      fairshare::AssociationEdit edit, std::vector<fairshare::AssociationSpec> specs,
+      bool set_shares, lifecycle::Caller caller);
 
   // ---- Agent stream events (called from gRPC threads; return at once).
   // A Register arrived. `done` runs on the owner thread with the node's id and the jobs the agent

@@ -1,39 +1,13 @@
 // Controller's job commands (controller.h): each runs on the owner thread and is answered
 // once the batch it was in is committed; agents' job and step reports.
-#include <future>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/server/controller.h"
+#include "scheduler/server/controller_command.h"
 
 namespace canopy::server {
-
-template <typename T>
-absl::StatusOr<T> Controller::RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn) {
-  auto result = std::make_shared<std::promise<absl::StatusOr<T>>>();
-  std::future<absl::StatusOr<T>> future = result->get_future();
-  const bool posted = Post([fn = std::move(fn), result](Batch& batch) {
-    absl::StatusOr<T> out = fn(batch);
-    if (!out.ok()) {
-      result->set_value(out.status());
-      return;
-    }
-    batch.after_commit.push_back(
-        [result, out = std::move(out)](const absl::Status& committed) mutable {
-          if (committed.ok()) {
-            result->set_value(std::move(out));
-          } else {
-            result->set_value(absl::UnavailableError(absl::StrCat(
-                "canopyd could not save the change (", committed.message(), "); try again")));
-          }
-        });
-  });
-  if (!posted) {
-    return absl::UnavailableError("canopyd is shutting down; try again when it is back");
-  }
-  return future.get();
-}
 
 absl::StatusOr<lifecycle::SubmitAnswer> Controller::SubmitJob(lifecycle::SubmitRequest request,
                                                               lifecycle::Caller caller) {
@@ -79,6 +53,32 @@ absl::Status Controller::CompleteJob(lifecycle::CompleteRequest request, lifecyc
            absl::Status s = jobs_->CompleteJob(request, caller, batch.effects);
            if (!s.ok()) {
              return s;
+           }
+           return true;
+         })
+      .status();
+}
+
+absl::Status Controller::UpdateJob(core::JobId id, std::optional<uint32_t> priority,
+                                   std::optional<int32_t> nice, bool top,
+                                   lifecycle::Caller caller) {
+  return RunJobCommand<bool>([this, id, priority, nice, top, caller = std::move(caller)](
+                                 Batch& batch) -> absl::StatusOr<bool> {
+           if (nice.has_value()) {
+             if (absl::Status s = jobs_->SetJobNice(id, *nice, caller, batch.effects); !s.ok()) {
+               return s;
+             }
+           }
+           if (priority.has_value()) {
+             if (absl::Status s = jobs_->SetJobPriority(id, *priority, caller, batch.effects);
+                 !s.ok()) {
+               return s;
+             }
+           }
+           if (top) {
+             if (absl::Status s = jobs_->TopJob(id, caller, batch.effects); !s.ok()) {
+               return s;
+             }
            }
            return true;
          })

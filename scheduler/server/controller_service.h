@@ -59,6 +59,21 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status WhoAmI(grpc::ServerContext* context, const canopy::v1::WhoAmIRequest* request,
                       canopy::v1::WhoAmIResponse* response) override;
 
+  // Accounts, fair share and priorities (controller_service_accounts.cc).
+  grpc::Status ListAssociations(grpc::ServerContext* context,
+                                const canopy::v1::ListAssociationsRequest* request,
+                                canopy::v1::ListAssociationsResponse* response) override;
+  grpc::Status UpdateAssociations(grpc::ServerContext* context,
+                                  const canopy::v1::UpdateAssociationsRequest* request,
+                                  canopy::v1::UpdateAssociationsResponse* response) override;
+  grpc::Status GetShares(grpc::ServerContext* context, const canopy::v1::GetSharesRequest* request,
+                         canopy::v1::GetSharesResponse* response) override;
+  grpc::Status ListPriorities(grpc::ServerContext* context,
+                              const canopy::v1::ListPrioritiesRequest* request,
+                              canopy::v1::ListPrioritiesResponse* response) override;
+  grpc::Status UpdateJob(grpc::ServerContext* context, const canopy::v1::UpdateJobRequest* request,
+                         canopy::v1::UpdateJobResponse* response) override;
+
  private:
   // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
   // (unauthenticated) or without a listener.

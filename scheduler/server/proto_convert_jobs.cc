@@ -257,6 +257,13 @@ canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology
   out.set_next_step_id(job.next_step_id);
   out.set_state_message(job.state_message);
   out.set_run_id(job.run_id);
+  if (job.expected_start != absl::InfinitePast()) {
+    *out.mutable_expected_start() = ToProtoTime(job.expected_start);
+  }
+  for (core::NodeId node : job.expected_nodes) {
+    out.add_expected_nodes(topology.node_name(node));
+  }
+  out.set_priority_fixed(job.priority_fixed);
   return out;
 }
 
@@ -277,6 +284,7 @@ absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& r, const topology::To
   job.array_task_id = r.array_task_id();
   job.idempotency_key = r.idempotency_key();
   job.priority = r.priority();
+  job.priority_fixed = r.priority_fixed();
   if (r.completing_to() != canopy::v1::JOB_STATE_UNSPECIFIED) {
     job.completing_to = FromProtoState(r.completing_to());
   }
