@@ -35,9 +35,6 @@ void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
 
 absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
                                                  const SubmitContext& context) {
-  if (o.test_only) {
-    return absl::InvalidArgumentError("error: --test-only is not supported by Canopy");
-  }
   if (!o.begin.empty()) {
     return absl::InvalidArgumentError("error: --begin is not supported by Canopy");
   }

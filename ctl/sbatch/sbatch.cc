@@ -3,11 +3,15 @@
 #include <fstream>
 #include <iterator>
 
+#include "absl/strings/str_cat.h"
 #include "common/os/hostname.h"
+#include "common/slurm/hostlist.h"
 #include "common/slurm/sbatch_options.h"
+#include "common/slurm/time_format.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/process_env.h"
+#include "ctl/output/proto_time.h"
 #include "ctl/sbatch/job_spec.h"
 
 namespace canopy::ctl::sbatch {
@@ -19,6 +23,15 @@ std::string BaseName(const std::string& path) {
 }
 
 }  // namespace
+
+std::string TestOnlyLine(const canopy::v1::SubmitJobResponse& response, absl::TimeZone tz) {
+  return absl::StrCat("Job ", response.job_id(), " to start at ",
+                      slurm::FormatSlurmTimestamp(output::ToTime(response.expected_start()), tz),
+                      " using ", response.expected_cpus(), " processors on nodes ",
+                      slurm::CompressHostlist(std::vector<std::string>(
+                          response.expected_nodes().begin(), response.expected_nodes().end())),
+                      " in partition ", response.partition());
+}
 
 int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
@@ -67,12 +80,18 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   canopy::v1::SubmitJobRequest request;
   *request.mutable_spec() = *std::move(spec);
+  request.set_test_only(options->test_only);
   absl::StatusOr<canopy::v1::SubmitJobResponse> response = client->SubmitJob(request);
   if (!response.ok()) {
     // The controller words its rejections as sbatch does ("invalid partition specified: X",
     // "Batch job submission failed: ..."), one line each.
     client::PrintPrefixed("sbatch: error: ", response.status().message(), err);
     return 1;
+  }
+  if (options->test_only) {
+    // sbatch prints this with info(), on stderr.
+    err << "sbatch: " << TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
+    return 0;
   }
   if (options->parsable) {
     out << response->job_id() << "\n";

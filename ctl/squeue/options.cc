@@ -17,7 +17,7 @@
 namespace canopy::ctl::squeue {
 namespace {
 
-enum class Opt { kNoHeader, kLong, kArray, kFormat, kJobs, kUsers, kPartitions, kStates };
+enum class Opt { kNoHeader, kLong, kArray, kFormat, kJobs, kUsers, kPartitions, kStates, kStart };
 
 using slurm::ArgKind;
 
@@ -29,6 +29,7 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"long", 'l', ArgKind::kNone, Opt::kLong},
     {"noheader", 'h', ArgKind::kNone, Opt::kNoHeader},
     {"partitions", 'p', ArgKind::kRequired, Opt::kPartitions},
+    {"start", '\0', ArgKind::kNone, Opt::kStart},
     {"states", 't', ArgKind::kRequired, Opt::kStates},
     {"user", 'u', ArgKind::kRequired, Opt::kUsers},
     {"users", '\0', ArgKind::kRequired, Opt::kUsers},
@@ -102,6 +103,9 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             return absl::OkStatus();
           case Opt::kStates:
             return SetStates(v, o);
+          case Opt::kStart:
+            o.start = true;
+            return absl::OkStatus();
         }
         return absl::InternalError("unhandled squeue option");
       });

@@ -1,7 +1,7 @@
 // squeue's command line, by getopt_long's rules with squeue's table (common/slurm/getopt.h):
 // options and operands mix. Pure; thread-safe.
 //
-// Served: -h/--noheader, -l/--long, -r/--array, -o/--format, -j/--jobs[=LIST],
+// Served: -h/--noheader, -l/--long, -r/--array, -o/--format, -j/--jobs[=LIST], --start,
 // -u/--user(s), -p/--partitions, -t/--states, and unique prefixes of those long names
 // ("--partition"). As in squeue, -j takes its list attached ("-j5", "--jobs=5") or, given
 // bare, from the first operand ("-j 5"); any other operand is an error.
@@ -25,6 +25,8 @@ struct SqueueOptions {
   std::vector<std::string> partitions;  // -p
   std::vector<canopy::v1::JobState> states;  // -t; empty = default
   bool all_states = false;                   // -t all
+  // --start: pending jobs only, with their expected start and nodes, earliest first.
+  bool start = false;
 };
 
 // InvalidArgument with squeue's wording (printed after "squeue: ") for a bad option or value:

@@ -19,6 +19,7 @@ namespace {
 // 22.05's defaults (its -O spellings "jobarrayid:.18 ,partition:.9 ,..." print the same).
 constexpr char kDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 constexpr char kLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+constexpr char kStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 
 std::string Header(char field) {
   switch (field) {
@@ -55,6 +56,8 @@ std::string Header(char field) {
       return "PARTITION";
     case 'S':
       return "START_TIME";
+    case 'Y':
+      return "SCHEDNODES";
     case 'V':
       return "SUBMIT_TIME";
     case 'e':
@@ -129,7 +132,14 @@ std::string Value(char field, const Row& row, absl::Time now, absl::TimeZone tz)
     case 'P':
       return Partition(job);
     case 'S':
-      return pending ? "N/A" : output::FormatTimestampOr(job.start_time(), tz, "N/A");
+      // A pending job's expected start, from its backfill reservation.
+      return output::FormatTimestampOr(pending ? job.expected_start() : job.start_time(), tz,
+                                       "N/A");
+    case 'Y':
+      return job.expected_nodes().empty()
+                 ? "(null)"
+                 : slurm::CompressHostlist(std::vector<std::string>(job.expected_nodes().begin(),
+                                                                    job.expected_nodes().end()));
     case 'e':
       return output::FormatTimestampOr(job.end_time(), tz, "N/A");
     case 'V':
@@ -216,6 +226,9 @@ bool Selected(const SqueueOptions& o, const canopy::v1::Job& job) {
       std::find(o.partitions.begin(), o.partitions.end(), Partition(job)) == o.partitions.end()) {
     return false;
   }
+  if (o.start) {
+    return job.state() == canopy::v1::JOB_STATE_PENDING;
+  }
   if (o.all_states) {
     return true;
   }
@@ -282,11 +295,20 @@ std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJob
                  : absl::StrCat(array_id, "_[", TaskRanges(tasks),
                                 ArrayThrottle(row.job->spec().array_spec()), "]");
   }
-  std::stable_sort(rows.begin(), rows.end(), RowBefore);
+  if (options.start) {
+    // Earliest expected start first (jobs without one, "N/A", count as time 0), then job id.
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return std::make_pair(a.job->expected_start().seconds(), a.base_id) <
+             std::make_pair(b.job->expected_start().seconds(), b.base_id);
+    });
+  } else {
+    std::stable_sort(rows.begin(), rows.end(), RowBefore);
+  }
 
-  const std::string format = !options.format.empty()
-                                 ? options.format
-                                 : (options.long_format ? kLongFormat : kDefaultFormat);
+  const std::string format = !options.format.empty() ? options.format
+                             : options.start         ? kStartFormat
+                             : options.long_format   ? kLongFormat
+                                                     : kDefaultFormat;
   const std::vector<slurm::FormatItem> items = slurm::ParseFormatSpec(format);
   std::string text;
   if (options.long_format) {

@@ -1,8 +1,10 @@
-// squeue's output, as Slurm 22.05 prints it (tests/data/slurm-reference/cli-outputs-22.05.txt). Pure:
-// RenderSqueue turns a ListJobsResponse into squeue's text, so it is compared byte for byte with
-// the reference in tests. Thread-safe.
+// squeue's output, as Slurm 22.05 prints it (tests/data/slurm-reference/cli-outputs-22.05.txt).
+// Pure: RenderSqueue turns a ListJobsResponse into squeue's text, so it is compared byte for byte
+// with the reference in tests. Thread-safe.
 //
-// Fields of -o/--format: %i %A %j %u %T %t %M %l %D %C %b %N %R %r %P %S %V %Q %a %e %L %Z %%
+// Fields of -o/--format: %i %A %j %u %T %t %M %l %D %C %b %N %R %r %P %S %V %Q %a %e %L %Z %Y %%
+// (%S of a pending job: its expected start from a backfill reservation, else N/A; %Y: the nodes
+// it is expected to start on, else "(null)")
 // (widths "%.18i" right-aligned, "%-10j"/"%10j" left-aligned, values cut to the width as squeue
 // does). Pending tasks of one array share a row ("5_[2-3]") unless -r.
 #pragma once

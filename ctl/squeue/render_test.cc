@@ -82,6 +82,34 @@ TEST_F(SqueueFormatTest, DefaultMatchesSlurm) {
       "               5_3       gpu     jobF     root  R       0:03      1 gpu001\n");
 }
 
+// The reference's jobs have no reservation: N/A and (null), in job id order.
+TEST_F(SqueueFormatTest, StartMatchesSlurm) {
+  EXPECT_EQ(Render({"--start"}),
+            "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "
+            "SCHEDNODES           NODELIST(REASON)\n"
+            "                 4       gpu     jobE     root PD                 N/A      1 "
+            "(null)               (JobHeldUser)\n"
+            "                 8       gpu     jobD     root PD                 N/A     70 "
+            "(null)               (PartitionNodeLimit)\n");
+}
+
+// A reserved job shows when and where backfill expects to start it.
+TEST_F(SqueueFormatTest, StartShowsReservations) {
+  canopy::v1::Job* j =
+      Add(11, "big", canopy::v1::JOB_STATE_PENDING, 900, -1, 0, {}, 8, 0, "Resources");
+  j->mutable_expected_start()->set_seconds(kNow + 3600);
+  j->add_expected_nodes("gpu001");
+  j->add_expected_nodes("gpu002");
+  EXPECT_EQ(Render({"--start", "-h"}),
+            "                 4       gpu     jobE     root PD                 N/A      1 "
+            "(null)               (JobHeldUser)\n"
+            "                 8       gpu     jobD     root PD                 N/A     70 "
+            "(null)               (PartitionNodeLimit)\n"
+            "                11       gpu      big     root PD 2026-12-02T10:43:42      1 "
+            "gpu[001-002]         (Resources)\n");
+  EXPECT_EQ(Render({"-h", "-j", "11", "-o", "%i %S %Y"}), "11 2026-12-02T10:43:42 gpu[001-002]\n");
+}
+
 TEST_F(SqueueFormatTest, PlainFieldsMatchSlurm) {
   EXPECT_EQ(Render({"-o", "%i %T %N"}),
             "JOBID STATE NODELIST\n"

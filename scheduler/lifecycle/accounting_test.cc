@@ -313,5 +313,37 @@ TEST_F(AccountingTest, AssociationsChangeOnlyByOperatorsAndPersist) {
   EXPECT_EQ(jobs_->accounting().tree().size(), 1u);
 }
 
+// sbatch --test-only: when and where a job would start, nothing queued.
+TEST_F(AccountingTest, TestSubmitAnswersWithoutQueueing) {
+  // Three whole nodes busy for 50 minutes; one node free.
+  for (int i = 0; i < 3; ++i) {
+    const uint32_t id = Submit(alice_, 4);
+    Schedule();
+    Report(id, JobPhase::kLaunched);
+  }
+  const uint32_t next = jobs_->next_job_id();
+  SubmitRequest req;
+  req.spec.min_nodes = 1;
+  req.spec.gpus_per_node = 4;
+  req.spec.script = "#!/bin/sh\n";
+  req.spec.time_limit = absl::Minutes(10);
+  absl::StatusOr<WillRunAnswer> now = jobs_->TestSubmit(req, alice_);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->job, core::JobId(next));
+  EXPECT_EQ(now->start, clock_.Now());
+  ASSERT_EQ(now->nodes.size(), 1u);
+  EXPECT_EQ(now->partition, "gpu");
+  req.spec.min_nodes = 2;
+  absl::StatusOr<WillRunAnswer> later = jobs_->TestSubmit(req, alice_);
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_GE(later->start, clock_.Now() + absl::Minutes(50));
+  EXPECT_LE(later->start, clock_.Now() + absl::Minutes(51));  // bf_resolution: 60 s
+  EXPECT_EQ(later->nodes.size(), 2u);
+  EXPECT_EQ(jobs_->next_job_id(), next);
+  EXPECT_EQ(jobs_->pending_count(), 0u);
+  req.spec.account = "nlp";  // not alice's
+  EXPECT_EQ(jobs_->TestSubmit(req, alice_).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace canopy::lifecycle

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/array_spec.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/launch.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -103,7 +104,71 @@ bool AnyNodeFits(const core::ResourceRequest& r, const config::PartitionConfig& 
   return false;
 }
 
+// The record of a job about to be queued (array fields aside).
+core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Caller& caller,
+                 const ResolvedSpec& resolved, const std::string& account, core::JobId id,
+                 absl::Time now) {
+  core::Job job;
+  job.id = id;
+  job.spec = request.spec;
+  job.spec.account = account;  // the default account when none was named
+  if (job.spec.name.empty()) {
+    job.spec.name = job.allocation_only() ? "interactive" : "sbatch";
+  }
+  job.resources = resolved.resources;
+  job.user_id = caller.uid;
+  job.group_id = caller.gid;
+  job.user_name = caller.user_name;
+  job.supplementary_gids = caller.groups;
+  job.partition = resolved.partition->name;
+  job.time_limit = resolved.time_limit;
+  job.idempotency_key = request.idempotency_key;
+  job.submit_time = now;
+  job.eligible_time = now;
+  job.reason = resolved.blocked != core::JobReason::kNone ? resolved.blocked
+               : request.spec.hold                        ? core::JobReason::kJobHeldUser
+                                                          : core::JobReason::kNone;
+  job.priority = s.accounting.ComputePriority(job, now);
+  return job;
+}
+
+absl::Status NeedIdentity(const LifecycleState& s, const Caller& caller) {
+  if (caller.authenticated) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("submitting a job needs the caller's identity, which canopyd takes from its "
+                   "unix socket (",
+                   s.config->unix_socket,
+                   "); run sbatch on the controller host, or point CANOPY_CONTROLLER at "
+                   "unix:<that socket>"));
+}
+
 }  // namespace
+
+absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRequest& request,
+                                         const Caller& caller) {
+  if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
+    return id;
+  }
+  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
+  if (!resolved.ok()) {
+    return resolved.status();
+  }
+  absl::StatusOr<std::string> account =
+      s.accounting.ResolveAccount(caller.user_name, request.spec.account);
+  if (!account.ok()) {
+    return account.status();
+  }
+  if (resolved->blocked != core::JobReason::kNone) {
+    return absl::FailedPreconditionError(absl::StrCat("Job would pend for ever with reason ",
+                                                      core::JobReasonName(resolved->blocked),
+                                                      " (a partition limit it does not meet)"));
+  }
+  const core::Job job =
+      NewJob(s, request, caller, *resolved, *account, core::JobId(s.next_job_id), s.Now());
+  return WillRun(s, job);
+}
 
 absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
                                          const config::ClusterConfig& config,
@@ -196,13 +261,8 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
 
 absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
                                     const Caller& caller, Effects& effects) {
-  if (!caller.authenticated) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("submitting a job needs the caller's identity, which canopyd takes from its "
-                     "unix socket (",
-                     s.config->unix_socket,
-                     "); run sbatch on the controller host, or point CANOPY_CONTROLLER at "
-                     "unix:<that socket>"));
+  if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
+    return id;
   }
   const core::JobSpec& spec = request.spec;
   if (!request.idempotency_key.empty()) {
@@ -246,32 +306,13 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   SubmitAnswer answer;
   answer.job_id = core::JobId(s.next_job_id);
   for (uint32_t task : task_ids) {
-    core::Job job;
-    job.id = core::JobId(s.next_job_id++);
-    job.spec = spec;
-    job.spec.account = *account;  // the default account when none was named
-    if (job.spec.name.empty()) {
-      job.spec.name = job.allocation_only() ? "interactive" : "sbatch";
-    }
-    job.resources = resolved->resources;
-    job.user_id = caller.uid;
-    job.group_id = caller.gid;
-    job.user_name = caller.user_name;
-    job.supplementary_gids = caller.groups;
-    job.partition = resolved->partition->name;
-    job.time_limit = resolved->time_limit;
-    job.idempotency_key = request.idempotency_key;
-    job.submit_time = now;
-    job.eligible_time = now;
-    job.reason = resolved->blocked != core::JobReason::kNone ? resolved->blocked
-                 : spec.hold                                 ? core::JobReason::kJobHeldUser
-                                                             : core::JobReason::kNone;
+    core::Job job =
+        NewJob(s, request, caller, *resolved, *account, core::JobId(s.next_job_id++), now);
     if (is_array) {
       job.array_job_id = answer.job_id.value();
       job.array_task_id = task;
       answer.array_task_job_ids.push_back(job.id);
     }
-    job.priority = s.accounting.ComputePriority(job, now);
     const core::JobId id = job.id;
     if (absl::Status added = s.jobs.Add(std::move(job)); !added.ok()) {
       return absl::InternalError(added.message());

@@ -44,4 +44,10 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
 absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
                                     const Caller& caller, Effects& effects);
 
+// sbatch --test-only: the checks of Submit, then when and where the job would start
+// (launch.h WillRun); nothing is queued. FailedPrecondition for a job that would pend for ever
+// on a partition limit.
+absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRequest& request,
+                                         const Caller& caller);
+
 }  // namespace canopy::lifecycle

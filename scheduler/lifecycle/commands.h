@@ -102,4 +102,13 @@ struct StepReport {
   bool exited = false;
 };
 
+// sbatch --test-only's answer.
+struct WillRunAnswer {
+  core::JobId job;  // the id the job would get
+  absl::Time start;
+  std::vector<core::NodeId> nodes;
+  int64_t cpus = 0;
+  std::string partition;
+};
+
 }  // namespace canopy::lifecycle

@@ -109,6 +109,11 @@ absl::StatusOr<SubmitAnswer> JobLifecycle::Submit(const SubmitRequest& request,
   return lifecycle::Submit(state_, request, caller, effects);
 }
 
+absl::StatusOr<WillRunAnswer> JobLifecycle::TestSubmit(const SubmitRequest& request,
+                                                       const Caller& caller) const {
+  return lifecycle::TestSubmit(state_, request, caller);
+}
+
 std::vector<CancelAnswer> JobLifecycle::Cancel(const CancelRequest& request, const Caller& caller,
                                                Effects& effects) {
   return lifecycle::Cancel(state_, request, caller, effects);

@@ -66,6 +66,8 @@ class JobLifecycle {
   // ---- Clients (admission.h, cancel.h, steps.h)
   absl::StatusOr<SubmitAnswer> Submit(const SubmitRequest& request, const Caller& caller,
                                       Effects& effects);
+  absl::StatusOr<WillRunAnswer> TestSubmit(const SubmitRequest& request,
+                                           const Caller& caller) const;
   std::vector<CancelAnswer> Cancel(const CancelRequest& request, const Caller& caller,
                                    Effects& effects);
   absl::Status CompleteJob(const CompleteRequest& request, const Caller& caller, Effects& effects);

@@ -106,6 +106,72 @@ void NoteReservations(LifecycleState& s, const plan::Plan& plan, Effects& effect
 
 }  // namespace
 
+std::vector<plan::RunningJob> RunningJobs(const LifecycleState& s, absl::Time now) {
+  // When the capacity held now comes back: running jobs at the end of their time limits,
+  // cleanup holds at their deadlines.
+  std::vector<plan::RunningJob> running;
+  running.reserve(s.live.size() + s.holds.size());
+  for (const auto& [id, live] : s.live) {
+    if (const core::Job* job = s.jobs.Find(id); job != nullptr) {
+      running.push_back(plan::RunningJobOf(*job, now));
+    }
+  }
+  for (const CleanupHold& h : s.holds) {
+    running.push_back(plan::RunningJob{h.job, {&h.share, 1}, h.exclusive, h.deadline});
+  }
+  return running;
+}
+
+absl::StatusOr<WillRunAnswer> WillRun(const LifecycleState& s, const core::Job& job) {
+  const absl::Time now = s.Now();
+  std::vector<const core::Job*> pending;
+  pending.reserve(s.pending.size() + 1);
+  for (const auto& [id, other] : s.pending) {
+    pending.push_back(other);
+  }
+  pending.push_back(&job);
+  s.sort->Sort(pending, now);
+  // Whatever SchedulerType says, the answer needs backfill's look into the future.
+  plan::PassOptions options = s.pass_options;
+  options.backfill.enabled = true;
+  options.compute_min_units = false;
+  const std::vector<plan::RunningJob> running = RunningJobs(s, now);
+  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, options);
+  WillRunAnswer answer;
+  answer.job = job.id;
+  answer.partition = job.partition;
+  auto take = [&](absl::Time start, const std::vector<core::NodeShare>& nodes) {
+    answer.start = start;
+    for (const core::NodeShare& share : nodes) {
+      answer.nodes.push_back(share.node);
+      answer.cpus += share.cpus;
+    }
+    return answer;
+  };
+  for (const plan::PlannedStart& start : plan.starts) {
+    if (start.job == job.id) {
+      return take(now, start.nodes);
+    }
+  }
+  for (const plan::PlannedReservation& r : plan.reservations) {
+    if (r.job == job.id) {
+      return take(r.start, r.nodes);
+    }
+  }
+  for (const plan::PendingNote& note : plan.pending) {
+    if (note.job == job.id && note.infeasible) {
+      return absl::FailedPreconditionError(
+          "Job can never run on this cluster as configured (Requested node configuration is "
+          "not available)");
+    }
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("Job can not be scheduled within the backfill window (bf_window=",
+                   absl::ToInt64Minutes(s.pass_options.backfill.window),
+                   " minutes) behind the jobs queued "
+                   "before it"));
+}
+
 void Schedule(LifecycleState& s, Effects& effects) {
   if (s.pending.empty()) {
     return;
@@ -120,20 +186,8 @@ void Schedule(LifecycleState& s, Effects& effects) {
     ApplyArrayThrottles(s, pending);
   }
   s.sort->Sort(pending, now);
-  // Backfill needs to know when the capacity held now comes back: running jobs at the end of
-  // their time limits, cleanup holds at their deadlines.
-  std::vector<plan::RunningJob> running;
-  if (s.pass_options.backfill.enabled) {
-    running.reserve(s.live.size() + s.holds.size());
-    for (const auto& [id, live] : s.live) {
-      if (const core::Job* job = s.jobs.Find(id); job != nullptr) {
-        running.push_back(plan::RunningJobOf(*job, now));
-      }
-    }
-    for (const CleanupHold& h : s.holds) {
-      running.push_back(plan::RunningJob{h.job, {&h.share, 1}, h.exclusive, h.deadline});
-    }
-  }
+  const std::vector<plan::RunningJob> running =
+      s.pass_options.backfill.enabled ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
   const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, s.pass_options);
   NoteReservations(s, plan, effects);
   // The applier sets the reasons of jobs still pending; only a changed reason is saved (the

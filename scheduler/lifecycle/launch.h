@@ -21,6 +21,15 @@ namespace canopy::lifecycle {
 // One scheduling pass: starts every pending job that fits now, in queue order.
 void Schedule(LifecycleState& s, Effects& effects);
 
+// The jobs holding capacity now, with when it comes back (for backfill).
+std::vector<plan::RunningJob> RunningJobs(const LifecycleState& s, absl::Time now);
+
+// sbatch --test-only: when and where `job` (not queued; its id the next one) would start if it
+// were submitted now, behind the jobs queued before it in priority order, judged by backfill's
+// look ahead whatever SchedulerType is. FailedPrecondition when it would not start within
+// bf_window or can never run. Changes nothing.
+absl::StatusOr<WillRunAnswer> WillRun(const LifecycleState& s, const core::Job& job);
+
 // Sends node `node_index` of a starting job its LaunchJob again (its agent re-registered
 // without it).
 void ResendLaunch(const core::Job& job, int node_index, Effects& effects);

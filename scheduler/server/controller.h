@@ -60,6 +60,9 @@ class Controller {
                                                        std::string reason, std::string user);
 
   // ---- Jobs (block until the change is committed; errors carry Slurm's words).
+  // sbatch --test-only, on the owner thread; changes nothing.
+  absl::StatusOr<lifecycle::WillRunAnswer> TestSubmit(lifecycle::SubmitRequest request,
+                                                      lifecycle::Caller caller);
   absl::StatusOr<lifecycle::SubmitAnswer> SubmitJob(lifecycle::SubmitRequest request,
                                                     lifecycle::Caller caller);
   absl::StatusOr<std::vector<lifecycle::CancelAnswer>> CancelJob(lifecycle::CancelRequest request,

@@ -17,6 +17,14 @@ absl::StatusOr<lifecycle::SubmitAnswer> Controller::SubmitJob(lifecycle::SubmitR
       });
 }
 
+absl::StatusOr<lifecycle::WillRunAnswer> Controller::TestSubmit(lifecycle::SubmitRequest request,
+                                                                lifecycle::Caller caller) {
+  return RunJobCommand<lifecycle::WillRunAnswer>(
+      [this, request = std::move(request), caller = std::move(caller)](Batch&) {
+        return jobs_->TestSubmit(request, caller);
+      });
+}
+
 absl::StatusOr<std::vector<lifecycle::CancelAnswer>> Controller::CancelJob(
     lifecycle::CancelRequest request, lifecycle::Caller caller) {
   return RunJobCommand<std::vector<lifecycle::CancelAnswer>>(

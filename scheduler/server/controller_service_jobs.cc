@@ -44,6 +44,22 @@ lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* con
 grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
                                               const canopy::v1::SubmitJobRequest* request,
                                               canopy::v1::SubmitJobResponse* response) {
+  if (request->test_only()) {
+    absl::StatusOr<lifecycle::WillRunAnswer> w =
+        controller_->TestSubmit(FromProto(*request), CallerOf(context));
+    if (!w.ok()) {
+      return rpc::ToGrpcStatus(w.status());
+    }
+    std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+    response->set_job_id(w->job.value());
+    *response->mutable_expected_start() = rpc::ToProtoTime(w->start);
+    for (core::NodeId node : w->nodes) {
+      response->add_expected_nodes(snap->topology->node_name(node));
+    }
+    response->set_expected_cpus(w->cpus);
+    response->set_partition(w->partition);
+    return grpc::Status::OK;
+  }
   absl::StatusOr<lifecycle::SubmitAnswer> r =
       controller_->SubmitJob(FromProto(*request), CallerOf(context));
   if (!r.ok()) {
