@@ -186,10 +186,28 @@ void Schedule(LifecycleState& s, Effects& effects) {
     ApplyArrayThrottles(s, pending);
   }
   s.sort->Sort(pending, now);
+  // Backfill searches the future for up to bf_max_job_test jobs: as Slurm, at most once per
+  // bf_interval. Passes in between start jobs in strict priority order only, which cannot take
+  // what the last backfill pass reserved for a job before them; the backfill pass they put off
+  // is due at the end of the interval (Tick asks for it).
+  plan::PassOptions options = s.pass_options;
+  const bool backfill = options.backfill.enabled &&
+                        (s.last_backfill == absl::InfinitePast() ||
+                         now >= s.last_backfill + s.config->scheduling.scheduler.parameters.bf_interval);
+  if (options.backfill.enabled && !backfill) {
+    options.backfill.enabled = false;
+    options.strict_order = true;
+    s.backfill_due = std::min(
+        s.backfill_due, s.last_backfill + s.config->scheduling.scheduler.parameters.bf_interval);
+  }
   const std::vector<plan::RunningJob> running =
-      s.pass_options.backfill.enabled ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
-  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, s.pass_options);
-  NoteReservations(s, plan, effects);
+      backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
+  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, options);
+  if (backfill) {
+    s.last_backfill = now;
+    s.backfill_due = absl::InfiniteFuture();
+    NoteReservations(s, plan, effects);
+  }
   // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
   // explanation of a waiting job is refreshed every pass and need not be).
   std::vector<core::JobReason> old_reasons;

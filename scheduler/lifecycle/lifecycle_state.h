@@ -148,6 +148,10 @@ struct LifecycleState {
   std::vector<bool> node_usable;              // by NodeId: as last seen
   std::vector<CleanupHold> holds;
   std::vector<core::JobId> reserved;  // jobs given a backfill reservation by the last pass
+  // sched/backfill: the last pass that backfilled, and when a deferred one is due (a pass in
+  // between keeps strict order, as Slurm's main scheduler between backfill cycles).
+  absl::Time last_backfill = absl::InfinitePast();
+  absl::Time backfill_due = absl::InfiniteFuture();
   uint32_t next_job_id = 1;
   uint64_t capacity_version = 0;
   bool has_throttled_arrays = false;  // some array was submitted with "%N"

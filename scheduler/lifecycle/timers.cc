@@ -57,6 +57,10 @@ void Tick(LifecycleState& s, Effects& effects) {
   if (now >= s.accounting.next_calc()) {
     Recalculate(s, effects);
   }
+  if (now >= s.backfill_due) {
+    s.backfill_due = absl::InfiniteFuture();
+    effects.schedule = !s.pending.empty();  // the backfill pass a strict one put off
+  }
   std::vector<std::pair<core::JobId, core::NodeId>> expired;
   for (const CleanupHold& h : s.holds) {
     if (now >= h.deadline) {
@@ -112,6 +116,7 @@ void Tick(LifecycleState& s, Effects& effects) {
 absl::Time NextDeadline(const LifecycleState& s) {
   absl::Time next = s.deadlines.empty() ? absl::InfiniteFuture() : s.deadlines.begin()->first;
   next = std::min(next, s.accounting.next_calc());
+  next = std::min(next, s.backfill_due);
   for (const CleanupHold& h : s.holds) {
     next = std::min(next, h.deadline);
   }
