@@ -72,6 +72,10 @@ void Launch(LifecycleState& s, core::Job& job, Effects& effects) {
                                       job.placement_explanation, ")"));
 }
 
+// SchedulerParameters default_queue_depth's default: how many jobs the main scheduler (the passes
+// between backfill cycles) looks at.
+constexpr size_t kMainQueueDepth = 100;
+
 // Records each reserved job's expected start and nodes (squeue --start), and clears those of
 // jobs no longer reserved. Derived values: republished, not saved.
 void NoteReservations(LifecycleState& s, const plan::Plan& plan, Effects& effects) {
@@ -185,7 +189,6 @@ void Schedule(LifecycleState& s, Effects& effects) {
   if (s.has_throttled_arrays) {
     ApplyArrayThrottles(s, pending);
   }
-  s.sort->Sort(pending, now);
   // Backfill searches the future for up to bf_max_job_test jobs: as Slurm, at most once per
   // bf_interval. Passes in between start jobs in strict priority order only, which cannot take
   // what the last backfill pass reserved for a job before them; the backfill pass they put off
@@ -199,6 +202,12 @@ void Schedule(LifecycleState& s, Effects& effects) {
     options.strict_order = true;
     s.backfill_due = std::min(
         s.backfill_due, s.last_backfill + s.config->scheduling.scheduler.parameters.bf_interval);
+    // Like Slurm's main scheduler, only the top of the queue (default_queue_depth) is looked at
+    // between backfill cycles: a queue of thousands costs O(n log depth) here, not a full sort
+    // and a pass over all of it on every event.
+    s.sort->SortTop(pending, kMainQueueDepth, now);
+  } else {
+    s.sort->Sort(pending, now);
   }
   const std::vector<plan::RunningJob> running =
       backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();

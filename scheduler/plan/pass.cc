@@ -114,8 +114,12 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     const core::ResourceRequest& spec = job->resources;
     if (options.strict_order && blocked.contains(spec.partition)) {
       ++plan.stats.blocked;
-      plan.pending.push_back({job->id, core::JobReason::kPriority, false,
-                              "a job before it in its partition cannot start (sched/builtin)"});
+      // A job already waiting with reason Priority needs no note: a long queue behind a blocked
+      // job costs one comparison per job and pass, not a string.
+      if (job->reason != core::JobReason::kPriority) {
+        plan.pending.push_back({job->id, core::JobReason::kPriority, false,
+                                "a job before it in its partition cannot start"});
+      }
       continue;
     }
     // Under sched/builtin, a job that cannot start (for now) holds back its partition.

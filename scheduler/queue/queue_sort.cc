@@ -13,6 +13,13 @@ void QueueSort::Sort(std::vector<const core::Job*>& jobs, absl::Time now) const 
             [&](const core::Job* a, const core::Job* b) { return Before(*a, *b, now); });
 }
 
+void QueueSort::SortTop(std::vector<const core::Job*>& jobs, size_t k, absl::Time now) const {
+  k = std::min(k, jobs.size());
+  std::partial_sort(jobs.begin(), jobs.begin() + static_cast<std::ptrdiff_t>(k), jobs.end(),
+                    [&](const core::Job* a, const core::Job* b) { return Before(*a, *b, now); });
+  jobs.resize(k);
+}
+
 bool AgeSort::Before(const core::Job& a, const core::Job& b, absl::Time /*now*/) const {
   if (a.submit_time != b.submit_time) {
     return a.submit_time < b.submit_time;
@@ -56,15 +63,41 @@ bool PrioritySort::Before(const core::Job& a, const core::Job& b, absl::Time /*n
          PriorityKey{Tier(b), b.priority, b.submit_time, b.id};
 }
 
-void PrioritySort::Sort(std::vector<const core::Job*>& jobs, absl::Time /*now*/) const {
+void PrioritySort::Sort(std::vector<const core::Job*>& jobs, absl::Time now) const {
+  SortTop(jobs, jobs.size(), now);
+}
+
+void PrioritySort::SortTop(std::vector<const core::Job*>& jobs, size_t k,
+                           absl::Time /*now*/) const {
+  k = std::min(k, jobs.size());
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
   std::vector<std::pair<PriorityKey, const core::Job*>> keyed;
-  keyed.reserve(jobs.size());
-  for (const core::Job* job : jobs) {
-    keyed.push_back({PriorityKey{Tier(*job), job->priority, job->submit_time, job->id}, job});
+  if (k == jobs.size()) {
+    keyed.reserve(jobs.size());
+    for (const core::Job* job : jobs) {
+      keyed.push_back({PriorityKey{Tier(*job), job->priority, job->submit_time, job->id}, job});
+    }
+    std::sort(keyed.begin(), keyed.end(), by_key);
+  } else {
+    // The best k in a max-heap of k (its top the worst of them): one pass over the queue, no
+    // copy of it.
+    keyed.reserve(k + 1);
+    for (const core::Job* job : jobs) {
+      const PriorityKey key{Tier(*job), job->priority, job->submit_time, job->id};
+      if (keyed.size() == k && !(key < keyed.front().first)) {
+        continue;
+      }
+      keyed.push_back({key, job});
+      std::push_heap(keyed.begin(), keyed.end(), by_key);
+      if (keyed.size() > k) {
+        std::pop_heap(keyed.begin(), keyed.end(), by_key);
+        keyed.pop_back();
+      }
+    }
+    std::sort_heap(keyed.begin(), keyed.end(), by_key);
   }
-  std::sort(keyed.begin(), keyed.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t i = 0; i < keyed.size(); ++i) {
+  jobs.resize(k);
+  for (size_t i = 0; i < k; ++i) {
     jobs[i] = keyed[i].second;
   }
 }

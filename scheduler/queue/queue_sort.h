@@ -29,6 +29,9 @@ class QueueSort {
 
   // Sorts `jobs` best-first. O(n log n).
   virtual void Sort(std::vector<const core::Job*>& jobs, absl::Time now) const;
+  // Keeps only the best `k` of `jobs`, best-first (what Sort and a resize would give).
+  // O(n log k).
+  virtual void SortTop(std::vector<const core::Job*>& jobs, size_t k, absl::Time now) const;
 };
 
 // queue/age: submit time, then job id (Slurm's order among equal priorities; what a FIFO
@@ -53,8 +56,9 @@ class PrioritySort final : public QueueSort {
   explicit PrioritySort(PartitionTiers tiers);
   absl::string_view name() const override { return kName; }
   bool Before(const core::Job& a, const core::Job& b, absl::Time now) const override;
-  // Looks each job's tier up once, not once per comparison.
+  // Look each job's tier up once, not once per comparison.
   void Sort(std::vector<const core::Job*>& jobs, absl::Time now) const override;
+  void SortTop(std::vector<const core::Job*>& jobs, size_t k, absl::Time now) const override;
 
  private:
   uint32_t Tier(const core::Job& job) const;

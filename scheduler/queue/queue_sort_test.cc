@@ -1,6 +1,9 @@
 // Tests for the pending-queue order.
 #include "scheduler/queue/queue_sort.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace canopy::queue {
@@ -67,6 +70,30 @@ TEST(PrioritySortTest, TierThenPriorityThenSubmitThenId) {
   ASSERT_TRUE(flat.ok());
   (*flat)->Sort(v, absl::UnixEpoch());
   EXPECT_EQ(v.back()->id, core::JobId(5));
+}
+
+// SortTop keeps exactly the first k of Sort's order, for both sorts.
+TEST(QueueSortTest, SortTopIsThePrefixOfSort) {
+  std::vector<core::Job> jobs;
+  for (uint32_t i = 1; i <= 50; ++i) {
+    core::Job j = J(i, static_cast<int64_t>((i * 37) % 11));
+    j.priority = (i * 13) % 7;
+    j.partition = "p";
+    jobs.push_back(j);
+  }
+  for (const char* name : {"queue/age", "queue/priority"}) {
+    auto sort = MakeQueueSort(name);
+    ASSERT_TRUE(sort.ok());
+    std::vector<const core::Job*> all, top;
+    for (const core::Job& j : jobs) {
+      all.push_back(&j);
+    }
+    top = all;
+    (*sort)->Sort(all, absl::UnixEpoch());
+    (*sort)->SortTop(top, 10, absl::UnixEpoch());
+    ASSERT_EQ(top.size(), 10u) << name;
+    EXPECT_TRUE(std::equal(top.begin(), top.end(), all.begin())) << name;
+  }
 }
 
 TEST(AgeSortTest, UnknownName) {
