@@ -145,7 +145,8 @@ TEST(CommModelTest, StretchGrowsWithLeavesAndLevels) {
 //   job 1: t=0, 2 nodes x 8, 100 s  -> starts 0, ends 100 (one leaf, no stretch)
 //   job 2: t=0, 3 nodes x 8, 50 s   -> must wait for job 1 (2 nodes free), starts 100, spans 2
 //          leaves (ideal 2: leaves hold 2 nodes) at level 1 (ideal 1) -> stretch 1, ends 150
-//   job 3: t=10, 1 node x 4, 20 s   -> starts 10 on a free node, ends 30
+//   job 3: t=10, 1 node x 4, 20 s   -> fits on a free node but is queued behind job 2, so only
+//          backfill may start it: at its next cycle (bf_interval 30 s), starts 30, ends 50
 TEST(SimulatorTest, HandComputedMetrics) {
   Cluster c = SmallCluster();
   std::vector<TraceJob> trace = *ParseCanopyCsv(
@@ -158,10 +159,10 @@ TEST(SimulatorTest, HandComputedMetrics) {
   EXPECT_DOUBLE_EQ(m.makespan_s, 150);
   // Busy GPU-seconds: 16*100 + 24*50 + 4*20 = 2880; over 32 GPUs x 150 s.
   EXPECT_NEAR(m.gpu_utilization, 2880.0 / (32 * 150), 1e-9);
-  EXPECT_NEAR(m.mean_wait_s, 100.0 / 3, 1e-9);
+  EXPECT_NEAR(m.mean_wait_s, (0.0 + 100 + 20) / 3, 1e-9);
   EXPECT_DOUBLE_EQ(m.p95_wait_s, 100);
-  // Slowdowns: 1, 150/50 = 3, 1 -> mean 5/3.
-  EXPECT_NEAR(m.mean_bounded_slowdown, 5.0 / 3, 1e-9);
+  // Slowdowns: 1, 150/50 = 3, 40/20 = 2 -> mean 2.
+  EXPECT_NEAR(m.mean_bounded_slowdown, 2.0, 1e-9);
   EXPECT_EQ(m.multi_node_jobs, 2);
   EXPECT_DOUBLE_EQ(m.min_switch_frac, 1.0);
   EXPECT_DOUBLE_EQ(m.mean_leaf_switches, 1.5);
@@ -175,7 +176,7 @@ TEST(SimulatorTest, HandComputedMetrics) {
 // runs from its confirmation, and its GPUs stay held until its nodes are clean.
 //   job 1: launched 0, runs 1..101, clean 103
 //   job 2: waits for job 1's nodes to be clean: launched 103, runs 104..154, ends 156
-//   job 3: launched 10, runs 11..31, ends 33
+//   job 3: launched 30 (backfill cycle), runs 31..51, ends 53
 TEST(SimulatorTest, AgentDelaysShowInWaitsAndMakespan) {
   Cluster c = SmallCluster();
   std::vector<TraceJob> trace = *ParseCanopyCsv(
@@ -188,7 +189,7 @@ TEST(SimulatorTest, AgentDelaysShowInWaitsAndMakespan) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->metrics.jobs, 3);
   EXPECT_DOUBLE_EQ(r->metrics.makespan_s, 156);
-  EXPECT_NEAR(r->metrics.mean_wait_s, (1.0 + 104 + 1) / 3, 1e-9);
+  EXPECT_NEAR(r->metrics.mean_wait_s, (1.0 + 104 + 21) / 3, 1e-9);
 }
 
 TEST(SimulatorTest, TimeLimitAndInfeasible) {
