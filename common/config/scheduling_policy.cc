@@ -8,7 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "common/config/parse_util.h"
 #include "common/slurm/time_format.h"
@@ -97,6 +100,18 @@ absl::StatusOr<bool> ApplySchedulerType(const KeyValue& v, SchedulerConfig& s) {
 
 }  // namespace
 
+bool SchedulerConfig::kill_invalid_depend() const {
+  if (dependency.kill_invalid_depend) {
+    return true;
+  }
+  for (const std::string& item : parameters.other) {
+    if (absl::AsciiStrToLower(item) == "kill_invalid_depend") {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string NormalizeSchedulingKey(absl::string_view key) {
   std::string out;
   out.reserve(key.size());
@@ -138,9 +153,14 @@ absl::StatusOr<bool> ApplySchedulingKey(absl::string_view key, absl::string_view
   if (key == "schedulerparameters") {
     return Set(slurm::ParseSchedulerParameters(value), policy.scheduler.parameters);
   }
+  if (key == "dependencyparameters" || key == "schedulerdependencyparameters") {
+    return Set(slurm::ParseDependencyParameters(value), policy.scheduler.dependency);
+  }
   if (key == "accountingstorageenforce" || key == "accountingenforce") {
     return Set(slurm::ParseAccountingEnforce(value), policy.accounting.enforce);
   }
+  if (key == "preempttype") return Set(slurm::ParsePreemptType(value), policy.preempt.type);
+  if (key == "preemptmode") return Set(slurm::ParsePreemptMode(value), policy.preempt.mode);
   return false;
 }
 
@@ -155,6 +175,30 @@ absl::StatusOr<bool> ApplyPartitionPolicyKey(absl::string_view key, absl::string
     return Set(v.Uint(kPartitionFactorMax, kFactor), policy.priority_job_factor);
   }
   if (key == "prioritytier") return Set(v.Uint(kPartitionFactorMax, kFactor), policy.priority_tier);
+  if (key == "allowaccounts") {
+    policy.allow_accounts.clear();
+    for (absl::string_view a : absl::StrSplit(value, ',', absl::SkipWhitespace())) {
+      a = absl::StripAsciiWhitespace(a);
+      if (absl::EqualsIgnoreCase(a, "ALL")) {
+        policy.allow_accounts.clear();
+        return true;
+      }
+      policy.allow_accounts.emplace_back(a);
+    }
+    if (policy.allow_accounts.empty()) {
+      return v.Expected("a comma list of account names, or ALL");
+    }
+    return true;
+  }
+  if (key == "preemptmode") return Set(slurm::ParsePreemptMode(value), policy.preempt_mode);
+  if (key == "gracetime") {
+    absl::StatusOr<uint32_t> s = v.Uint(kUint32Max, "a number of seconds");
+    if (!s.ok()) {
+      return s.status();
+    }
+    policy.grace_time = absl::Seconds(*s);
+    return true;
+  }
   return false;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/slurm/limit_values.h"
 #include "common/slurm/sacctmgr_file.h"
 #include "common/slurm/scheduling_values.h"
 
@@ -43,7 +44,12 @@ struct SchedulerConfig {
   // SchedulerType=sched/backfill (the default): lower-priority jobs may start early when they
   // delay no higher-priority job's expected start. sched/builtin: strict priority order.
   bool backfill = true;
-  slurm::SchedulerParameters parameters;  // SchedulerParameters
+  slurm::SchedulerParameters parameters;   // SchedulerParameters
+  slurm::DependencyParameters dependency;  // DependencyParameters
+
+  // Jobs whose dependency can never be satisfied are cancelled unless they said
+  // --kill-on-invalid-dep=no (DependencyParameters, or SchedulerParameters as before 20.11).
+  bool kill_invalid_depend() const;
 };
 
 struct AccountingConfig {
@@ -54,10 +60,19 @@ struct AccountingConfig {
   std::string accounts_origin;  // where they came from, for messages
 };
 
+// Preemption (slurm.conf PreemptType, PreemptMode; YAML preempt.type, preempt.mode).
+struct PreemptConfig {
+  slurm::PreemptType type = slurm::PreemptType::kNone;
+  // What happens to a victim whose QOS and partition leave it to the cluster: Slurm's default
+  // OFF (nobody is preempted); REQUEUE or CANCEL turn preemption on.
+  slurm::PreemptMode mode = slurm::PreemptMode::kOff;
+};
+
 struct SchedulingPolicy {
   PriorityConfig priority;
   SchedulerConfig scheduler;
   AccountingConfig accounting;
+  PreemptConfig preempt;
 };
 
 // A partition's part of the policy (slurm.conf PartitionName keys, YAML partition entries).
@@ -65,6 +80,12 @@ struct PartitionPolicy {
   slurm::BillingWeights billing;     // TRESBillingWeights
   uint32_t priority_job_factor = 1;  // PriorityJobFactor: the partition factor of multifactor
   uint32_t priority_tier = 1;        // PriorityTier: higher tiers are scheduled first
+  // AllowAccounts: the accounts whose jobs may use the partition; empty = ALL.
+  std::vector<std::string> allow_accounts;
+  // PreemptMode of the partition's jobs when preempted (kCluster: the cluster's), and their
+  // GraceTime (SIGTERM, then this long, then requeued or cancelled).
+  slurm::PreemptMode preempt_mode = slurm::PreemptMode::kCluster;
+  absl::Duration grace_time = absl::ZeroDuration();
 };
 
 // Sets one scheduling-policy key. Keys are compared in NormalizeSchedulingKey's form
@@ -74,7 +95,8 @@ struct PartitionPolicy {
 // and the field as its format names it).
 absl::StatusOr<bool> ApplySchedulingKey(absl::string_view normalized_key, absl::string_view value,
                                         char quote, SchedulingPolicy& policy);
-// The same for a partition's keys ("tresbillingweights", "priorityjobfactor", "prioritytier").
+// The same for a partition's keys ("tresbillingweights", "priorityjobfactor", "prioritytier",
+// "allowaccounts", "preemptmode", "gracetime").
 absl::StatusOr<bool> ApplyPartitionPolicyKey(absl::string_view normalized_key,
                                              absl::string_view value, char quote,
                                              PartitionPolicy& policy);

@@ -43,9 +43,17 @@ TEST(SchedulingPolicyTest, DefaultsAreSlurms) {
   EXPECT_EQ(p.priority.fairshare_dampening_factor, 1);
   EXPECT_TRUE(p.scheduler.backfill);
   EXPECT_EQ(p.scheduler.parameters.bf_window, absl::Minutes(1440));
+  EXPECT_FALSE(p.scheduler.kill_invalid_depend());
   EXPECT_FALSE(p.accounting.enforce.associations);
   EXPECT_TRUE(p.accounting.accounts.empty());
   EXPECT_TRUE(SchedulingPolicyWarnings(p).empty());
+}
+
+// kill_invalid_depend still counts in SchedulerParameters, where Slurm kept it before 20.11.
+TEST(SchedulingPolicyTest, KillInvalidDependInSchedulerParameters) {
+  absl::StatusOr<ClusterConfig> config = FromSlurm("SchedulerParameters=kill_invalid_depend");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->scheduling.scheduler.kill_invalid_depend());
 }
 
 // The same policy written both ways gives the same values.
@@ -65,6 +73,7 @@ PriorityFlags=NO_FAIR_TREE,MAX_TRES
 FairShareDampeningFactor=4
 SchedulerType=sched/builtin
 SchedulerParameters=bf_window=2880,bf_max_job_test=100,bf_continue
+DependencyParameters=kill_invalid_depend,max_depend_depth=5
 AccountingStorageEnforce=associations,limits)");
   absl::StatusOr<ClusterConfig> yaml = FromYaml(R"(priority:
   type: priority/multifactor
@@ -83,6 +92,7 @@ fairshare_dampening_factor: 4
 scheduler:
   type: builtin
   parameters: {bf_window: 2880, bf_max_job_test: 100, bf_continue: }
+  dependency_parameters: [kill_invalid_depend, max_depend_depth=5]
 accounting:
   storage_enforce: associations,limits)");
   ASSERT_TRUE(slurm.ok()) << slurm.status();
@@ -108,6 +118,8 @@ accounting:
     EXPECT_EQ(c->scheduling.scheduler.parameters.bf_window, absl::Minutes(2880));
     EXPECT_EQ(c->scheduling.scheduler.parameters.bf_max_job_test, 100);
     EXPECT_THAT(c->scheduling.scheduler.parameters.other, ElementsAre("bf_continue"));
+    EXPECT_TRUE(c->scheduling.scheduler.kill_invalid_depend());
+    EXPECT_THAT(c->scheduling.scheduler.dependency.other, ElementsAre("max_depend_depth=5"));
     EXPECT_TRUE(c->scheduling.accounting.enforce.associations);
     EXPECT_TRUE(c->scheduling.accounting.enforce.limits);
     EXPECT_THAT(c->unused_keys, IsEmpty());
@@ -222,6 +234,62 @@ TEST(SchedulingPolicyTest, PartitionKeysInBothFormats) {
                   .message(),
               HasSubstr("partitions[0].tres_billing_weights: TRES 'Licenses' is not one Canopy "
                         "bills"));
+}
+
+TEST(SchedulingPolicyTest, PreemptionAndPartitionAccessInBothFormats) {
+  absl::StatusOr<ClusterConfig> slurm = FromSlurm(
+      "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+      "PartitionName=a Nodes=ALL AllowAccounts=vision,nlp PreemptMode=CANCEL GraceTime=60\n"
+      "PartitionName=b Nodes=ALL AllowAccounts=ALL\n");
+  absl::StatusOr<ClusterConfig> yaml = FromYaml(R"(preempt:
+  type: preempt/partition_prio
+  mode: REQUEUE
+partitions:
+  - {name: a, nodes: ALL, allow_accounts: [vision, nlp], preempt_mode: CANCEL, grace_time: 60}
+  - {name: b, nodes: ALL})");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  for (const ClusterConfig* c : {&*slurm, &*yaml}) {
+    SCOPED_TRACE(c->path);
+    EXPECT_EQ(c->scheduling.preempt.type, slurm::PreemptType::kPartitionPrio);
+    EXPECT_EQ(c->scheduling.preempt.mode, slurm::PreemptMode::kRequeue);
+    const PartitionPolicy& a = c->partitions[0].policy;
+    EXPECT_THAT(a.allow_accounts, ElementsAre("vision", "nlp"));
+    EXPECT_EQ(a.preempt_mode, slurm::PreemptMode::kCancel);
+    EXPECT_EQ(a.grace_time, absl::Seconds(60));
+    EXPECT_THAT(c->partitions[1].policy.allow_accounts, IsEmpty());
+    EXPECT_EQ(c->partitions[1].policy.preempt_mode, slurm::PreemptMode::kCluster);
+  }
+  EXPECT_EQ(FromSlurm("").value().scheduling.preempt.mode, slurm::PreemptMode::kOff);
+  EXPECT_EQ(FromSlurm("PreemptMode=SUSPEND,GANG").status().message(),
+            "slurm.conf:1: PreemptMode: PreemptMode 'SUSPEND,GANG' needs suspended jobs, which "
+            "Canopy does not have; use OFF, CANCEL or REQUEUE");
+  EXPECT_THAT(FromYaml("preempt:\n  type: preempt/fifo").status().message(),
+              HasSubstr("preempt.type: expected preempt/none, preempt/qos or "
+                        "preempt/partition_prio, got 'preempt/fifo'"));
+  EXPECT_THAT(FromSlurm("PartitionName=a Nodes=ALL GraceTime=soon").status().message(),
+              HasSubstr("GraceTime: expected a number of seconds, got 'soon'"));
+}
+
+TEST(SchedulingPolicyTest, YamlAccountsTakeLimitsAsSacctmgrOptions) {
+  absl::StatusOr<ClusterConfig> config = FromYaml(R"(accounts:
+  - name: vision
+    grp_tres: gres/gpu=64
+    qos: [normal, high]
+    default_qos: normal
+    users:
+      - {name: alice, max_jobs: 4, max_wall: "2:00:00"}
+)");
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::vector<std::string> lines;
+  for (const Record& r : config->scheduling.accounting.accounts) {
+    lines.push_back(slurm::FormatFlatFileRecord(r));
+  }
+  EXPECT_THAT(lines,
+              ElementsAre("Parent - 'root'",
+                          "Account - 'vision':GrpTRES='gres/gpu=64':QOS='normal,high':"
+                          "DefaultQOS='normal'",
+                          "Parent - 'vision'", "User - 'alice':MaxJobs=4:MaxWall='2:00:00'"));
 }
 
 TEST(SchedulingPolicyTest, YamlAccountsBecomeFlatFileRecords) {

@@ -113,7 +113,32 @@ absl::Status ReadText(const YamlReader& reader, const YamlValue& value, absl::st
   return absl::OkStatus();
 }
 
-// One element of an account's `users:` list: a name, or {name, fairshare, default_account}.
+// Association limits and QOS as the flat file's option names (`grp_tres: gres/gpu=64` is
+// GrpTRES=gres/gpu=64, `qos: [normal, high]` is QOS=normal,high); "" for other keys. Their
+// values are checked with the tree, as those of a flat file (scheduler/limits).
+absl::string_view LimitOption(absl::string_view key) {
+  if (key == "grp_tres") return "GrpTRES";
+  if (key == "grp_jobs") return "GrpJobs";
+  if (key == "max_jobs") return "MaxJobs";
+  if (key == "max_tres_per_job") return "MaxTRESPerJob";
+  if (key == "max_wall") return "MaxWall";
+  if (key == "qos") return "QOS";
+  if (key == "default_qos") return "DefaultQOS";
+  return "";
+}
+
+absl::Status ReadLimit(const YamlReader& reader, const YamlValue& value, absl::string_view option,
+                       Record& record) {
+  absl::StatusOr<std::string> text = PolicyText(reader, value);
+  if (!text.ok()) {
+    return text.status();
+  }
+  record.options.emplace_back(std::string(option), *std::move(text));
+  return absl::OkStatus();
+}
+
+// One element of an account's `users:` list: a name, or {name, fairshare, default_account, and
+// the limits of LimitOption}.
 absl::StatusOr<Record> ReadUser(const YamlReader& reader, const YamlValue& element,
                                 UnusedKeys& unused) {
   Record user;
@@ -134,6 +159,9 @@ absl::StatusOr<Record> ReadUser(const YamlReader& reader, const YamlValue& eleme
           }
           if (key == "fairshare") return ReadShares(reader, value, user);
           if (key == "default_account") return ReadText(reader, value, "DefaultAccount", user);
+          if (absl::string_view o = LimitOption(key); !o.empty()) {
+            return ReadLimit(reader, value, o, user);
+          }
           unused.Add(absl::StrCat("accounts.users.", key));
           return absl::OkStatus();
         });
@@ -172,6 +200,9 @@ absl::Status ReadAccount(const YamlReader& reader, const YamlValue& entry,
         if (key == "fairshare") return ReadShares(reader, value, account);
         if (key == "description") return ReadText(reader, value, "Description", account);
         if (key == "organization") return ReadText(reader, value, "Organization", account);
+        if (absl::string_view o = LimitOption(key); !o.empty()) {
+          return ReadLimit(reader, value, o, account);
+        }
         if (key == "users") {
           return reader.ForEachElement(value, [&](const YamlValue& element) -> absl::Status {
             absl::StatusOr<Record> user = ReadUser(reader, element, unused);
@@ -229,7 +260,7 @@ absl::Status ReadAccountsFile(const YamlReader& reader, const std::string& origi
 }  // namespace
 
 bool IsPolicySection(absl::string_view key) {
-  return key == "priority" || key == "scheduler" || key == "accounting" ||
+  return key == "priority" || key == "scheduler" || key == "accounting" || key == "preempt" ||
          key == "fairshare_dampening_factor" || key == "accounts" || key == "accounts_file";
 }
 
@@ -257,8 +288,8 @@ absl::Status ReadPolicyEntry(const YamlReader& reader, const std::string& origin
   if (key == "fairshare_dampening_factor") {
     return ApplyKey(reader, "", key, value, policy, unused);
   }
-  // priority:, scheduler:, accounting: — each key is its slurm.conf key without the section's
-  // prefix (priority.weight_age is PriorityWeightAge).
+  // priority:, scheduler:, accounting:, preempt: — each key is its slurm.conf key without the
+  // section's prefix (priority.weight_age is PriorityWeightAge).
   return reader.ForEachEntry(value, [&](const std::string& k, const YamlValue& v) {
     return ApplyKey(reader, key, k, v, policy, unused);
   });
@@ -268,7 +299,8 @@ absl::StatusOr<bool> ReadPartitionPolicyKey(const YamlReader& reader, const std:
                                             const YamlValue& value, PartitionPolicy& policy) {
   const std::string normalized = NormalizeSchedulingKey(key);
   if (normalized != "tresbillingweights" && normalized != "priorityjobfactor" &&
-      normalized != "prioritytier") {
+      normalized != "prioritytier" && normalized != "allowaccounts" &&
+      normalized != "preemptmode" && normalized != "gracetime") {
     return false;
   }
   absl::StatusOr<std::string> text = PolicyText(reader, value);

@@ -92,4 +92,27 @@ absl::StatusOr<UserInfo> LookupUserByName(const std::string& name) {
                 absl::StrCat("user '", name, "'"));
 }
 
+absl::StatusOr<std::string> LookupGroupName(uint32_t gid) {
+  const long hint = sysconf(_SC_GETGR_R_SIZE_MAX);
+  std::vector<char> buf(hint > 0 ? static_cast<size_t>(hint) : 16384);
+  group gr;
+  group* result = nullptr;
+  int error = 0;
+  while (true) {
+    error = getgrgid_r(gid, &gr, buf.data(), buf.size(), &result);
+    if (error != ERANGE || buf.size() >= (size_t{1} << 24)) {
+      break;
+    }
+    buf.resize(buf.size() * 2);
+  }
+  if (result == nullptr) {
+    if (MeansNotFound(error)) {
+      return absl::NotFoundError(absl::StrCat("no such group: gid ", gid));
+    }
+    return absl::UnavailableError(
+        absl::StrCat("cannot look up gid ", gid, ": ", std::strerror(error)));
+  }
+  return std::string(gr.gr_name);
+}
+
 }  // namespace canopy::os

@@ -27,4 +27,7 @@ absl::StatusOr<UserInfo> LookupUser(uint32_t uid);
 // The account with this name. Same codes as LookupUser; InvalidArgument for an empty name.
 absl::StatusOr<UserInfo> LookupUserByName(const std::string& name);
 
+// The name of group `gid` (getgrgid_r). NotFound: no such group; Unavailable as LookupUser.
+absl::StatusOr<std::string> LookupGroupName(uint32_t gid);
+
 }  // namespace canopy::os

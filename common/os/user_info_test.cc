@@ -99,6 +99,17 @@ TEST(UserInfoTest, UnknownNameIsNotFound) {
   EXPECT_EQ(info.status().message(), "no such user: user 'canopy-no-such-user'");
 }
 
+TEST(UserInfoTest, GroupNameAgreesWithGetgrgid) {
+  const group* g = getgrgid(getgid());
+  ASSERT_NE(g, nullptr) << "the test's own gid has no group entry";
+  const std::string expected = g->gr_name;
+  absl::StatusOr<std::string> name = LookupGroupName(getgid());
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_EQ(*name, expected);
+  EXPECT_EQ(LookupGroupName(0).value_or(""), std::string(getgrgid(0)->gr_name));
+  EXPECT_EQ(LookupGroupName(4000000123u).status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(UserInfoTest, EmptyNameIsInvalid) {
   EXPECT_EQ(LookupUserByName("").status().code(), absl::StatusCode::kInvalidArgument);
 }

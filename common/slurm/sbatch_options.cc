@@ -30,6 +30,7 @@ enum class Opt {
   kJobName,
   kPartition,
   kAccount,
+  kQos,
   kNodes,
   kNtasks,
   kNtasksPerNode,
@@ -60,12 +61,14 @@ enum class Opt {
   kSignal,
   kBegin,
   kDependency,
+  kKillOnInvalidDep,
 };
 
 constexpr OptionSpec kOptions[] = {
     {"job-name", 'J', ArgKind::kRequired, Opt::kJobName},
     {"partition", 'p', ArgKind::kRequired, Opt::kPartition},
     {"account", 'A', ArgKind::kRequired, Opt::kAccount},
+    {"qos", 'q', ArgKind::kRequired, Opt::kQos},
     {"nodes", 'N', ArgKind::kRequired, Opt::kNodes},
     {"ntasks", 'n', ArgKind::kRequired, Opt::kNtasks},
     {"ntasks-per-node", '\0', ArgKind::kRequired, Opt::kNtasksPerNode},
@@ -96,6 +99,7 @@ constexpr OptionSpec kOptions[] = {
     {"signal", '\0', ArgKind::kRequired, Opt::kSignal},
     {"begin", 'b', ArgKind::kRequired, Opt::kBegin},
     {"dependency", 'd', ArgKind::kRequired, Opt::kDependency},
+    {"kill-on-invalid-dep", '\0', ArgKind::kRequired, Opt::kKillOnInvalidDep},
 };
 
 constexpr OptionTable kTable{"sbatch", Ordering::kRequireOrder, kOptions};
@@ -245,6 +249,8 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
       return set(o.partition);
     case Opt::kAccount:
       return set(o.account);
+    case Opt::kQos:
+      return set(o.qos);
     case Opt::kNodes:
       return ApplyNodes(value, o);
     case Opt::kNtasks:
@@ -306,6 +312,15 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
       return set(o.begin);
     case Opt::kDependency:
       return set(o.dependency);
+    case Opt::kKillOnInvalidDep:
+      if (absl::EqualsIgnoreCase(value, "yes")) {
+        o.kill_on_invalid_dep = true;
+      } else if (absl::EqualsIgnoreCase(value, "no")) {
+        o.kill_on_invalid_dep = false;
+      } else {
+        return Spec("kill-on-invalid-dep");
+      }
+      return absl::OkStatus();
   }
   return absl::InternalError("unhandled sbatch option");
 }

@@ -44,6 +44,7 @@ struct SbatchOptions {
   std::string job_name;   // -J, --job-name
   std::string partition;  // -p, --partition
   std::string account;    // -A, --account
+  std::string qos;        // -q, --qos (the QOS name, as written)
   // -N, --nodes=MIN[-MAX]; "-N 2" sets both to 2.
   std::optional<int64_t> min_nodes;
   std::optional<int64_t> max_nodes;
@@ -79,8 +80,9 @@ struct SbatchOptions {
   std::string array;                       // -a, --array, as written
   std::optional<int64_t> nice;             // --nice[=ADJ]; bare "--nice" is 100
   std::optional<SbatchSignal> signal;      // --signal
-  std::string begin;                       // -b, --begin, as written
-  std::string dependency;                  // -d, --dependency, as written
+  std::string begin;                       // -b, --begin, as written (begin_time.h)
+  std::string dependency;                  // -d, --dependency, as written (dependency.h)
+  std::optional<bool> kill_on_invalid_dep; // --kill-on-invalid-dep=yes|no
   std::string script_path;                 // the first non-option argument of the command line
   std::vector<std::string> script_args;    // the arguments after it
 };

@@ -70,6 +70,25 @@ TEST(SbatchCommandLineTest, StringOptionsLongShortAndSeparate) {
   EXPECT_EQ(o.dependency, "afterok:1");
 }
 
+TEST(SbatchCommandLineTest, Qos) {
+  EXPECT_EQ(MustParse({"-q", "high"}).qos, "high");
+  EXPECT_EQ(MustParse({"-qhigh"}).qos, "high");
+  EXPECT_EQ(MustParse({"--qos=High"}).qos, "High");  // as written; canopyd matches names exactly
+  EXPECT_EQ(MustParse({"--qos", "low", "--qos=high"}).qos, "high");
+  EXPECT_EQ(MustParse({}).qos, "");
+  EXPECT_EQ(ErrorOf({"--qos"}),
+            "option '--qos' requires an argument\nTry \"sbatch --help\" for more information");
+}
+
+TEST(SbatchScriptTest, QosDirectiveAndCommandLine) {
+  absl::StatusOr<SbatchOptions> o = ParseSbatch("#!/bin/sh\n#SBATCH --qos=low\n", {});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->qos, "low");
+  o = ParseSbatch("#!/bin/sh\n#SBATCH -q low\n", {"-q", "high"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->qos, "high");
+}
+
 TEST(SbatchCommandLineTest, RequiredValueMayStartWithDash) {
   // As getopt. sbatch itself reports "-wrap=true": the text after the min/max dash.
   EXPECT_EQ(MustParse({"-J", "--weird"}).job_name, "--weird");
@@ -255,6 +274,14 @@ TEST(SbatchCommandLineTest, OpenMode) {
   EXPECT_EQ(MustParse({"--open-mode=truncate"}).open_mode, OpenMode::kTruncate);
   EXPECT_EQ(MustParse({"--open-mode=t"}).open_mode, OpenMode::kTruncate);  // as sbatch
   EXPECT_EQ(ErrorOf({"--open-mode=foo"}), "error: Invalid --open-mode specification");
+}
+
+TEST(SbatchCommandLineTest, KillOnInvalidDep) {
+  EXPECT_FALSE(MustParse({}).kill_on_invalid_dep.has_value());
+  EXPECT_EQ(MustParse({"--kill-on-invalid-dep=yes"}).kill_on_invalid_dep, true);
+  EXPECT_EQ(MustParse({"--kill-on-invalid-dep", "NO"}).kill_on_invalid_dep, false);
+  EXPECT_EQ(ErrorOf({"--kill-on-invalid-dep=maybe"}),
+            "error: Invalid --kill-on-invalid-dep specification");
 }
 
 TEST(SbatchCommandLineTest, Export) {

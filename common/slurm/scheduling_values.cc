@@ -166,6 +166,18 @@ absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view t
   return p;
 }
 
+absl::StatusOr<DependencyParameters> ParseDependencyParameters(absl::string_view text) {
+  DependencyParameters p;
+  for (absl::string_view item : Items(text)) {
+    if (absl::AsciiStrToLower(item) == "kill_invalid_depend") {
+      p.kill_invalid_depend = true;
+    } else {
+      p.other.emplace_back(item);
+    }
+  }
+  return p;
+}
+
 absl::StatusOr<AccountingEnforce> ParseAccountingEnforce(absl::string_view text) {
   AccountingEnforce e;
   for (absl::string_view item : Items(text)) {

@@ -58,6 +58,15 @@ struct SchedulerParameters {
 };
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view text);
 
+// DependencyParameters: the option Canopy acts on; the rest (max_depend_depth, ...) are kept
+// in `other`. kill_invalid_depend is also honoured in SchedulerParameters, where Slurm read
+// it before 20.11 (the caller checks `SchedulerParameters::other`).
+struct DependencyParameters {
+  bool kill_invalid_depend = false;  // cancel jobs whose dependency can never be satisfied
+  std::vector<std::string> other;    // as written
+};
+absl::StatusOr<DependencyParameters> ParseDependencyParameters(absl::string_view text);
+
 // AccountingStorageEnforce: associations, limits, qos, safe, wckeys, nojobs, nosteps, all.
 // limits and qos imply associations, as in Slurm.
 struct AccountingEnforce {

@@ -58,6 +58,13 @@ TEST(SchedulingValuesTest, SchedulerParametersKeepSlurmsDefaults) {
               HasSubstr("bf_window: expected a positive number of minutes"));
 }
 
+TEST(SchedulingValuesTest, DependencyParameters) {
+  EXPECT_FALSE(ParseDependencyParameters("").value().kill_invalid_depend);
+  DependencyParameters p = *ParseDependencyParameters("max_depend_depth=3,KILL_INVALID_DEPEND");
+  EXPECT_TRUE(p.kill_invalid_depend);
+  EXPECT_THAT(p.other, ElementsAre("max_depend_depth=3"));
+}
+
 TEST(SchedulingValuesTest, AccountingEnforce) {
   AccountingEnforce e = *ParseAccountingEnforce("limits,qos");
   EXPECT_TRUE(e.associations);  // implied
