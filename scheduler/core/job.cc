@@ -30,6 +30,8 @@ absl::string_view JobReasonName(JobReason reason) {
       return "Resources";
     case JobReason::kDependency:
       return "Dependency";
+    case JobReason::kDependencyNeverSatisfied:
+      return "DependencyNeverSatisfied";
     case JobReason::kJobHeldUser:
       return "JobHeldUser";
     case JobReason::kJobHeldAdmin:
@@ -50,6 +52,60 @@ absl::string_view JobReasonName(JobReason reason) {
       return "BadConstraints";
     case JobReason::kNodeDown:
       return "NodeDown";
+    case JobReason::kQOSMaxGRESPerUser:
+      return "QOSMaxGRESPerUser";
+    case JobReason::kQOSMaxCpuPerUserLimit:
+      return "QOSMaxCpuPerUserLimit";
+    case JobReason::kQOSMaxNodePerUserLimit:
+      return "QOSMaxNodePerUserLimit";
+    case JobReason::kQOSMaxMemoryPerUser:
+      return "QOSMaxMemoryPerUser";
+    case JobReason::kQOSMaxJobsPerUserLimit:
+      return "QOSMaxJobsPerUserLimit";
+    case JobReason::kQOSGrpGRES:
+      return "QOSGrpGRES";
+    case JobReason::kQOSGrpCpuLimit:
+      return "QOSGrpCpuLimit";
+    case JobReason::kQOSGrpNodeLimit:
+      return "QOSGrpNodeLimit";
+    case JobReason::kQOSGrpMemLimit:
+      return "QOSGrpMemLimit";
+    case JobReason::kQOSGrpJobsLimit:
+      return "QOSGrpJobsLimit";
+    case JobReason::kQOSMaxGRESPerJob:
+      return "QOSMaxGRESPerJob";
+    case JobReason::kQOSMaxCpuPerJobLimit:
+      return "QOSMaxCpuPerJobLimit";
+    case JobReason::kQOSMaxNodePerJobLimit:
+      return "QOSMaxNodePerJobLimit";
+    case JobReason::kQOSMaxMemoryPerJob:
+      return "QOSMaxMemoryPerJob";
+    case JobReason::kQOSMaxWallDurationPerJobLimit:
+      return "QOSMaxWallDurationPerJobLimit";
+    case JobReason::kAssocGrpGRES:
+      return "AssocGrpGRES";
+    case JobReason::kAssocGrpCpuLimit:
+      return "AssocGrpCpuLimit";
+    case JobReason::kAssocGrpNodeLimit:
+      return "AssocGrpNodeLimit";
+    case JobReason::kAssocGrpMemLimit:
+      return "AssocGrpMemLimit";
+    case JobReason::kAssocGrpJobsLimit:
+      return "AssocGrpJobsLimit";
+    case JobReason::kAssocMaxJobsLimit:
+      return "AssocMaxJobsLimit";
+    case JobReason::kAssocMaxGRESPerJob:
+      return "AssocMaxGRESPerJob";
+    case JobReason::kAssocMaxCpuPerJobLimit:
+      return "AssocMaxCpuPerJobLimit";
+    case JobReason::kAssocMaxNodePerJobLimit:
+      return "AssocMaxNodePerJobLimit";
+    case JobReason::kAssocMaxMemoryPerJob:
+      return "AssocMaxMemoryPerJob";
+    case JobReason::kAssocMaxWallDurationPerJobLimit:
+      return "AssocMaxWallDurationPerJobLimit";
+    case JobReason::kInvalidQOS:
+      return "InvalidQOS";
   }
   return "None";
 }
@@ -72,6 +128,39 @@ std::optional<JobReason> JobReasonFromName(absl::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::array<absl::string_view, 6> kDependencyTypeNames = {
+    "after", "afterany", "afterok", "afternotok", "aftercorr", "singleton"};
+constexpr std::array<absl::string_view, 3> kDependencyStateNames = {"unfulfilled", "fulfilled",
+                                                                    "failed"};
+}  // namespace
+
+absl::string_view DependencyTypeName(DependencyType type) {
+  return kDependencyTypeNames[static_cast<int>(type)];
+}
+
+std::optional<DependencyType> DependencyTypeFromName(absl::string_view name) {
+  for (size_t i = 0; i < kDependencyTypeNames.size(); ++i) {
+    if (kDependencyTypeNames[i] == name) {
+      return static_cast<DependencyType>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+absl::string_view DependencyStateName(DependencyState state) {
+  return kDependencyStateNames[static_cast<int>(state)];
+}
+
+std::optional<DependencyState> DependencyStateFromName(absl::string_view name) {
+  for (size_t i = 0; i < kDependencyStateNames.size(); ++i) {
+    if (kDependencyStateNames[i] == name) {
+      return static_cast<DependencyState>(i);
+    }
+  }
+  return std::nullopt;
+}
+
 bool IsTerminal(JobState state) {
   switch (state) {
     case JobState::kCompleted:
@@ -80,6 +169,7 @@ bool IsTerminal(JobState state) {
     case JobState::kTimeout:
     case JobState::kNodeFail:
     case JobState::kOutOfMemory:
+    case JobState::kPreempted:
       return true;
     default:
       return false;
@@ -93,18 +183,16 @@ bool IsLegalTransition(JobState from, JobState to) {
       return to == S::kConfiguring || to == S::kRunning || to == S::kCancelled || to == S::kFailed;
     case S::kConfiguring:
       return to == S::kRunning || to == S::kCancelled || to == S::kNodeFail || to == S::kFailed ||
-             to == S::kRequeued || to == S::kPending;
+             to == S::kRequeued || to == S::kPending || to == S::kPreempted;
     case S::kRunning:
       return to == S::kCompleting || to == S::kCompleted || to == S::kFailed ||
              to == S::kCancelled || to == S::kTimeout || to == S::kNodeFail ||
              to == S::kOutOfMemory || to == S::kRequeued || to == S::kPreempted;
     case S::kCompleting:
       return to == S::kCompleted || to == S::kFailed || to == S::kCancelled || to == S::kTimeout ||
-             to == S::kNodeFail || to == S::kOutOfMemory;
+             to == S::kNodeFail || to == S::kOutOfMemory || to == S::kPreempted;
     case S::kRequeued:
       return to == S::kPending;
-    case S::kPreempted:
-      return to == S::kRequeued;
     default:
       return false;  // terminal
   }

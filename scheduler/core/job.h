@@ -45,6 +45,7 @@ enum class JobReason {
   kPriority,
   kResources,
   kDependency,
+  kDependencyNeverSatisfied,
   kJobHeldUser,
   kJobHeldAdmin,
   kBeginTime,
@@ -55,8 +56,36 @@ enum class JobReason {
   kInvalidAccount,
   kBadConstraints,
   kNodeDown,  // a REQUEUED/NODE_FAIL job's reason
+  // Limits (scheduler/limits): a QOS's or an association's, per user, per group, per job.
+  kQOSMaxGRESPerUser,
+  kQOSMaxCpuPerUserLimit,
+  kQOSMaxNodePerUserLimit,
+  kQOSMaxMemoryPerUser,
+  kQOSMaxJobsPerUserLimit,
+  kQOSGrpGRES,
+  kQOSGrpCpuLimit,
+  kQOSGrpNodeLimit,
+  kQOSGrpMemLimit,
+  kQOSGrpJobsLimit,
+  kQOSMaxGRESPerJob,
+  kQOSMaxCpuPerJobLimit,
+  kQOSMaxNodePerJobLimit,
+  kQOSMaxMemoryPerJob,
+  kQOSMaxWallDurationPerJobLimit,
+  kAssocGrpGRES,
+  kAssocGrpCpuLimit,
+  kAssocGrpNodeLimit,
+  kAssocGrpMemLimit,
+  kAssocGrpJobsLimit,
+  kAssocMaxJobsLimit,
+  kAssocMaxGRESPerJob,
+  kAssocMaxCpuPerJobLimit,
+  kAssocMaxNodePerJobLimit,
+  kAssocMaxMemoryPerJob,
+  kAssocMaxWallDurationPerJobLimit,
+  kInvalidQOS,
 };
-inline constexpr int kJobReasonCount = 14;
+inline constexpr int kJobReasonCount = 42;
 
 // "PENDING", "RUNNING", "NODE_FAIL", ... as squeue -l / sacct print them.
 absl::string_view JobStateName(JobState state);
@@ -69,16 +98,25 @@ absl::string_view JobReasonName(JobReason reason);
 // The reason with that name; nullopt for an unknown name.
 std::optional<JobReason> JobReasonFromName(absl::string_view name);
 
+// Slurm's names of dependency types ("after", "afterany", "afterok", "afternotok", "aftercorr",
+// "singleton") and of an item's state ("unfulfilled", "fulfilled", "failed"), and back (nullopt
+// for an unknown name).
+absl::string_view DependencyTypeName(DependencyType type);
+std::optional<DependencyType> DependencyTypeFromName(absl::string_view name);
+absl::string_view DependencyStateName(DependencyState state);
+std::optional<DependencyState> DependencyStateFromName(absl::string_view name);
+
 // True for states a job leaves only through a requeue (or never).
 bool IsTerminal(JobState state);
 // True if `from` -> `to` is allowed. The table:
 //   PENDING     -> CONFIGURING, RUNNING, CANCELLED, FAILED (e.g. never runnable)
-//   CONFIGURING -> RUNNING, CANCELLED, NODE_FAIL, FAILED, REQUEUED, PENDING (launch failed)
+//   CONFIGURING -> RUNNING, CANCELLED, NODE_FAIL, FAILED, REQUEUED, PENDING (launch failed),
+//                  PREEMPTED
 //   RUNNING     -> COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY,
 //                  REQUEUED, PREEMPTED
-//   COMPLETING  -> COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY
+//   COMPLETING  -> COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED
 //   REQUEUED    -> PENDING
-//   PREEMPTED   -> REQUEUED
+// PREEMPTED is a preempted job cancelled (PreemptMode=CANCEL); a requeued one goes to REQUEUED.
 // Terminal states go nowhere. A state never transitions to itself.
 bool IsLegalTransition(JobState from, JobState to);
 
@@ -119,7 +157,8 @@ struct Job {
   std::vector<uint32_t> supplementary_gids;
 
   // Resolved at submission.
-  std::string partition;                                 // the effective partition
+  std::string partition;  // the effective partition
+  std::string qos;  // the effective QOS: --qos, else the association's DefaultQOS, else "normal"
   absl::Duration time_limit = absl::InfiniteDuration();  // effective; infinite = UNLIMITED
   uint32_t array_job_id = 0;                             // 0 = not part of an array
   uint32_t array_task_id = 0;

@@ -19,10 +19,37 @@
 
 namespace canopy::core {
 
+// --dependency (docs/design/job_states.md, "Dependencies"): what must have happened to other
+// jobs before this one may start.
+enum class DependencyType {
+  kAfter,       // the job left PENDING (started or was cancelled), + `delay`
+  kAfterAny,    // the job ended, however
+  kAfterOk,     // the job ended COMPLETED (exit 0)
+  kAfterNotOk,  // the job ended otherwise (FAILED, CANCELLED, TIMEOUT, NODE_FAIL, ...)
+  kAfterCorr,   // the task of array `job_id` with this job's own task id ended COMPLETED
+  kSingleton,   // no other job of the same user and name is running, or pending ahead of it
+};
+enum class DependencyState { kWaiting, kSatisfied, kFailed };  // kFailed: can never be satisfied
+
+struct Dependency {
+  DependencyType type = DependencyType::kAfterAny;
+  uint32_t job_id = 0;                    // 0 for kSingleton
+  std::optional<uint32_t> array_task_id;  // one task of array `job_id` ("5_2")
+  // `job_id` is an array and no task was named: every task of it counts (Slurm's "5_*"). Set
+  // at submission.
+  bool whole_array = false;
+  absl::Duration delay = absl::ZeroDuration();  // after:ID+MINUTES
+  // The one part of a spec that changes after submission: what became of the item. When the
+  // list as a whole is satisfied every item is marked satisfied (Slurm empties the list then).
+  DependencyState state = DependencyState::kWaiting;
+  friend bool operator==(const Dependency&, const Dependency&) = default;
+};
+
 struct JobSpec {
   std::string name;       // -J; the controller fills "sbatch"/"interactive" when empty
   std::string partition;  // -p; "" = the default partition
   std::string account;    // -A
+  std::string qos;        // -q, --qos; "" = the association's DefaultQOS, else "normal"
 
   // Shape (0 = unset where it says so).
   int32_t min_nodes = 0;                        // -N MIN[-MAX]; 0 = 1
@@ -61,6 +88,14 @@ struct JobSpec {
   int32_t warn_signal = 0;
   absl::Duration warn_time = absl::ZeroDuration();
   bool warn_batch_only = false;
+  // --dependency: all items must be satisfied, or any one with dependency_any ('?').
+  std::vector<Dependency> dependencies;
+  bool dependency_any = false;
+  // --kill-on-invalid-dep=yes|no: cancel the job once its dependency can never be satisfied;
+  // unset = the cluster's DependencyParameters=kill_invalid_depend.
+  std::optional<bool> kill_on_invalid_dep;
+  // --begin: not started before this moment; InfinitePast = no such time.
+  absl::Time begin_time = absl::InfinitePast();
 
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };

@@ -26,6 +26,26 @@ TEST(JobStateTest, NamesMatchSlurm) {
   EXPECT_EQ(JobReasonName(JobReason::kReqNodeNotAvail), "ReqNodeNotAvail");
   EXPECT_EQ(JobReasonName(JobReason::kPartitionTimeLimit), "PartitionTimeLimit");
   EXPECT_EQ(JobReasonName(JobReason::kJobHeldAdmin), "JobHeldAdmin");
+  EXPECT_EQ(JobReasonName(JobReason::kDependency), "Dependency");
+  EXPECT_EQ(JobReasonName(JobReason::kDependencyNeverSatisfied), "DependencyNeverSatisfied");
+  EXPECT_EQ(JobReasonName(JobReason::kBeginTime), "BeginTime");
+  EXPECT_EQ(JobReasonName(JobReason::kNodeDown), "NodeDown");  // the last one
+  EXPECT_EQ(DependencyTypeName(DependencyType::kAfterNotOk), "afternotok");
+  EXPECT_EQ(DependencyStateName(DependencyState::kWaiting), "unfulfilled");
+}
+
+TEST(JobStateTest, DependencyNamesRoundTrip) {
+  for (DependencyType t : {DependencyType::kAfter, DependencyType::kAfterAny,
+                           DependencyType::kAfterOk, DependencyType::kAfterNotOk,
+                           DependencyType::kAfterCorr, DependencyType::kSingleton}) {
+    EXPECT_EQ(DependencyTypeFromName(DependencyTypeName(t)), t);
+  }
+  for (DependencyState st :
+       {DependencyState::kWaiting, DependencyState::kSatisfied, DependencyState::kFailed}) {
+    EXPECT_EQ(DependencyStateFromName(DependencyStateName(st)), st);
+  }
+  EXPECT_EQ(DependencyTypeFromName("afterOK"), std::nullopt);
+  EXPECT_EQ(DependencyStateFromName("done"), std::nullopt);
 }
 
 TEST(JobStateTest, NamesRoundTrip) {
@@ -91,7 +111,10 @@ TEST(JobStateTest, RequeueCountsRestarts) {
   EXPECT_EQ(j.eligible_time, kT0 + absl::Seconds(10));
   // PENDING -> REQUEUED is not a thing: only running work is requeued.
   EXPECT_FALSE(IsLegalTransition(JobState::kPending, JobState::kRequeued));
-  EXPECT_TRUE(IsLegalTransition(JobState::kPreempted, JobState::kRequeued));
+  // A preempted job that is requeued goes RUNNING -> REQUEUED; PREEMPTED is a cancelled one.
+  EXPECT_TRUE(IsLegalTransition(JobState::kCompleting, JobState::kPreempted));
+  EXPECT_FALSE(IsLegalTransition(JobState::kPreempted, JobState::kRequeued));
+  EXPECT_TRUE(IsTerminal(JobState::kPreempted));
   EXPECT_TRUE(IsLegalTransition(JobState::kRunning, JobState::kNodeFail));
 }
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/limits/pass_limits.h"
 #include "scheduler/plan/availability.h"
 #include "scheduler/plan/pass_util.h"
 #include "scheduler/plan/profile.h"
@@ -89,7 +90,8 @@ class BackfillPass {
         options_(options),
         avail_(view, now, options.backfill.resolution),
         free_gpus_(internal::FreeGpusOnOpenNodes(view)),
-        total_gpus_(internal::TotalGpus(view)) {
+        total_gpus_(internal::TotalGpus(view)),
+        limits_(options.limits) {
     for (const RunningJob& r : running) {
       avail_.AddRunning(r);
     }
@@ -142,6 +144,8 @@ class BackfillPass {
   const int64_t total_gpus_;
   absl::flat_hash_map<MemoKey, ShapeMemo> memo_;  // lookups only: no order reaches a decision
   std::vector<NodeUse> uses_;
+  limits::PassLimits limits_;  // what running jobs and this pass's starts hold against limits
+  std::string limit_detail_;
   Plan plan_;
 };
 
@@ -150,6 +154,14 @@ void BackfillPass::Consider(const core::Job& job) {
   // Admission makes limits positive; anything else counts as the shortest possible.
   const absl::Duration limit =
       job.time_limit > absl::ZeroDuration() ? job.time_limit : absl::Nanoseconds(1);
+  // Over a QOS or association limit: no start and no reservation (time, not capacity, is what
+  // it waits for), as in Slurm.
+  if (const core::JobReason limited = limits_.Check(job, &limit_detail_);
+      limited != core::JobReason::kNone) {
+    ++plan_.stats.limited;
+    plan_.pending.push_back({job.id, limited, false, limit_detail_});
+    return;
+  }
   const BackfillOptions& bf = options_.backfill;
   const bool may_search =
       bf.window >= absl::ZeroDuration() && plan_.stats.backfill_tests < bf.max_job_test;
@@ -281,6 +293,7 @@ absl::Status BackfillPass::Start(const core::Job& job, PlacementResult result, a
     free_gpus_ -= u.gpus;
     start.nodes.push_back({u.node, u.gpus, u.cpus, u.mem_mib, {}});
   }
+  limits_.Take(job, start.nodes);
   start.explanation = std::move(result.explanation);
   plan_.starts.push_back(std::move(start));
   ++plan_.stats.placed;

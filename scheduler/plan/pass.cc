@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "scheduler/limits/pass_limits.h"
 #include "scheduler/placement/eligibility.h"
 #include "scheduler/plan/backfill.h"
 #include "scheduler/plan/pass_util.h"
@@ -106,6 +107,8 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
   // sched/builtin: partitions where a job could not start. Lookups only.
   absl::flat_hash_set<std::string> blocked;
   std::vector<placement::NodeUse> uses;
+  limits::PassLimits limits(options.limits);
+  std::string limit_detail;
 
   for (const core::Job* job : pending) {
     if (job->state != core::JobState::kPending) {
@@ -120,6 +123,13 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
         plan.pending.push_back({job->id, core::JobReason::kPriority, false,
                                 "a job before it in its partition cannot start"});
       }
+      continue;
+    }
+    // Over a QOS or association limit: waits with the limit's reason, holding back nobody.
+    if (const core::JobReason limited = limits.Check(*job, &limit_detail);
+        limited != core::JobReason::kNone) {
+      ++plan.stats.limited;
+      plan.pending.push_back({job->id, limited, false, limit_detail});
       continue;
     }
     // Under sched/builtin, a job that cannot start (for now) holds back its partition.
@@ -220,6 +230,7 @@ Plan RunPass(const CapacityView& view, absl::Span<const core::Job* const> pendin
     for (const placement::NodeUse& u : uses) {
       free_gpus -= u.gpus;
     }
+    limits.Take(*job, start.nodes);
     start.explanation = std::move(result.explanation);
     plan.starts.push_back(std::move(start));
     ++plan.stats.placed;

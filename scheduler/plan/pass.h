@@ -34,6 +34,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "scheduler/core/job.h"
+#include "scheduler/limits/limit_usage.h"
 #include "scheduler/placement/capacity_view.h"
 #include "scheduler/placement/policy.h"
 #include "scheduler/placement/request.h"
@@ -64,6 +65,10 @@ struct PassOptions {
   // partition. Ignored with backfill, whose reservations already keep the order.
   bool strict_order = false;
   BackfillOptions backfill = {};
+  // QOS and association limits (AccountingStorageEnforce=limits): a job that would break one
+  // is passed over with the limit's reason (it blocks nobody and gets no reservation), and the
+  // pass counts what its own starts take. Null = no limits. Must outlive the pass.
+  const limits::LimitUsage* limits = nullptr;
 };
 
 // A job holding capacity now, as backfill sees it: its shares (which the capacity view already

@@ -68,6 +68,7 @@ struct PassStats {
   // sched/builtin (PassOptions::strict_order): not tried, a job before them in their partition
   // could not start (Priority).
   int32_t blocked = 0;
+  int32_t limited = 0;  // passed over: a QOS or association limit (limits/limit_usage.h)
 };
 
 struct Plan {
