@@ -183,11 +183,18 @@ fairshare::Priority Accounting::PriorityOf(const core::Job& job, absl::Time now)
   context.partition = part != nullptr ? static_cast<double>(part->policy.priority_job_factor) /
                                             static_cast<double>(max_partition_factor_)
                                       : 0;
+  if (const limits::QosSpec* q = qos_->Find(job.qos); q != nullptr && qos_->max_priority() > 0) {
+    context.qos = static_cast<double>(q->priority) / static_cast<double>(qos_->max_priority());
+  }
   return fairshare::Weigh(fairshare::ComputeFactors(job, context, weights_), weights_,
                           job.spec.nice);
 }
 
 uint32_t Accounting::ComputePriority(const core::Job& job, absl::Time now) const {
+  if (job.state == core::JobState::kPending && (job.reason == core::JobReason::kJobHeldUser ||
+                                                job.reason == core::JobReason::kJobHeldAdmin)) {
+    return 0;  // as Slurm shows a held job (squeue %Q, scontrol show job)
+  }
   if (job.priority_fixed) {
     return job.priority;
   }

@@ -30,6 +30,7 @@
 #include "scheduler/fairshare/fair_share.h"
 #include "scheduler/fairshare/priority.h"
 #include "scheduler/fairshare/usage_ledger.h"
+#include "scheduler/limits/qos.h"
 #include "scheduler/persistence/store.h"
 
 namespace canopy::lifecycle {
@@ -51,6 +52,12 @@ class Accounting {
   // with Slurm's text when the user has no association with that account (or none at all).
   absl::StatusOr<std::string> ResolveAccount(absl::string_view user,
                                              absl::string_view requested) const;
+
+  // ---- QOS
+  // The QOS table: the QOS factor of multifactor is a job's QOS Priority over the largest.
+  void SetQos(std::shared_ptr<const limits::QosTable> qos) { qos_ = std::move(qos); }
+  const limits::QosTable& qos() const { return *qos_; }
+  std::shared_ptr<const limits::QosTable> qos_table() const { return qos_; }
 
   // ---- Usage
   // Starts or stops charging `job` as it enters or leaves RUNNING.
@@ -80,7 +87,8 @@ class Accounting {
   double FairShareOf(const core::Job& job) const;
   // The job's weighted factors now (multifactor), from the last computed fair share.
   fairshare::Priority PriorityOf(const core::Job& job, absl::Time now) const;
-  // The priority the queue uses: fixed by an operator, else multifactor, else basic.
+  // The priority the queue uses: 0 while held, else fixed by an operator, else multifactor,
+  // else basic.
   uint32_t ComputePriority(const core::Job& job, absl::Time now) const;
 
   // When Recalculate is next due (every PriorityCalcPeriod).
@@ -103,6 +111,7 @@ class Accounting {
 
   std::shared_ptr<const config::ClusterConfig> config_;
   fairshare::AssociationTree tree_;
+  std::shared_ptr<const limits::QosTable> qos_ = std::make_shared<const limits::QosTable>();
   fairshare::UsageLedger ledger_;
   fairshare::FairShareOptions fair_share_options_;
   fairshare::PriorityWeights weights_;

@@ -11,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/array_spec.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/dependencies.h"
 #include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/qos_limits.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -106,8 +108,8 @@ bool AnyNodeFits(const core::ResourceRequest& r, const config::PartitionConfig& 
 
 // The record of a job about to be queued (array fields aside).
 core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Caller& caller,
-                 const ResolvedSpec& resolved, const std::string& account, core::JobId id,
-                 absl::Time now) {
+                 const ResolvedSpec& resolved, const std::string& account, const std::string& qos,
+                 core::JobId id, absl::Time now) {
   core::Job job;
   job.id = id;
   job.spec = request.spec;
@@ -121,13 +123,14 @@ core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Ca
   job.user_name = caller.user_name;
   job.supplementary_gids = caller.groups;
   job.partition = resolved.partition->name;
+  job.qos = qos;
   job.time_limit = resolved.time_limit;
   job.idempotency_key = request.idempotency_key;
   job.submit_time = now;
   job.eligible_time = now;
-  job.reason = resolved.blocked != core::JobReason::kNone ? resolved.blocked
-               : request.spec.hold                        ? core::JobReason::kJobHeldUser
-                                                          : core::JobReason::kNone;
+  // A hold comes first; a dependency or begin time is given its reason once the job is queued
+  // (StartWaiting).
+  job.reason = request.spec.hold ? core::JobReason::kJobHeldUser : resolved.blocked;
   job.priority = s.accounting.ComputePriority(job, now);
   return job;
 }
@@ -142,6 +145,24 @@ absl::Status NeedIdentity(const LifecycleState& s, const Caller& caller) {
                    s.config->unix_socket,
                    "); run sbatch on the controller host, or point CANOPY_CONTROLLER at "
                    "unix:<that socket>"));
+}
+
+// The QOS a new job runs under; an error for a QOS it may not use, or when no limit would ever
+// let it run (qos_limits.h).
+absl::StatusOr<std::string> AdmitQos(const LifecycleState& s, const SubmitRequest& request,
+                                     const Caller& caller, const ResolvedSpec& resolved,
+                                     const std::string& account) {
+  core::Job probe =
+      NewJob(s, request, caller, resolved, account, "", core::JobId(s.next_job_id), s.Now());
+  absl::StatusOr<std::string> qos = ResolveQos(s, probe);
+  if (!qos.ok()) {
+    return qos.status();
+  }
+  probe.qos = *qos;
+  if (absl::Status st = CheckNeverRunnable(s, probe); !st.ok()) {
+    return st;
+  }
+  return qos;
 }
 
 }  // namespace
@@ -165,9 +186,22 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
                                                       core::JobReasonName(resolved->blocked),
                                                       " (a partition limit it does not meet)"));
   }
+  SubmitRequest checked = request;
+  if (absl::Status deps = ResolveDependencies(s, checked.spec); !deps.ok()) {
+    return deps;
+  }
+  absl::StatusOr<std::string> qos = AdmitQos(s, checked, caller, *resolved, *account);
+  if (!qos.ok()) {
+    return qos.status();
+  }
   const core::Job job =
-      NewJob(s, request, caller, *resolved, *account, core::JobId(s.next_job_id), s.Now());
-  return WillRun(s, job);
+      NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id), s.Now());
+  absl::StatusOr<WillRunAnswer> answer = WillRun(s, job);
+  // Like Slurm's will-run test, dependencies are not looked at; a begin time is.
+  if (answer.ok() && job.spec.begin_time > answer->start) {
+    answer->start = job.spec.begin_time;
+  }
+  return answer;
 }
 
 absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
@@ -244,19 +278,26 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
   out.time_limit = spec.time_limit.has_value()                     ? *spec.time_limit
                    : part.default_time != absl::InfiniteDuration() ? part.default_time
                                                                    : part.max_time;
+  out.blocked = PartitionLimitReason(part, c.min_nodes, out.time_limit);
+  return out;
+}
+
+core::JobReason PartitionLimitReason(const config::PartitionConfig& part, int32_t min_nodes,
+                                     absl::Duration time_limit) {
+  core::JobReason blocked = core::JobReason::kNone;
   if (!part.up) {
-    out.blocked = core::JobReason::kPartitionDown;
+    blocked = core::JobReason::kPartitionDown;
   }
-  if (out.time_limit > part.max_time) {
-    out.blocked = core::JobReason::kPartitionTimeLimit;
+  if (time_limit > part.max_time) {
+    blocked = core::JobReason::kPartitionTimeLimit;
   }
   const int64_t limit_nodes = part.max_nodes >= 0
                                   ? std::min<int64_t>(part.max_nodes, part.nodes.size())
                                   : static_cast<int64_t>(part.nodes.size());
-  if (c.min_nodes > limit_nodes) {
-    out.blocked = core::JobReason::kPartitionNodeLimit;
+  if (min_nodes > limit_nodes) {
+    blocked = core::JobReason::kPartitionNodeLimit;
   }
-  return out;
+  return blocked;
 }
 
 absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
@@ -264,7 +305,6 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
     return id;
   }
-  const core::JobSpec& spec = request.spec;
   if (!request.idempotency_key.empty()) {
     if (auto it = s.idempotency.find(request.idempotency_key); it != s.idempotency.end()) {
       SubmitAnswer again;
@@ -280,13 +320,22 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
       return again;
     }
   }
-  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(spec, *s.config, *s.topology);
+  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
   }
+  SubmitRequest checked = request;  // with its dependencies resolved
+  if (absl::Status deps = ResolveDependencies(s, checked.spec); !deps.ok()) {
+    return deps;
+  }
+  const core::JobSpec& spec = checked.spec;
   absl::StatusOr<std::string> account = s.accounting.ResolveAccount(caller.user_name, spec.account);
   if (!account.ok()) {
     return account.status();
+  }
+  absl::StatusOr<std::string> qos = AdmitQos(s, checked, caller, *resolved, *account);
+  if (!qos.ok()) {
+    return qos.status();
   }
   std::vector<uint32_t> task_ids = {0};
   int32_t max_running = 0;
@@ -307,7 +356,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   answer.job_id = core::JobId(s.next_job_id);
   for (uint32_t task : task_ids) {
     core::Job job =
-        NewJob(s, request, caller, *resolved, *account, core::JobId(s.next_job_id++), now);
+        NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id++), now);
     if (is_array) {
       job.array_job_id = answer.job_id.value();
       job.array_task_id = task;
@@ -318,6 +367,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
       return absl::InternalError(added.message());
     }
     s.Touch(id, effects);
+    StartWaiting(s, id, effects);
   }
   if (!request.idempotency_key.empty()) {
     s.idempotency[request.idempotency_key] = answer.job_id;

@@ -39,8 +39,16 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
                                          const config::ClusterConfig& config,
                                          const topology::Topology& topology);
 
-// Queues the request's job (or one job per array task) as PENDING, owned by `caller`.
-// PermissionDenied for an anonymous caller; the errors of ResolveSpec and of the array spec.
+// The partition limit a job of `min_nodes` nodes and this time limit does not meet
+// (PartitionDown, PartitionTimeLimit or PartitionNodeLimit, the last one found winning, as
+// ResolveSpec reports them), or kNone.
+core::JobReason PartitionLimitReason(const config::PartitionConfig& part, int32_t min_nodes,
+                                     absl::Duration time_limit);
+
+// Queues the request's job (or one job per array task) as PENDING, owned by `caller`, waiting
+// for its hold, dependency or begin time if it has one (dependencies.h).
+// PermissionDenied for an anonymous caller; the errors of ResolveSpec, of the array spec and of
+// ResolveDependencies.
 absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
                                     const Caller& caller, Effects& effects);
 

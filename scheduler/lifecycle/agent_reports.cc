@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/lifecycle/ending.h"
 #include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/preemption.h"
 #include "scheduler/state/capacity_builder.h"
 
 namespace canopy::lifecycle {
@@ -28,6 +29,15 @@ uint64_t GpuBits(const std::vector<int>& indexes) {
 void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects& effects) {
   if (job.state == core::JobState::kConfiguring) {
     (void)core::TransitionTo(job, core::JobState::kRunning, s.Now());
+  }
+  if (const LiveJob* live = s.Live(job.id);
+      job.state == core::JobState::kRunning && live != nullptr && live->preempted_by.valid()) {
+    // A preemption victim that ended in its GraceTime (the SIGTERM did it, or it saved its work
+    // and exited): it is requeued or cancelled as preempted, whatever its exit status.
+    job.exit_code = report.exit_code;
+    job.exit_signal = report.exit_signal;
+    FinishPreemption(s, job, effects);
+    return;
   }
   if (job.state == core::JobState::kRunning) {
     job.exit_code = report.exit_code;

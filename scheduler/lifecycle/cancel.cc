@@ -7,28 +7,6 @@
 #include "scheduler/lifecycle/ending.h"
 
 namespace canopy::lifecycle {
-namespace {
-
-// The jobs a requested id names: itself, or every task of the array it is the job id of.
-std::vector<core::JobId> Targets(const LifecycleState& s, uint32_t raw) {
-  std::vector<core::JobId> targets;
-  const core::Job* first = s.jobs.Find(core::JobId(raw));
-  if (first == nullptr) {
-    return targets;
-  }
-  if (first->array_job_id != raw) {
-    targets.push_back(first->id);
-    return targets;
-  }
-  // Array tasks have consecutive ids starting at the array's id.
-  for (auto it = s.jobs.jobs().find(first->id);
-       it != s.jobs.jobs().end() && it->second->array_job_id == raw; ++it) {
-    targets.push_back(it->first);
-  }
-  return targets;
-}
-
-}  // namespace
 
 std::vector<CancelAnswer> Cancel(LifecycleState& s, const CancelRequest& request,
                                  const Caller& caller, Effects& effects) {
@@ -37,7 +15,7 @@ std::vector<CancelAnswer> Cancel(LifecycleState& s, const CancelRequest& request
   for (uint32_t raw : request.job_ids) {
     CancelAnswer& answer = answers.emplace_back();
     answer.job_id = raw;
-    const std::vector<core::JobId> targets = Targets(s, raw);
+    const std::vector<core::JobId> targets = s.Named(raw);
     if (targets.empty()) {
       answer.error = "Invalid job id specified";
       continue;

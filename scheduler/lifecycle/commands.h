@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "scheduler/core/ids.h"
 #include "scheduler/core/job_spec.h"
 
@@ -39,6 +41,34 @@ struct CancelAnswer {
   uint32_t job_id = 0;
   bool ok = false;
   std::string error;  // Slurm's words: "Invalid job id specified", ...
+};
+
+// scontrol hold, uhold, release, requeue and requeuehold, for a list of jobs.
+enum class JobAction {
+  kHold,         // an operator's hold is an admin hold (JobHeldAdmin), anyone else's a user hold
+  kUserHold,     // a user hold (JobHeldUser) whoever asks
+  kRelease,      // ends a hold; only an operator may end an admin hold
+  kRequeue,      // a running job is killed and queued again (restart count + 1)
+  kRequeueHold,  // the same, and held (JobHeldUser)
+};
+
+struct JobActionRequest {
+  std::vector<uint32_t> job_ids;  // raw ids; an array's id names all its tasks
+  JobAction action = JobAction::kHold;
+};
+
+// One per requested id, like CancelAnswer: ok unless every job it names failed.
+struct JobActionAnswer {
+  uint32_t job_id = 0;
+  bool ok = false;
+  std::string error;  // Slurm's words: "Invalid job id specified", "Job is pending execution", ...
+};
+
+// scontrol update job ID TimeLimit=...: a new limit (InfiniteDuration = UNLIMITED), or a change
+// of the current one (TimeLimit+=/-=).
+struct TimeLimitChange {
+  std::optional<absl::Duration> set;
+  absl::Duration add = absl::ZeroDuration();
 };
 
 // srun inside an allocation: a step of `job`.

@@ -96,6 +96,7 @@ struct Effects {
   // job's recomputed priority: derived, recomputed after a restart).
   absl::btree_set<core::JobId> republish;
   bool associations_changed = false;  // save the association tree with this batch
+  bool qos_changed = false;           // save the QOS table with this batch
   bool usage_changed = false;         // save the usage ledger with this batch
   bool shares_changed = false;        // fair share or priorities were recomputed: republish
 

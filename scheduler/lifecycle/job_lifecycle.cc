@@ -6,8 +6,10 @@
 #include "scheduler/lifecycle/admission.h"
 #include "scheduler/lifecycle/agent_reports.h"
 #include "scheduler/lifecycle/cancel.h"
+#include "scheduler/lifecycle/job_control.h"
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/priorities.h"
+#include "scheduler/lifecycle/qos_limits.h"
 #include "scheduler/lifecycle/restore.h"
 #include "scheduler/lifecycle/steps.h"
 #include "scheduler/lifecycle/timers.h"
@@ -58,6 +60,11 @@ absl::Status JobLifecycle::RestoreAccounting(persistence::StoredAccounting store
 absl::Status JobLifecycle::SetAssociations(fairshare::AssociationTree tree, const Caller& caller,
                                            Effects& effects) {
   return lifecycle::SetAssociations(state_, std::move(tree), caller, effects);
+}
+
+absl::Status JobLifecycle::SetQos(std::vector<limits::QosSpec> specs, const Caller& caller,
+                                  Effects& effects) {
+  return lifecycle::SetQos(state_, std::move(specs), caller, effects);
 }
 
 absl::Status JobLifecycle::SetJobPriority(core::JobId id, uint32_t priority, const Caller& caller,
@@ -132,6 +139,16 @@ absl::StatusOr<StepAnswer> JobLifecycle::CreateStep(const StepRequest& request,
 absl::Status JobLifecycle::CancelStep(const CancelStepRequest& request, const Caller& caller,
                                       Effects& effects) {
   return lifecycle::CancelStep(state_, request, caller, effects);
+}
+
+std::vector<JobActionAnswer> JobLifecycle::ControlJobs(const JobActionRequest& request,
+                                                       const Caller& caller, Effects& effects) {
+  return lifecycle::ControlJobs(state_, request, caller, effects);
+}
+
+absl::Status JobLifecycle::SetJobTimeLimit(core::JobId id, const TimeLimitChange& change,
+                                           const Caller& caller, Effects& effects) {
+  return lifecycle::SetTimeLimit(state_, id, change, caller, effects);
 }
 
 void JobLifecycle::Schedule(Effects& effects) { lifecycle::Schedule(state_, effects); }

@@ -7,8 +7,9 @@
 // Owned and driven by one thread (not thread-safe). It never does I/O and reads the time only
 // from its Clock: every command returns its Effects (jobs to save, messages for agents), which
 // the caller persists before it sends the messages and answers the clients. The work is done by
-// units, one concern each (docs/design/job_lifecycle.md): admission.h, launch.h, ending.h,
-// cancel.h, steps.h, timers.h, agent_reports.h, restore.h, over the shared lifecycle_state.h.
+// units, one concern each (docs/design/job_lifecycle.md): admission.h, dependencies.h,
+// launch.h, ending.h, cancel.h, job_control.h, steps.h, timers.h, agent_reports.h, restore.h,
+// priorities.h, over the shared lifecycle_state.h.
 //
 // The life of a batch job:
 //   PENDING --pass--> CONFIGURING: capacity taken, LaunchJob sent to every node
@@ -19,6 +20,9 @@
 //   COMPLETING --every node says CLEANED_UP (or is down)--> COMPLETED / FAILED / CANCELLED /
 //                                                             TIMEOUT / OUT_OF_MEMORY
 //   CONFIGURING/RUNNING --a node of the job is lost--> REQUEUED -> PENDING (or NODE_FAIL)
+//   CONFIGURING/RUNNING --scontrol requeue--> REQUEUED -> PENDING
+// A PENDING job waits out of the pass while it is held, its --dependency is not satisfied or
+// its --begin time has not come (dependencies.h, job_control.h).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +79,12 @@ class JobLifecycle {
                                         Effects& effects);
   absl::Status CancelStep(const CancelStepRequest& request, const Caller& caller, Effects& effects);
 
+  // ---- Holds, requeues and time limits (job_control.h)
+  std::vector<JobActionAnswer> ControlJobs(const JobActionRequest& request, const Caller& caller,
+                                           Effects& effects);
+  absl::Status SetJobTimeLimit(core::JobId id, const TimeLimitChange& change, const Caller& caller,
+                               Effects& effects);
+
   // ---- Priorities and accounts (priorities.h)
   absl::Status SetAssociations(fairshare::AssociationTree tree, const Caller& caller,
                                Effects& effects);
@@ -82,6 +92,9 @@ class JobLifecycle {
                               Effects& effects);
   absl::Status SetJobNice(core::JobId id, int32_t nice, const Caller& caller, Effects& effects);
   absl::Status TopJob(core::JobId id, const Caller& caller, Effects& effects);
+  // ---- QOS and limits (qos_limits.h)
+  absl::Status SetQos(std::vector<limits::QosSpec> specs, const Caller& caller, Effects& effects);
+  const limits::QosTable& qos() const { return state_.accounting.qos(); }
   // The tree and the ledger as the store keeps them (after Effects said they changed).
   std::vector<fairshare::AssociationSpec> AssociationsToSave() const;
   persistence::UsageState UsageToSave() const;
@@ -89,7 +102,8 @@ class JobLifecycle {
   // ---- Time (launch.h, timers.h)
   // One scheduling pass: starts every pending job that fits now, in queue order.
   void Schedule(Effects& effects);
-  // Launch deadlines, time limits, --signal warnings, stuck cleanups, expired cleanup holds.
+  // Launch deadlines, time limits, --signal warnings, stuck cleanups, expired cleanup holds,
+  // begin times and after:ID+MINUTES dependencies coming due.
   void Tick(Effects& effects);
   // When Tick next has something to do; InfiniteFuture if nothing waits.
   absl::Time NextDeadline() const;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/array_spec.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/preemption.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -137,6 +138,7 @@ absl::StatusOr<WillRunAnswer> WillRun(const LifecycleState& s, const core::Job& 
   s.sort->Sort(pending, now);
   // Whatever SchedulerType says, the answer needs backfill's look into the future.
   plan::PassOptions options = s.pass_options;
+  options.limits = &s.limit_usage;
   options.backfill.enabled = true;
   options.compute_min_units = false;
   const std::vector<plan::RunningJob> running = RunningJobs(s, now);
@@ -194,9 +196,11 @@ void Schedule(LifecycleState& s, Effects& effects) {
   // what the last backfill pass reserved for a job before them; the backfill pass they put off
   // is due at the end of the interval (Tick asks for it).
   plan::PassOptions options = s.pass_options;
-  const bool backfill = options.backfill.enabled &&
-                        (s.last_backfill == absl::InfinitePast() ||
-                         now >= s.last_backfill + s.config->scheduling.scheduler.parameters.bf_interval);
+  options.limits = &s.limit_usage;
+  const bool backfill =
+      options.backfill.enabled &&
+      (s.last_backfill == absl::InfinitePast() ||
+       now >= s.last_backfill + s.config->scheduling.scheduler.parameters.bf_interval);
   if (options.backfill.enabled && !backfill) {
     options.backfill.enabled = false;
     options.strict_order = true;
@@ -208,6 +212,11 @@ void Schedule(LifecycleState& s, Effects& effects) {
     s.sort->SortTop(pending, kMainQueueDepth, now);
   } else {
     s.sort->Sort(pending, now);
+  }
+  if (!s.preemptors.empty()) {
+    // What their victims free is theirs: jobs that preempted go first.
+    std::stable_partition(pending.begin(), pending.end(),
+                          [&](const core::Job* job) { return s.preemptors.contains(job->id); });
   }
   const std::vector<plan::RunningJob> running =
       backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
@@ -257,6 +266,7 @@ void Schedule(LifecycleState& s, Effects& effects) {
   for (const auto& [job, why] : report->refused) {
     s.Touch(job, effects);  // back to reason Resources
   }
+  Preempt(s, pending, effects);
 }
 
 void ResendLaunch(const core::Job& job, int node_index, Effects& effects) {

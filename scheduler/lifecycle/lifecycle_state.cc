@@ -5,13 +5,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/lifecycle/dependencies.h"
 
 namespace canopy::lifecycle {
 
 bool BlocksScheduling(core::JobReason r) {
   using R = core::JobReason;
   return r == R::kJobHeldUser || r == R::kJobHeldAdmin || r == R::kPartitionNodeLimit ||
-         r == R::kPartitionTimeLimit || r == R::kPartitionDown;
+         r == R::kPartitionTimeLimit || r == R::kPartitionDown || r == R::kDependency ||
+         r == R::kDependencyNeverSatisfied || r == R::kBeginTime;
 }
 
 bool HoldsNodes(core::JobState s) {
@@ -65,12 +67,33 @@ absl::StatusOr<core::Job*> LifecycleState::FindControlled(core::JobId id, const 
   return job;
 }
 
+std::vector<core::JobId> LifecycleState::Named(uint32_t raw) const {
+  std::vector<core::JobId> named;
+  const core::Job* first = jobs.Find(core::JobId(raw));
+  if (first == nullptr) {
+    return named;
+  }
+  if (first->array_job_id != raw) {
+    named.push_back(first->id);
+    return named;
+  }
+  // Array tasks have consecutive ids starting at the array's id.
+  for (auto it = jobs.jobs().find(first->id);
+       it != jobs.jobs().end() && it->second->array_job_id == raw; ++it) {
+    named.push_back(it->first);
+  }
+  return named;
+}
+
 void LifecycleState::Touch(core::JobId id, Effects& effects) {
   effects.dirty.insert(id);
   Reindex(id);
   if (const core::Job* job = jobs.Find(id); job != nullptr) {
     accounting.Observe(*job, Now());
     CollectAccounting(effects);
+  }
+  if (!deps.empty()) {
+    DependeeChanged(*this, id, effects);
   }
 }
 
@@ -93,6 +116,15 @@ void LifecycleState::Reindex(core::JobId id) {
     pending.erase(id);
     blocked.erase(id);
   }
+  if (job != nullptr && (!deps.arrays.empty() || !deps.names.empty())) {
+    NoteJobState(*this, *job);
+  }
+  if (job != nullptr &&
+      (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
+    limit_usage.Add(*job, job->allocation.nodes);
+  } else {
+    limit_usage.Remove(id);
+  }
   Rearm(id);
 }
 
@@ -103,10 +135,10 @@ void LifecycleState::Rearm(core::JobId id) {
   if (job != nullptr && l != nullptr) {
     switch (job->state) {
       case core::JobState::kConfiguring:
-        at = l->launch_deadline;
+        at = std::min(l->launch_deadline, l->preempt_at);
         break;
       case core::JobState::kRunning:
-        at = l->lost_batch_since + kLostBatchGrace;
+        at = std::min(l->lost_batch_since + kLostBatchGrace, l->preempt_at);
         if (job->time_limit != absl::InfiniteDuration()) {
           const absl::Time limit = job->start_time + job->time_limit;
           at = std::min(at, limit);
@@ -120,6 +152,14 @@ void LifecycleState::Rearm(core::JobId id) {
         break;
       default:
         break;
+    }
+  } else if (job != nullptr && job->state == core::JobState::kPending) {
+    // Waiting for its --begin time, or for an after:ID+MINUTES item to come due.
+    if (job->reason == core::JobReason::kBeginTime) {
+      at = job->spec.begin_time;
+    }
+    if (auto w = deps.wake.find(id); w != deps.wake.end()) {
+      at = std::min(at, w->second);
     }
   }
   auto it = deadline_of.find(id);

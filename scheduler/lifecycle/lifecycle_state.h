@@ -9,7 +9,11 @@
 //   * `pending` holds exactly the PENDING jobs whose reason does not block them (holds,
 //     partition limits); it is brought up to date by Touch, which every change of a job's state
 //     or reason goes through (the same call marks the job for saving);
-//   * `deadlines` has one entry per job with something for Tick to do, at the earliest time.
+//   * `deadlines` has one entry per job with something for Tick to do, at the earliest time
+//     (for a pending job: its begin time, or an after:ID+MINUTES item coming due);
+//   * `limit_usage` counts exactly the CONFIGURING and RUNNING jobs;
+//   * `deps` lists exactly the pending jobs whose dependency still waits, under every job or
+//     array task it names (dependencies.h keeps it).
 // Owned by JobLifecycle; not thread-safe; no I/O; time only from `clock`.
 #pragma once
 
@@ -29,7 +33,9 @@
 #include "scheduler/core/job_table.h"
 #include "scheduler/lifecycle/accounting.h"
 #include "scheduler/lifecycle/caller.h"
+#include "scheduler/lifecycle/dependency_index.h"
 #include "scheduler/lifecycle/effects.h"
+#include "scheduler/limits/limit_usage.h"
 #include "scheduler/placement/capacity_view.h"
 #include "scheduler/placement/policy.h"
 #include "scheduler/plan/applier.h"
@@ -52,8 +58,13 @@ struct LiveJob {
   std::vector<bool> cleaned;    // COMPLETING: per node, CLEANED_UP seen
   absl::Time launch_deadline = absl::InfiniteFuture();
   absl::Time cleanup_deadline = absl::InfiniteFuture();
-  absl::Time lost_batch_since = absl::InfiniteFuture();        // the batch host forgot the job
-  bool warned = false;                                         // --signal sent
+  absl::Time lost_batch_since = absl::InfiniteFuture();  // the batch host forgot the job
+  bool warned = false;                                   // --signal sent
+  // Chosen as a preemption victim (preemption.h): for whom, and when its GraceTime is up and it
+  // is requeued or cancelled. Not stored: after a restart the preemptor plans again.
+  core::JobId preempted_by;
+  absl::Time preempt_at = absl::InfiniteFuture();
+  bool preempt_requeue = false;  // requeued when preempted (else cancelled: PREEMPTED)
   absl::btree_map<uint32_t, std::vector<core::NodeId>> steps;  // live steps: their nodes
 };
 
@@ -97,8 +108,11 @@ struct LifecycleState {
   // The job if it exists and `caller` may act on it; NotFound ("Invalid job id specified") or
   // PermissionDenied otherwise.
   absl::StatusOr<core::Job*> FindControlled(core::JobId id, const Caller& caller);
-  // The job's record changed: save it with this batch, bring the indexes up to date, and start
-  // or stop charging it for its usage.
+  // The jobs a requested id names: the job itself or, for an array's id, every task of it (in
+  // task order); none for an unknown id.
+  std::vector<core::JobId> Named(uint32_t raw) const;
+  // The job's record changed: save it with this batch, bring the indexes up to date, start or
+  // stop charging it for its usage, and re-evaluate the jobs whose dependencies name it.
   void Touch(core::JobId id, Effects& effects);
   // Moves what accounting needs saved (tree, ledger) into `effects`.
   void CollectAccounting(Effects& effects);
@@ -132,6 +146,9 @@ struct LifecycleState {
   const plan::PassOptions pass_options;
   const plan::PlanApplier applier{core::JobState::kConfiguring};
   Accounting accounting;
+  // What CONFIGURING and RUNNING jobs hold against QOS and association limits (Reindex keeps
+  // it), under the rules of qos_limits.h.
+  limits::LimitUsage limit_usage;
 
   core::JobTable jobs;
   absl::btree_map<core::JobId, LiveJob> live;
@@ -140,6 +157,7 @@ struct LifecycleState {
   // priority at every recalculation.
   absl::btree_map<core::JobId, core::Job*> blocked;
   absl::btree_set<std::pair<absl::Time, core::JobId>> deadlines;
+  DependencyIndex deps;
   absl::flat_hash_map<core::JobId, absl::Time> deadline_of;   // lookups only
   absl::flat_hash_map<std::string, core::JobId> idempotency;  // lookups only
   std::vector<absl::btree_set<core::JobId>> node_jobs;        // by NodeId: jobs holding it
@@ -154,6 +172,12 @@ struct LifecycleState {
   absl::Time backfill_due = absl::InfiniteFuture();
   uint32_t next_job_id = 1;
   uint64_t capacity_version = 0;
+  // Preemptors that found no victims at this capacity_version (preemption.h): not searched
+  // again until capacity changes. Lookups only.
+  absl::flat_hash_map<core::JobId, uint64_t> preempt_tried;
+  // Pending jobs whose victims are on their way out, and until when they wait for them: they go
+  // first in every pass (what the victims free is theirs) and do not preempt again.
+  absl::btree_map<core::JobId, absl::Time> preemptors;
   bool has_throttled_arrays = false;  // some array was submitted with "%N"
 };
 

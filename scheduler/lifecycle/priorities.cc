@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/lifecycle/dependencies.h"
+#include "scheduler/lifecycle/qos_limits.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -59,9 +61,14 @@ absl::Status SetAssociations(LifecycleState& s, fairshare::AssociationTree tree,
         "only an operator (root, canopyd's user, or a user listed in the config's operators) "
         "may change accounts and associations");
   }
+  // The tree's limits must read, and name QOS that exist.
+  absl::StatusOr<std::shared_ptr<const limits::LimitRules>> rules =
+      BuildLimitRules(s, tree, s.accounting.qos_table());
+  if (!rules.ok()) {
+    return rules.status();
+  }
   s.accounting.SetTree(std::move(tree), s.Now());
-  Recalculate(s, effects);
-  effects.schedule = true;
+  UseLimitRules(s, *std::move(rules), effects);  // recalculates and schedules
   return absl::OkStatus();
 }
 
@@ -86,11 +93,12 @@ absl::Status SetJobPriority(LifecycleState& s, core::JobId id, uint32_t priority
   } else {
     job.priority = priority;
     job.priority_fixed = true;
-    if (job.reason == core::JobReason::kJobHeldAdmin) {
-      job.reason = core::JobReason::kNone;
+    if (IsHold(job.reason)) {
+      job.reason = core::JobReason::kNone;  // a priority releases the job, as in Slurm
     }
   }
   s.Touch(id, effects);
+  Regate(s, job, effects);  // a released job may still wait for its dependency or begin time
   effects.schedule = true;
   return absl::OkStatus();
 }

@@ -5,12 +5,15 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/lifecycle/admission.h"
+#include "scheduler/lifecycle/dependencies.h"
 #include "scheduler/lifecycle/priorities.h"
+#include "scheduler/lifecycle/qos_limits.h"
 
 namespace canopy::lifecycle {
 
@@ -87,6 +90,19 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
   }
   s.next_job_id = std::max({s.next_job_id, stored.next_job_id, max_id + 1});
   ++s.capacity_version;
+  // Dependencies are watched again once every job they may name is back.
+  std::vector<core::JobId> waiting;
+  for (const auto* index : {&s.pending, &s.blocked}) {
+    for (const auto& [id, job] : *index) {
+      if (DependencyOutcome(job->spec) == core::DependencyState::kWaiting) {
+        waiting.push_back(id);
+      }
+    }
+  }
+  std::sort(waiting.begin(), waiting.end());
+  for (core::JobId id : waiting) {
+    StartWaiting(s, id, effects);
+  }
   // Priorities are derived: give every pending job its current one before the first pass.
   Recalculate(s, effects);
   return absl::OkStatus();
@@ -127,6 +143,25 @@ absl::Status RestoreAccounting(LifecycleState& s, persistence::StoredAccounting 
     effects.info.push_back(absl::StrCat("associations loaded from ", seed.accounts_origin, " (",
                                         s.accounting.tree().size() - 1, " associations)"));
   }
+  auto qos = std::make_shared<const limits::QosTable>();
+  if (stored.qos.has_value()) {
+    absl::StatusOr<limits::QosTable> table = limits::QosTable::Build(*stored.qos);
+    if (!table.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("the stored QOS cannot be rebuilt: ", table.status().message()));
+    }
+    qos = std::make_shared<const limits::QosTable>(*std::move(table));
+  }
+  absl::StatusOr<std::shared_ptr<const limits::LimitRules>> rules =
+      BuildLimitRules(s, s.accounting.tree(), qos);
+  if (!rules.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the limits of the associations: ", rules.status().message()));
+  }
+  // Not UseLimitRules: no job is restored yet, and recalculating now would mark usage as
+  // charged up to now before the running jobs are back (Restore recalculates).
+  s.accounting.SetQos((*rules)->qos);
+  s.limit_usage.SetRules(*std::move(rules));
   s.CollectAccounting(effects);
   return absl::OkStatus();
 }

@@ -8,8 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/dependencies.h"
 #include "scheduler/lifecycle/ending.h"
 #include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/preemption.h"
 #include "scheduler/lifecycle/priorities.h"
 
 namespace canopy::lifecycle {
@@ -80,7 +82,17 @@ void Tick(LifecycleState& s, Effects& effects) {
   for (core::JobId id : due) {
     core::Job* job = s.jobs.Find(id);
     LiveJob* live = s.Live(id);
+    if (job != nullptr && job->state == core::JobState::kPending) {
+      WakePending(s, *job, effects);  // its begin time, or an after:ID+MINUTES item
+      s.Rearm(id);
+      continue;
+    }
     if (job == nullptr || live == nullptr) {
+      s.Rearm(id);
+      continue;
+    }
+    if (now >= live->preempt_at) {
+      FinishPreemption(s, *job, effects);  // its GraceTime is up
       s.Rearm(id);
       continue;
     }

@@ -1,0 +1,255 @@
+// Preemption in the lifecycle: who may preempt whom (preempt/qos, preempt/partition_prio), the
+// victims chosen (one leaf, the fewest GPU-hours lost), GraceTime (signal first, requeue when it
+// is up), PreemptMode REQUEUE and CANCEL, and the preemptor starting on what the victims freed.
+#include <algorithm>
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/lifecycle/policy_test_fixture.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+using core::JobReason;
+using core::JobState;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::kT0;
+using Ask = testing::PolicyTest::Ask;
+
+constexpr char kQosPreemption[] = R"yaml(
+priority:
+  type: priority/multifactor
+  weight_qos: 10000
+preempt:
+  type: preempt/qos
+  mode: REQUEUE
+)yaml";
+
+// Signals sent to `job` in the last committed batch.
+std::vector<int> SignalsTo(const Effects& e, uint32_t job) {
+  std::vector<int> out;
+  for (const OutgoingMessage& m : e.messages) {
+    if (const SignalJob* s = std::get_if<SignalJob>(&m.message);
+        s != nullptr && s->job.value() == job) {
+      out.push_back(s->signal);
+    }
+  }
+  return out;
+}
+
+class PreemptionTest : public testing::PolicyTest {
+ protected:
+  void SetUp() override { Start(kQosPreemption); }
+
+  // Fills the cluster with four one-node, four-GPU jobs: two on leaf1 running since kT0, two on
+  // leaf2 since kT0 + 1 h (cheaper to preempt). Returns them by node.
+  std::vector<uint32_t> FillCluster(const Ask& ask) {
+    std::vector<uint32_t> ids;
+    for (int i = 0; i < 4; ++i) {
+      if (i == 2) {
+        AdvanceTo(kT0 + absl::Hours(1));
+      }
+      ids.push_back(Submit(alice_, ask));
+      ScheduleAndRun();
+      EXPECT_EQ(Job(ids.back()).state, JobState::kRunning);
+    }
+    AdvanceTo(kT0 + absl::Hours(2));
+    return ids;
+  }
+  // The node names of a job's allocation.
+  std::vector<std::string> NodesOf(uint32_t id) {
+    std::vector<std::string> names;
+    for (const core::NodeShare& s : Job(id).allocation.nodes) {
+      names.push_back(topology_->node_name(s.node));
+    }
+    return names;
+  }
+  void CleanUp(uint32_t id) {
+    if (!Job(id).allocation.nodes.empty()) {
+      Report(id, JobPhase::kCleanedUp);
+    }
+  }
+};
+
+TEST_F(PreemptionTest, QosPreemptorTakesTheCheapestLeafAndVictimsAreRequeued) {
+  ASSERT_TRUE(SetQos({{"normal"}, {"inference", "Priority=100", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  // Best fit packs the first two on one leaf, the next two on the other.
+  ASSERT_EQ(topology_->leaf_of(Job(n[2]).allocation.nodes[0].node),
+            topology_->leaf_of(Job(n[3]).allocation.nodes[0].node));
+  ASSERT_NE(topology_->leaf_of(Job(n[0]).allocation.nodes[0].node),
+            topology_->leaf_of(Job(n[2]).allocation.nodes[0].node));
+  const std::vector<std::string> leaf2 = {NodesOf(n[2])[0], NodesOf(n[3])[0]};
+  const uint32_t inf = Submit(bob_, Ask().Nodes(2).Gpus(4).Qos("inference"));
+  Schedule();
+  // The two younger jobs share a leaf: one switch, 8 GPU-hours lost instead of 16.
+  EXPECT_EQ(Job(n[0]).state, JobState::kRunning);
+  EXPECT_EQ(Job(n[1]).state, JobState::kRunning);
+  for (uint32_t v : {n[2], n[3]}) {
+    EXPECT_EQ(Job(v).state, JobState::kPending) << v;
+    EXPECT_EQ(Job(v).restart_count, 1);
+    EXPECT_THAT(Job(v).state_message, HasSubstr(absl::StrCat("preempted by job ", inf)));
+  }
+  EXPECT_THAT(Job(inf).placement_explanation, HasSubstr("8.00 GPU-hours lost"));
+  EXPECT_EQ(Job(inf).state, JobState::kPending);
+  // Once the victims' nodes are clean the preemptor starts there, ahead of them.
+  for (uint32_t v : {n[2], n[3]}) {
+    for (const std::string& node : leaf2) {
+      JobReport r;
+      r.job = core::JobId(v);
+      r.phase = JobPhase::kCleanedUp;
+      r.run_id = Job(v).run_id;
+      Effects e;
+      jobs_->JobReported(topology_->FindNode(node), r, e);
+      Commit(e);
+    }
+  }
+  ScheduleAndRun();
+  EXPECT_EQ(Job(inf).state, JobState::kRunning);
+  std::vector<std::string> got = NodesOf(inf);
+  std::sort(got.begin(), got.end());
+  std::vector<std::string> want = leaf2;
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(Job(n[2]).state, JobState::kPending);
+}
+
+TEST_F(PreemptionTest, GraceTimeSignalsFirstAndRequeuesWhenItIsUp) {
+  ASSERT_TRUE(
+      SetQos({{"normal", "GraceTime=30"}, {"inference", "Priority=100", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  const uint32_t inf = Submit(bob_, Ask().Nodes(1).Gpus(4).Qos("inference"));
+  Schedule();
+  // One victim (the cheapest), signalled with SIGTERM and still running.
+  int victims = 0;
+  uint32_t victim = 0;
+  for (uint32_t id : n) {
+    if (!SignalsTo(last_, id).empty()) {
+      ++victims;
+      victim = id;
+      EXPECT_THAT(SignalsTo(last_, id), ElementsAre(SIGTERM));
+    }
+  }
+  ASSERT_EQ(victims, 1);
+  EXPECT_TRUE(victim == n[2] || victim == n[3]);
+  EXPECT_EQ(Job(victim).state, JobState::kRunning);
+  // No second round of preemption while the first victim is on its way out.
+  Schedule();
+  for (uint32_t id : n) {
+    EXPECT_TRUE(SignalsTo(last_, id).empty());
+  }
+  AdvanceTo(kT0 + absl::Hours(2) + absl::Seconds(29));
+  EXPECT_EQ(Job(victim).state, JobState::kRunning);
+  AdvanceTo(kT0 + absl::Hours(2) + absl::Seconds(30));
+  EXPECT_EQ(Job(victim).state, JobState::kPending);
+  EXPECT_EQ(Job(victim).restart_count, 1);
+  EXPECT_EQ(Job(inf).state, JobState::kPending);
+}
+
+// A victim whose script ends in its GraceTime (the SIGTERM, or a checkpoint and exit 0) is
+// requeued, not finished; what it frees goes to the preemptor even before older jobs.
+TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsRequeuedAndItsNodeGoesToThePreemptor) {
+  ASSERT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  const uint32_t older = Submit(alice_, Ask().Gpus(4).Time(absl::Hours(10)));
+  ScheduleAndRun();  // waits for resources; may not preempt anybody
+  const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
+  Schedule();
+  uint32_t victim = 0;
+  for (uint32_t id : n) {
+    if (!SignalsTo(last_, id).empty()) {
+      victim = id;
+    }
+  }
+  ASSERT_NE(victim, 0u);
+  const core::NodeId node = Job(victim).allocation.nodes[0].node;
+  AdvanceTo(kT0 + absl::Hours(2) + absl::Seconds(5));
+  JobReport exited;
+  exited.job = core::JobId(victim);
+  exited.phase = JobPhase::kExited;
+  exited.run_id = Job(victim).run_id;
+  Effects e;
+  jobs_->JobReported(node, exited, e);
+  Commit(e);
+  EXPECT_EQ(Job(victim).state, JobState::kPending);
+  EXPECT_EQ(Job(victim).restart_count, 1);
+  JobReport clean = exited;
+  clean.phase = JobPhase::kCleanedUp;
+  Effects e2;
+  jobs_->JobReported(node, clean, e2);
+  Commit(e2);
+  ScheduleAndRun();
+  EXPECT_EQ(Job(inf).state, JobState::kRunning);
+  EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
+  EXPECT_EQ(Job(older).state, JobState::kPending);
+}
+
+TEST_F(PreemptionTest, CancelModeAndJobsThatMayNotBeRequeuedEndPreempted) {
+  ASSERT_TRUE(SetQos({{"normal"},
+                      {"besteffort", "PreemptMode=CANCEL"},
+                      {"inference", "Priority=100", "Preempt=normal,besteffort"}})
+                  .ok());
+  const uint32_t be = Submit(alice_, Ask().Gpus(4).Qos("besteffort").Time(absl::Hours(10)));
+  const uint32_t nr = Submit(alice_, Ask().Gpus(4).Time(absl::Hours(10)).NoRequeue());
+  ScheduleAndRun();
+  const uint32_t inf = Submit(bob_, Ask().Nodes(4).Gpus(4).Qos("inference"));
+  (void)inf;
+  const uint32_t other1 = Submit(alice_, Ask().Gpus(4).Time(absl::Hours(10)));
+  const uint32_t other2 = Submit(alice_, Ask().Gpus(4).Time(absl::Hours(10)));
+  (void)other1;
+  (void)other2;
+  Schedule();
+  for (uint32_t v : {be, nr}) {
+    EXPECT_EQ(Job(v).state, JobState::kCompleting) << v;
+    CleanUp(v);
+    EXPECT_EQ(Job(v).state, JobState::kPreempted) << v;
+  }
+}
+
+TEST_F(PreemptionTest, NobodyIsPreemptedWithoutAPreemptRelationOrWithModeOff) {
+  ASSERT_TRUE(SetQos({{"normal"}, {"high", "Priority=100"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  const uint32_t h = Submit(bob_, Ask().Gpus(4).Qos("high"));
+  Schedule();
+  for (uint32_t id : n) {
+    EXPECT_EQ(Job(id).state, JobState::kRunning);
+  }
+  EXPECT_EQ(Job(h).reason, JobReason::kResources);
+  ASSERT_TRUE(
+      SetQos({{"normal", "PreemptMode=OFF"}, {"high", "Priority=100", "Preempt=normal"}}).ok());
+  Schedule();
+  for (uint32_t id : n) {
+    EXPECT_EQ(Job(id).state, JobState::kRunning);
+  }
+}
+
+TEST(PartitionPreemptionTest, HigherTierPartitionPreemptsLowerOne) {
+  struct T : testing::PolicyTest {
+    void TestBody() override {}
+  } t;
+  t.Start("preempt:\n  type: preempt/partition_prio\n  mode: REQUEUE\n");
+  std::vector<uint32_t> low;
+  for (int i = 0; i < 4; ++i) {
+    low.push_back(t.Submit(t.alice_, Ask().Gpus(4).Partition("low").Time(absl::Hours(10))));
+  }
+  t.ScheduleAndRun();
+  const uint32_t high = t.Submit(t.bob_, Ask().Gpus(2).Partition("high"));
+  t.Schedule();
+  int requeued = 0;
+  for (uint32_t id : low) {
+    requeued += t.Job(id).state == JobState::kPending ? 1 : 0;
+  }
+  EXPECT_EQ(requeued, 1);
+  EXPECT_EQ(t.Job(high).state, JobState::kPending);
+  // A low job never preempts a high one.
+  const uint32_t low5 = t.Submit(t.alice_, Ask().Gpus(4).Partition("low"));
+  t.Schedule();
+  EXPECT_EQ(t.Job(low5).state, JobState::kPending);
+}
+
+}  // namespace
+}  // namespace canopy::lifecycle
