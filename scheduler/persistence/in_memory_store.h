@@ -34,6 +34,9 @@ class InMemoryStore final : public Store {
     if (mutations.usage.has_value()) {
       accounting_.usage = mutations.usage;
     }
+    if (mutations.qos.has_value()) {
+      accounting_.qos = mutations.qos;
+    }
     ++commits_;
     return absl::OkStatus();
   }

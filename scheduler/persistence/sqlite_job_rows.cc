@@ -82,6 +82,26 @@ void Bind(sqlite3_stmt* s, int i, const std::map<std::string, std::string>& v) {
 void Bind(sqlite3_stmt* s, int i, const std::vector<uint32_t>& v) {
   Bind(s, i, absl::StrJoin(v, ","));
 }
+void Bind(sqlite3_stmt* s, int i, const std::optional<bool>& v) {
+  if (v.has_value()) {
+    Bind(s, i, *v);
+  } else {
+    sqlite3_bind_null(s, i);
+  }
+}
+// Dependencies as "TYPE:JOB:TASK:WHOLE:DELAY_US:STATE" items joined by ',' (TASK empty when
+// none; Slurm's names for the type and the state), e.g. "afterok:5::1:0:unfulfilled".
+void Bind(sqlite3_stmt* s, int i, const std::vector<core::Dependency>& v) {
+  std::vector<std::string> items;
+  for (const core::Dependency& d : v) {
+    items.push_back(absl::StrCat(
+        core::DependencyTypeName(d.type), ":", d.job_id, ":",
+        d.array_task_id.has_value() ? absl::StrCat(*d.array_task_id) : "", ":",
+        d.whole_array ? 1 : 0, ":", absl::ToInt64Microseconds(d.delay), ":",
+        core::DependencyStateName(d.state)));
+  }
+  Bind(s, i, absl::StrJoin(items, ","));
+}
 
 bool IsNull(sqlite3_stmt* s, int i) { return sqlite3_column_type(s, i) == SQLITE_NULL; }
 std::string Bytes(sqlite3_stmt* s, int i) {
@@ -184,6 +204,37 @@ absl::Status Read(sqlite3_stmt* s, int i, std::map<std::string, std::string>& v)
   }
   return absl::OkStatus();
 }
+absl::Status Read(sqlite3_stmt* s, int i, std::optional<bool>& v) {
+  v = IsNull(s, i) ? std::nullopt : std::optional<bool>(sqlite3_column_int64(s, i) != 0);
+  return absl::OkStatus();
+}
+absl::Status Read(sqlite3_stmt* s, int i, std::vector<core::Dependency>& v) {
+  v.clear();
+  for (absl::string_view text : absl::StrSplit(Bytes(s, i), ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> f = absl::StrSplit(text, ':');
+    core::Dependency d;
+    std::optional<core::DependencyType> type;
+    std::optional<core::DependencyState> state;
+    int64_t delay_us = 0;
+    uint32_t task = 0;
+    bool ok = f.size() == 6 && (type = core::DependencyTypeFromName(f[0])).has_value() &&
+              absl::SimpleAtoi(f[1], &d.job_id) && (f[2].empty() || absl::SimpleAtoi(f[2], &task)) &&
+              (f[3] == "0" || f[3] == "1") && absl::SimpleAtoi(f[4], &delay_us) &&
+              (state = core::DependencyStateFromName(f[5])).has_value();
+    if (!ok) {
+      return Bad(absl::StrCat("'", text, "' is not a dependency (TYPE:JOB:TASK:WHOLE:DELAY_US:STATE)"));
+    }
+    d.type = *type;
+    if (!f[2].empty()) {
+      d.array_task_id = task;
+    }
+    d.whole_array = f[3] == "1";
+    d.delay = absl::Microseconds(delay_us);
+    d.state = *state;
+    v.push_back(d);
+  }
+  return absl::OkStatus();
+}
 absl::Status Read(sqlite3_stmt* s, int i, std::vector<uint32_t>& v) {
   v.clear();
   for (absl::string_view item : absl::StrSplit(Bytes(s, i), ',', absl::SkipEmpty())) {
@@ -242,6 +293,7 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.idempotency_key; }>("idempotency_key"),
     Column<[](auto& j) -> auto& { return j.priority; }>("priority"),
     Column<[](auto& j) -> auto& { return j.priority_fixed; }>("priority_fixed"),
+    Column<[](auto& j) -> auto& { return j.qos; }>("qos"),
     // The spec, as submitted.
     Column<[](auto& j) -> auto& { return j.spec.name; }>("name"),
     Column<[](auto& j) -> auto& { return j.spec.partition; }>("requested_partition"),
@@ -278,6 +330,11 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.spec.warn_signal; }>("warn_signal"),
     Column<[](auto& j) -> auto& { return j.spec.warn_time; }>("warn_time_us"),
     Column<[](auto& j) -> auto& { return j.spec.warn_batch_only; }>("warn_batch_only"),
+    Column<[](auto& j) -> auto& { return j.spec.dependencies; }>("dependencies"),
+    Column<[](auto& j) -> auto& { return j.spec.dependency_any; }>("dependency_any"),
+    Column<[](auto& j) -> auto& { return j.spec.kill_on_invalid_dep; }>("kill_on_invalid_dep"),
+    Column<[](auto& j) -> auto& { return j.spec.begin_time; }>("begin_time_us"),
+    Column<[](auto& j) -> auto& { return j.spec.qos; }>("requested_qos"),
 };
 // clang-format on
 

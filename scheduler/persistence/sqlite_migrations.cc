@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 4> kMigrations = {
+constexpr std::array<const char*, 6> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -131,6 +131,35 @@ constexpr std::array<const char*, 4> kMigrations = {
       PRIMARY KEY (account, user)
     ) WITHOUT ROWID;
     ALTER TABLE jobs ADD COLUMN priority_fixed INTEGER NOT NULL DEFAULT 0;
+    )sql",
+    // 5: dependencies, begin times. `dependencies` lists the job's --dependency items with
+    // what became of each (docs/formats/sqlite-schema.md); jobs of earlier schemas had none.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN dependencies TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN dependency_any INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN kill_on_invalid_dep INTEGER;
+    ALTER TABLE jobs ADD COLUMN begin_time_us INTEGER;
+    )sql",
+    // 6: QOS. One row per QOS (docs/formats/sqlite-schema.md), the whole table rewritten when
+    // it changes (meta's qos_saved = 1 once it was saved); each job's QOS as asked (--qos) and
+    // as resolved at submission. Jobs of earlier schemas had neither.
+    R"sql(
+    CREATE TABLE qos (
+      name               TEXT PRIMARY KEY,
+      description        TEXT NOT NULL,
+      priority           INTEGER NOT NULL,
+      max_tres_per_user  TEXT NOT NULL,   -- Slurm TRES limits ("cpu=512,gres/gpu=64"); '' = none
+      max_tres_per_job   TEXT NOT NULL,
+      grp_tres           TEXT NOT NULL,
+      max_jobs_per_user  INTEGER,         -- NULL = no limit
+      grp_jobs           INTEGER,         -- NULL = no limit
+      max_wall_us        INTEGER,         -- NULL = UNLIMITED
+      preempt            TEXT NOT NULL,   -- QOS names, comma-separated
+      preempt_mode       TEXT NOT NULL,   -- '' (the cluster's), OFF, CANCEL or REQUEUE
+      grace_time_us      INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    ALTER TABLE jobs ADD COLUMN qos TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN requested_qos TEXT NOT NULL DEFAULT '';
     )sql",
 };
 

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/persistence/sqlite_accounting_rows.h"
 #include "scheduler/persistence/sqlite_job_rows.h"
+#include "scheduler/persistence/sqlite_qos_rows.h"
 
 namespace canopy::persistence {
 namespace {
@@ -81,6 +82,11 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
       return st;
     }
   }
+  if (mutations.qos.has_value()) {
+    if (absl::Status st = SaveQosRows(db, *mutations.qos); !st.ok()) {
+      return st;
+    }
+  }
   return tx->Commit();
 }
 
@@ -140,7 +146,16 @@ absl::Status SqliteStore::SaveNextJobId(uint32_t next_job_id) {
 }
 
 absl::StatusOr<StoredAccounting> SqliteStore::LoadAccounting() {
-  return LoadAccountingRows(db_.get());
+  absl::StatusOr<StoredAccounting> stored = LoadAccountingRows(db_.get());
+  if (!stored.ok()) {
+    return stored;
+  }
+  absl::StatusOr<std::optional<std::vector<limits::QosSpec>>> qos = LoadQosRows(db_.get());
+  if (!qos.ok()) {
+    return qos.status();
+  }
+  stored->qos = *std::move(qos);
+  return stored;
 }
 
 absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {

@@ -69,6 +69,27 @@ core::Job FullJob(core::JobId id) {
   s.warn_signal = 10;
   s.warn_time = absl::Seconds(60);
   s.warn_batch_only = true;
+  core::Dependency after;
+  after.type = core::DependencyType::kAfter;
+  after.job_id = 3;
+  after.delay = absl::Minutes(10);
+  after.state = core::DependencyState::kSatisfied;
+  core::Dependency task;
+  task.type = core::DependencyType::kAfterNotOk;
+  task.job_id = 4;
+  task.array_task_id = 0;  // task 0 is not "no task"
+  task.state = core::DependencyState::kFailed;
+  core::Dependency whole;
+  whole.type = core::DependencyType::kAfterCorr;
+  whole.job_id = 5;
+  whole.whole_array = true;
+  core::Dependency singleton;
+  singleton.type = core::DependencyType::kSingleton;
+  s.dependencies = {after, task, whole, singleton};
+  s.dependency_any = true;
+  s.kill_on_invalid_dep = false;  // not "unset"
+  s.begin_time = absl::FromUnixMicros(1'800'000'500'000'001);
+  s.qos = "high";
   j.user_id = 1001;
   j.group_id = 100;
   j.user_name = "alice";
@@ -80,6 +101,7 @@ core::Job FullJob(core::JobId id) {
   j.idempotency_key = "key-1";
   j.priority = 7;
   j.priority_fixed = true;
+  j.qos = "high";
   j.state = core::JobState::kCompleting;
   j.reason = core::JobReason::kNone;
   j.completing_to = core::JobState::kTimeout;
@@ -247,6 +269,70 @@ TEST_F(SqliteStoreTest, AnUnreadableValueIsDataLossNamingJobAndColumn) {
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(jobs.status().message(), HasSubstr("job 9: column state"));
+  Sql("UPDATE jobs SET state = 'RUNNING', dependencies = 'afterok:5::0:0:done' WHERE id = 9");
+  jobs = Open()->LoadJobs();
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(jobs.status().message(), HasSubstr("job 9: column dependencies: 'afterok:5::0:0:done'"));
+}
+
+// Migration 5 adds the columns of dependencies and begin times; a job stored by schema 4 comes
+// back with none.
+TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
+  core::Job job = FullJob(core::JobId(2));
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  Sql(R"sql(
+    ALTER TABLE jobs DROP COLUMN dependencies;
+    ALTER TABLE jobs DROP COLUMN dependency_any;
+    ALTER TABLE jobs DROP COLUMN kill_on_invalid_dep;
+    ALTER TABLE jobs DROP COLUMN begin_time_us;
+    DROP TABLE qos;
+    ALTER TABLE jobs DROP COLUMN qos;
+    ALTER TABLE jobs DROP COLUMN requested_qos;
+    PRAGMA user_version = 4;
+  )sql");
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  job.spec.dependencies.clear();
+  job.spec.dependency_any = false;
+  job.spec.kill_on_invalid_dep.reset();
+  job.spec.begin_time = absl::InfinitePast();
+  job.spec.qos.clear();
+  job.qos.clear();
+  EXPECT_EQ(jobs->jobs[0], job);
+}
+
+// Migration 6 adds the qos table and the jobs' QOS columns: a job stored by schema 5 comes back
+// with no QOS asked and none resolved, and the QOS table reads as never saved.
+TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
+  core::Job job = FullJob(core::JobId(2));
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  Sql(R"sql(
+    DROP TABLE qos;
+    ALTER TABLE jobs DROP COLUMN qos;
+    ALTER TABLE jobs DROP COLUMN requested_qos;
+    PRAGMA user_version = 5;
+  )sql");
+  std::unique_ptr<SqliteStore> store = Open();
+  absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  job.spec.qos.clear();
+  job.qos.clear();
+  EXPECT_EQ(jobs->jobs[0], job);
+  absl::StatusOr<StoredAccounting> accounting = store->LoadAccounting();
+  ASSERT_TRUE(accounting.ok()) << accounting.status();
+  EXPECT_FALSE(accounting->qos.has_value());
 }
 
 // A database written by the canopyd before schema 3 keeps its jobs: the store hands their
@@ -326,12 +412,82 @@ TEST_F(SqliteStoreTest, AccountingSurvivesReopen) {
   EXPECT_TRUE(back->usage.has_value());
 }
 
+// A QOS with every field set away from its default.
+limits::QosSpec FullQos() {
+  limits::QosSpec q;
+  q.name = "high";
+  q.description = "urgent work, a=b";
+  q.priority = 100;
+  q.max_tres_per_user = {.gpus = 64, .cpus = 512, .nodes = -1, .mem_mib = 1024 * 1024};
+  q.max_tres_per_job = {.gpus = 8, .cpus = -1, .nodes = 2, .mem_mib = -1};
+  q.grp_tres = {.gpus = 128, .cpus = -1, .nodes = -1, .mem_mib = -1};
+  q.max_jobs_per_user = 4;
+  q.grp_jobs = 0;  // zero is a limit, not "none"
+  q.max_wall = absl::Hours(48);
+  q.preempt = {"low", "normal"};
+  q.preempt_mode = slurm::PreemptMode::kRequeue;
+  q.grace_time = absl::Seconds(30);
+  return q;
+}
+
+// The QOS table comes back as saved, one typed row per QOS; a table never saved reads as
+// nullopt, and an empty one saved (every QOS deleted) stays saved and empty.
+TEST_F(SqliteStoreTest, QosTableSurvivesReopen) {
+  absl::StatusOr<StoredAccounting> fresh = Open()->LoadAccounting();
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_FALSE(fresh->qos.has_value());
+
+  limits::QosSpec normal;
+  normal.name = "normal";
+  limits::QosSpec low;
+  low.name = "low";
+  low.preempt_mode = slurm::PreemptMode::kCancel;
+  Mutations m;
+  m.qos = std::vector<limits::QosSpec>{normal, FullQos(), low};
+  ASSERT_TRUE(Open()->Commit(m).ok());
+  absl::StatusOr<StoredAccounting> back = Open()->LoadAccounting();
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->qos.has_value());
+  // By name.
+  EXPECT_EQ(*back->qos, (std::vector<limits::QosSpec>{FullQos(), low, normal}));
+  EXPECT_FALSE(back->associations.has_value());
+
+  // A commit replaces the whole table.
+  Mutations replace;
+  replace.qos = std::vector<limits::QosSpec>{normal};
+  ASSERT_TRUE(Open()->Commit(replace).ok());
+  back = Open()->LoadAccounting();
+  ASSERT_TRUE(back.ok() && back->qos.has_value());
+  EXPECT_EQ(*back->qos, std::vector<limits::QosSpec>{normal});
+
+  Mutations empty;
+  empty.qos = std::vector<limits::QosSpec>{};
+  ASSERT_TRUE(Open()->Commit(empty).ok());
+  back = Open()->LoadAccounting();
+  ASSERT_TRUE(back.ok() && back->qos.has_value());
+  EXPECT_TRUE(back->qos->empty());
+}
+
+TEST_F(SqliteStoreTest, AnUnreadableQosIsDataLossNamingQosAndColumn) {
+  Mutations m;
+  m.qos = std::vector<limits::QosSpec>{FullQos()};
+  ASSERT_TRUE(Open()->Commit(m).ok());
+  Sql("UPDATE qos SET preempt_mode = 'SUSPEND' WHERE name = 'high'");
+  absl::StatusOr<StoredAccounting> back = Open()->LoadAccounting();
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(back.status().message(), HasSubstr("qos row high: preempt_mode:"));
+  Sql("UPDATE qos SET preempt_mode = '', grp_tres = 'gres/tpu=1' WHERE name = 'high'");
+  back = Open()->LoadAccounting();
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(back.status().message(), HasSubstr("qos row high: grp_tres: TRES 'gres/tpu'"));
+}
+
 TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 4);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 6);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);

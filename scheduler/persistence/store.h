@@ -21,6 +21,7 @@
 #include "scheduler/core/job.h"
 #include "scheduler/fairshare/association_tree.h"
 #include "scheduler/fairshare/usage_ledger.h"
+#include "scheduler/limits/qos.h"
 
 namespace canopy::persistence {
 
@@ -59,10 +60,12 @@ struct Mutations {
   std::optional<std::vector<fairshare::AssociationSpec>> associations;
   // The whole ledger, when usage was charged.
   std::optional<UsageState> usage;
+  // The whole QOS table, when it changed.
+  std::optional<std::vector<limits::QosSpec>> qos;
 
   bool empty() const {
     return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0 &&
-           !drop_legacy_jobs && !associations.has_value() && !usage.has_value();
+           !drop_legacy_jobs && !associations.has_value() && !usage.has_value() && !qos.has_value();
   }
 };
 
@@ -93,6 +96,7 @@ struct StoredJobs {
 struct StoredAccounting {
   std::optional<std::vector<fairshare::AssociationSpec>> associations;
   std::optional<UsageState> usage;
+  std::optional<std::vector<limits::QosSpec>> qos;
 };
 
 class Store {

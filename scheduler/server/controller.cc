@@ -248,6 +248,9 @@ void Controller::RunOwnerLoop() {
     if (save_usage_) {
       batch.mutations.usage = jobs_->UsageToSave();
     }
+    if (save_qos_) {
+      batch.mutations.qos = jobs_->qos().specs();
+    }
     batch.mutations.drop_legacy_jobs = drop_legacy_jobs_;
     if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
       batch.mutations.next_job_id = jobs_->next_job_id();
@@ -283,6 +286,7 @@ void Controller::RunOwnerLoop() {
       unsaved_admin_.clear();
       save_associations_ = false;
       save_usage_ = false;
+      save_qos_ = false;
       drop_legacy_jobs_ = false;
       // Publish before answering, so a caller that reads right after its write sees it.
       if (batch.visible_change || !waiting_for_commit_.empty() ||
@@ -436,6 +440,7 @@ std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
 void Controller::NoteAccounting(const lifecycle::Effects& effects) {
   save_associations_ = save_associations_ || effects.associations_changed;
   save_usage_ = save_usage_ || effects.usage_changed;
+  save_qos_ = save_qos_ || effects.qos_changed;
 }
 
 void Controller::Deliver(bool committed, Batch& batch) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/container/btree_map.h"
@@ -28,6 +29,7 @@
 #include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/server/agent_outbox.h"
+#include "scheduler/server/qos_edit.h"
 #include "scheduler/server/snapshot.h"
 #include "scheduler/state/cluster_state.h"
 #include "scheduler/topology/topology.h"
@@ -71,14 +73,26 @@ class Controller {
                                                    lifecycle::Caller caller);
   absl::Status CancelStep(lifecycle::CancelStepRequest request, lifecycle::Caller caller);
   absl::Status CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller);
-  // scontrol update job Priority=/Nice= and scontrol top (lifecycle/priorities.h).
+  // scontrol update job Priority=/Nice=/TimeLimit= and scontrol top (lifecycle/priorities.h,
+  // lifecycle/job_control.h), all in one batch.
   absl::Status UpdateJob(core::JobId id, std::optional<uint32_t> priority,
-                         std::optional<int32_t> nice, bool top, lifecycle::Caller caller);
+                         std::optional<int32_t> nice,
+                         std::optional<lifecycle::TimeLimitChange> time_limit, bool top,
+                         lifecycle::Caller caller);
+  // scontrol hold/uhold/release/requeue/requeuehold (lifecycle/job_control.h).
+  absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> ControlJobs(
+      lifecycle::JobActionRequest request, lifecycle::Caller caller);
   // sacctmgr's changes: the edited tree replaces the current one once stored. Returns what
   // changed, one line per association (controller_accounts.cc).
   absl::StatusOr<std::vector<std::string>> UpdateAssociations(
       fairshare::AssociationEdit edit, std::vector<fairshare::AssociationSpec> specs,
       bool set_shares, lifecycle::Caller caller);
+  // sacctmgr add/modify/delete qos: the edited table replaces the current one once stored.
+  // Returns the QOS that changed, by name (controller_qos.cc; errors in qos_edit.h and
+  // JobLifecycle::SetQos).
+  absl::StatusOr<std::vector<std::string>> UpdateQos(
+      QosEdit edit, std::vector<std::string> names,
+      std::vector<std::pair<std::string, std::string>> options, lifecycle::Caller caller);
 
   // ---- Agent stream events (called from gRPC threads; return at once).
   // A Register arrived. `done` runs on the owner thread with the node's id and the jobs the agent
@@ -153,6 +167,7 @@ class Controller {
   // The association tree / usage ledger changed and is not saved yet.
   bool save_associations_ = false;
   bool save_usage_ = false;
+  bool save_qos_ = false;  // the QOS table changed and is not saved yet
   // The snapshot's copy of the fair-share state, and the version it was copied at.
   std::shared_ptr<const lifecycle::Accounting> accounting_snapshot_;
   uint64_t published_accounting_version_ = 0;

@@ -68,10 +68,17 @@ absl::Status Controller::CompleteJob(lifecycle::CompleteRequest request, lifecyc
 }
 
 absl::Status Controller::UpdateJob(core::JobId id, std::optional<uint32_t> priority,
-                                   std::optional<int32_t> nice, bool top,
+                                   std::optional<int32_t> nice,
+                                   std::optional<lifecycle::TimeLimitChange> time_limit, bool top,
                                    lifecycle::Caller caller) {
-  return RunJobCommand<bool>([this, id, priority, nice, top, caller = std::move(caller)](
-                                 Batch& batch) -> absl::StatusOr<bool> {
+  return RunJobCommand<bool>([this, id, priority, nice, time_limit, top,
+                              caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
+           if (time_limit.has_value()) {
+             if (absl::Status s = jobs_->SetJobTimeLimit(id, *time_limit, caller, batch.effects);
+                 !s.ok()) {
+               return s;
+             }
+           }
            if (nice.has_value()) {
              if (absl::Status s = jobs_->SetJobNice(id, *nice, caller, batch.effects); !s.ok()) {
                return s;
@@ -91,6 +98,15 @@ absl::Status Controller::UpdateJob(core::JobId id, std::optional<uint32_t> prior
            return true;
          })
       .status();
+}
+
+absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> Controller::ControlJobs(
+    lifecycle::JobActionRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<std::vector<lifecycle::JobActionAnswer>>(
+      [this, request = std::move(request), caller = std::move(caller)](
+          Batch& batch) -> absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> {
+        return jobs_->ControlJobs(request, caller, batch.effects);
+      });
 }
 
 void Controller::AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<AgentOutbox> outbox) {

@@ -58,6 +58,14 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
                            canopy::v1::CompleteJobResponse* response) override;
   grpc::Status WhoAmI(grpc::ServerContext* context, const canopy::v1::WhoAmIRequest* request,
                       canopy::v1::WhoAmIResponse* response) override;
+  grpc::Status HoldJobs(grpc::ServerContext* context, const canopy::v1::HoldJobsRequest* request,
+                        canopy::v1::JobActionResponse* response) override;
+  grpc::Status ReleaseJobs(grpc::ServerContext* context,
+                           const canopy::v1::ReleaseJobsRequest* request,
+                           canopy::v1::JobActionResponse* response) override;
+  grpc::Status RequeueJobs(grpc::ServerContext* context,
+                           const canopy::v1::RequeueJobsRequest* request,
+                           canopy::v1::JobActionResponse* response) override;
 
   // Accounts, fair share and priorities (controller_service_accounts.cc).
   grpc::Status ListAssociations(grpc::ServerContext* context,
@@ -68,6 +76,12 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
                                   canopy::v1::UpdateAssociationsResponse* response) override;
   grpc::Status GetShares(grpc::ServerContext* context, const canopy::v1::GetSharesRequest* request,
                          canopy::v1::GetSharesResponse* response) override;
+
+  // QOS (controller_service_qos.cc).
+  grpc::Status ListQos(grpc::ServerContext* context, const canopy::v1::ListQosRequest* request,
+                       canopy::v1::ListQosResponse* response) override;
+  grpc::Status UpdateQos(grpc::ServerContext* context, const canopy::v1::UpdateQosRequest* request,
+                         canopy::v1::UpdateQosResponse* response) override;
   grpc::Status ListPriorities(grpc::ServerContext* context,
                               const canopy::v1::ListPrioritiesRequest* request,
                               canopy::v1::ListPrioritiesResponse* response) override;
@@ -81,6 +95,10 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Who is calling: authenticated (with name, groups and operator rights) over the unix socket,
   // anonymous otherwise.
   lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
+  // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
+  grpc::Status ControlJobs(lifecycle::JobActionRequest request,
+                           const grpc::ServerContext* context,
+                           canopy::v1::JobActionResponse* response);
 
   Controller* const controller_;
   const UnixPeerListener* const peers_;  // may be null

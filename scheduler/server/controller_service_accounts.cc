@@ -1,5 +1,6 @@
 // ControllerServiceImpl's accounting RPCs: associations (sacctmgr), fair share (sshare),
-// priority factors (sprio) and changes to a job's priority (scontrol update, top). Reads come
+// priority factors (sprio) and changes to a job's priority and time limit (scontrol update,
+// top). Reads come
 // from the snapshot's copy of the fair-share state; writes go through the Controller.
 #include <algorithm>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/status_convert.h"
 #include "scheduler/server/controller_service.h"
+#include "scheduler/server/proto_convert.h"
 #include "scheduler/server/proto_convert_accounts.h"
 
 namespace canopy::server {
@@ -96,9 +98,11 @@ grpc::Status ControllerServiceImpl::ListPriorities(grpc::ServerContext*,
 grpc::Status ControllerServiceImpl::UpdateJob(grpc::ServerContext* context,
                                               const canopy::v1::UpdateJobRequest* request,
                                               canopy::v1::UpdateJobResponse*) {
-  if (!request->has_priority() && !request->has_nice() && !request->top()) {
+  const std::optional<lifecycle::TimeLimitChange> time_limit = TimeLimitFromProto(*request);
+  if (!request->has_priority() && !request->has_nice() && !request->top() &&
+      !time_limit.has_value()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "nothing to change: give priority, nice or top");
+                        "nothing to change: give priority, nice, time_limit or top");
   }
   std::optional<uint32_t> priority;
   if (request->has_priority()) {
@@ -109,7 +113,7 @@ grpc::Status ControllerServiceImpl::UpdateJob(grpc::ServerContext* context,
     nice = request->nice();
   }
   return rpc::ToGrpcStatus(controller_->UpdateJob(core::JobId(request->job_id()), priority, nice,
-                                                  request->top(), CallerOf(context)));
+                                                  time_limit, request->top(), CallerOf(context)));
 }
 
 }  // namespace canopy::server

@@ -44,6 +44,9 @@ lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* con
 grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
                                               const canopy::v1::SubmitJobRequest* request,
                                               canopy::v1::SubmitJobResponse* response) {
+  if (absl::Status wire = CheckWireSpec(request->spec()); !wire.ok()) {
+    return rpc::ToGrpcStatus(wire);
+  }
   if (request->test_only()) {
     absl::StatusOr<lifecycle::WillRunAnswer> w =
         controller_->TestSubmit(FromProto(*request), CallerOf(context));
@@ -160,6 +163,39 @@ grpc::Status ControllerServiceImpl::CompleteJob(grpc::ServerContext* context,
                                                 const canopy::v1::CompleteJobRequest* request,
                                                 canopy::v1::CompleteJobResponse*) {
   return rpc::ToGrpcStatus(controller_->CompleteJob(FromProto(*request), CallerOf(context)));
+}
+
+grpc::Status ControllerServiceImpl::HoldJobs(grpc::ServerContext* context,
+                                             const canopy::v1::HoldJobsRequest* request,
+                                             canopy::v1::JobActionResponse* response) {
+  return ControlJobs(FromProto(*request), context, response);
+}
+
+grpc::Status ControllerServiceImpl::ReleaseJobs(grpc::ServerContext* context,
+                                                const canopy::v1::ReleaseJobsRequest* request,
+                                                canopy::v1::JobActionResponse* response) {
+  return ControlJobs(FromProto(*request), context, response);
+}
+
+grpc::Status ControllerServiceImpl::RequeueJobs(grpc::ServerContext* context,
+                                                const canopy::v1::RequeueJobsRequest* request,
+                                                canopy::v1::JobActionResponse* response) {
+  return ControlJobs(FromProto(*request), context, response);
+}
+
+grpc::Status ControllerServiceImpl::ControlJobs(lifecycle::JobActionRequest request,
+                                                const grpc::ServerContext* context,
+                                                canopy::v1::JobActionResponse* response) {
+  if (request.job_ids.empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_ids: no job id given");
+  }
+  absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> r =
+      controller_->ControlJobs(std::move(request), CallerOf(context));
+  if (!r.ok()) {
+    return rpc::ToGrpcStatus(r.status());
+  }
+  *response = ToProto(*r);
+  return grpc::Status::OK;
 }
 
 grpc::Status ControllerServiceImpl::WhoAmI(grpc::ServerContext* context,

@@ -138,6 +138,40 @@ TEST_F(ControllerTest, CommandsAfterStopAreRefusedNotLeftWaiting) {
   EXPECT_EQ(changed.status().code(), absl::StatusCode::kUnavailable);
 }
 
+// sacctmgr add/modify qos: answered once the whole table is in the store, readable from the
+// next snapshot; only operators may change it, and a refused change saves nothing.
+TEST_F(ControllerTest, QosChangesAreStoredWholeAndPublished) {
+  lifecycle::Caller root;
+  root.authenticated = true;
+  root.is_operator = true;
+  root.user_name = "root";
+  absl::StatusOr<std::vector<std::string>> changed = controller_->UpdateQos(
+      QosEdit::kAdd, {"high"}, {{"Priority", "100"}, {"Preempt", "normal"}}, root);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_THAT(*changed, ElementsAre("high"));
+  absl::StatusOr<persistence::StoredAccounting> stored = store_->LoadAccounting();
+  ASSERT_TRUE(stored.ok() && stored->qos.has_value());
+  ASSERT_EQ(stored->qos->size(), 2u);
+  EXPECT_EQ((*stored->qos)[0].name, "normal");
+  EXPECT_EQ((*stored->qos)[1].name, "high");
+  EXPECT_EQ((*stored->qos)[1].priority, 100u);
+  const limits::QosSpec* high = controller_->Snapshot()->accounting->qos().Find("high");
+  ASSERT_NE(high, nullptr);
+  EXPECT_EQ(high->preempt, std::vector<std::string>{"normal"});
+
+  changed = controller_->UpdateQos(QosEdit::kModify, {"high"}, {{"MaxWall", "soon"}}, root);
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument);
+  lifecycle::Caller alice;
+  alice.authenticated = true;
+  alice.user_name = "alice";
+  changed = controller_->UpdateQos(QosEdit::kDelete, {"high"}, {}, alice);
+  EXPECT_EQ(changed.status().code(), absl::StatusCode::kPermissionDenied);
+  stored = store_->LoadAccounting();
+  ASSERT_TRUE(stored.ok() && stored->qos.has_value());
+  EXPECT_EQ(stored->qos->size(), 2u);
+  EXPECT_NE(controller_->Snapshot()->accounting->qos().Find("high"), nullptr);
+}
+
 // A store whose database was written by schema 2: it hands over serialised canopy.v1.Job
 // records, and remembers whether a commit dropped them.
 class Schema2Store final : public persistence::Store {

@@ -38,6 +38,9 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node,
 canopy::v1::JobState ToProtoState(core::JobState state);
 core::JobState FromProtoState(canopy::v1::JobState state);
 
+// What the core's JobSpec cannot express: InvalidArgument naming the field (a dependency of
+// unknown type). FromProto drops such items, so submissions are checked with this first.
+absl::Status CheckWireSpec(const canopy::v1::JobSpec& spec);
 core::JobSpec FromProto(const canopy::v1::JobSpec& spec);
 canopy::v1::JobSpec ToProto(const core::JobSpec& spec);
 
@@ -55,10 +58,17 @@ lifecycle::CancelRequest FromProto(const canopy::v1::CancelJobRequest& request);
 lifecycle::StepRequest FromProto(const canopy::v1::CreateStepRequest& request);
 lifecycle::CancelStepRequest FromProto(const canopy::v1::CancelStepRequest& request);
 lifecycle::CompleteRequest FromProto(const canopy::v1::CompleteJobRequest& request);
+lifecycle::JobActionRequest FromProto(const canopy::v1::HoldJobsRequest& request);
+lifecycle::JobActionRequest FromProto(const canopy::v1::ReleaseJobsRequest& request);
+lifecycle::JobActionRequest FromProto(const canopy::v1::RequeueJobsRequest& request);
+// The TimeLimit part of an UpdateJob request; nullopt when it changes no time limit.
+std::optional<lifecycle::TimeLimitChange> TimeLimitFromProto(
+    const canopy::v1::UpdateJobRequest& request);
 
 canopy::v1::SubmitJobResponse ToProto(const lifecycle::SubmitAnswer& answer);
 canopy::v1::CancelJobResponse ToProto(const std::vector<lifecycle::CancelAnswer>& answers);
 canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer);
+canopy::v1::JobActionResponse ToProto(const std::vector<lifecycle::JobActionAnswer>& answers);
 
 // ---- Agents
 

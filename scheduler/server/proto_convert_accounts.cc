@@ -102,7 +102,7 @@ canopy::v1::JobPriority PriorityToProto(const core::Job& job,
   out.set_partition_factor(p.partition);
   out.set_qos(p.qos);
   out.set_nice(p.nice);
-  out.set_qos_name("normal");
+  out.set_qos_name(job.qos.empty() ? std::string(limits::kNormalQos) : job.qos);
   return out;
 }
 

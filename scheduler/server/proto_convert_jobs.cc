@@ -77,6 +77,74 @@ canopy::v1::LaunchStep StepToProto(const lifecycle::LaunchStep& m,
   return out;
 }
 
+using WireDependency = canopy::v1::JobDependency;
+
+// Wire and core dependency types and states, by position: kept in one table each.
+constexpr std::pair<core::DependencyType, WireDependency::Type> kDependencyTypes[] = {
+    {core::DependencyType::kAfter, WireDependency::TYPE_AFTER},
+    {core::DependencyType::kAfterAny, WireDependency::TYPE_AFTER_ANY},
+    {core::DependencyType::kAfterOk, WireDependency::TYPE_AFTER_OK},
+    {core::DependencyType::kAfterNotOk, WireDependency::TYPE_AFTER_NOT_OK},
+    {core::DependencyType::kAfterCorr, WireDependency::TYPE_AFTER_CORR},
+    {core::DependencyType::kSingleton, WireDependency::TYPE_SINGLETON},
+};
+constexpr std::pair<core::DependencyState, WireDependency::State> kDependencyStates[] = {
+    {core::DependencyState::kWaiting, WireDependency::STATE_UNFULFILLED},
+    {core::DependencyState::kSatisfied, WireDependency::STATE_FULFILLED},
+    {core::DependencyState::kFailed, WireDependency::STATE_FAILED},
+};
+
+WireDependency DependencyToProto(const core::Dependency& d) {
+  WireDependency out;
+  for (const auto& [core_type, wire] : kDependencyTypes) {
+    if (core_type == d.type) {
+      out.set_type(wire);
+    }
+  }
+  for (const auto& [core_state, wire] : kDependencyStates) {
+    if (core_state == d.state) {
+      out.set_state(wire);
+    }
+  }
+  out.set_job_id(d.job_id);
+  if (d.array_task_id.has_value()) {
+    out.set_array_task_id(*d.array_task_id);
+  }
+  if (d.delay != absl::ZeroDuration()) {
+    *out.mutable_delay() = ToProtoDuration(d.delay);
+  }
+  out.set_whole_array(d.whole_array);
+  return out;
+}
+
+// An item of a submitted spec. The state and whole_array are the controller's to decide
+// (ResolveDependencies resets them); an unknown type is kept out of the core by the caller.
+std::optional<core::Dependency> DependencyFromProto(const WireDependency& d) {
+  core::Dependency out;
+  bool known = false;
+  for (const auto& [core_type, wire] : kDependencyTypes) {
+    if (wire == d.type()) {
+      out.type = core_type;
+      known = true;
+    }
+  }
+  if (!known) {
+    return std::nullopt;
+  }
+  for (const auto& [core_state, wire] : kDependencyStates) {
+    if (wire == d.state()) {
+      out.state = core_state;
+    }
+  }
+  out.job_id = d.job_id();
+  if (d.has_array_task_id()) {
+    out.array_task_id = d.array_task_id();
+  }
+  out.delay = FromProtoDuration(d.delay());
+  out.whole_array = d.whole_array();
+  return out;
+}
+
 }  // namespace
 
 canopy::v1::JobState ToProtoState(core::JobState state) {
@@ -117,6 +185,18 @@ core::JobState FromProtoState(canopy::v1::JobState state) {
     }
   }
   return core::JobState::kPending;
+}
+
+absl::Status CheckWireSpec(const canopy::v1::JobSpec& spec) {
+  for (int i = 0; i < spec.dependencies_size(); ++i) {
+    if (!DependencyFromProto(spec.dependencies(i)).has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "spec.dependencies[", i, "].type: expected TYPE_AFTER, TYPE_AFTER_ANY, TYPE_AFTER_OK, "
+          "TYPE_AFTER_NOT_OK, TYPE_AFTER_CORR or TYPE_SINGLETON, got ",
+          static_cast<int>(spec.dependencies(i).type())));
+    }
+  }
+  return absl::OkStatus();
 }
 
 core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
@@ -160,6 +240,19 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
   out.warn_signal = s.warn_signal();
   out.warn_time = FromProtoDuration(s.warn_time());
   out.warn_batch_only = s.warn_batch_only();
+  for (const WireDependency& d : s.dependencies()) {
+    if (std::optional<core::Dependency> item = DependencyFromProto(d); item.has_value()) {
+      out.dependencies.push_back(*item);
+    }
+  }
+  out.dependency_any = s.dependency_any();
+  if (s.has_kill_on_invalid_dep()) {
+    out.kill_on_invalid_dep = s.kill_on_invalid_dep();
+  }
+  if (s.has_begin_time()) {
+    out.begin_time = FromProtoTime(s.begin_time());
+  }
+  out.qos = s.qos();
   return out;
 }
 
@@ -206,6 +299,17 @@ canopy::v1::JobSpec ToProto(const core::JobSpec& s) {
     *out.mutable_warn_time() = ToProtoDuration(s.warn_time);
   }
   out.set_warn_batch_only(s.warn_batch_only);
+  for (const core::Dependency& d : s.dependencies) {
+    *out.add_dependencies() = DependencyToProto(d);
+  }
+  out.set_dependency_any(s.dependency_any);
+  if (s.kill_on_invalid_dep.has_value()) {
+    out.set_kill_on_invalid_dep(*s.kill_on_invalid_dep);
+  }
+  if (s.begin_time != absl::InfinitePast()) {
+    *out.mutable_begin_time() = ToProtoTime(s.begin_time);
+  }
+  out.set_qos(s.qos);
   return out;
 }
 
@@ -264,6 +368,10 @@ canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology
     out.add_expected_nodes(topology.node_name(node));
   }
   out.set_priority_fixed(job.priority_fixed);
+  if (job.eligible_time != absl::InfinitePast()) {
+    *out.mutable_eligible_time() = ToProtoTime(job.eligible_time);
+  }
+  out.set_qos(job.qos);
   return out;
 }
 
@@ -278,6 +386,7 @@ absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& r, const topology::To
   job.user_name = r.user_name();
   job.supplementary_gids.assign(r.supplementary_gids().begin(), r.supplementary_gids().end());
   job.partition = r.partition();
+  job.qos = r.qos();
   job.time_limit =
       r.has_time_limit() ? FromProtoDuration(r.time_limit()) : absl::InfiniteDuration();
   job.array_job_id = r.array_job_id();
@@ -291,7 +400,8 @@ absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& r, const topology::To
   job.state_message = r.state_message();
   job.placement_explanation = r.placement_explanation();
   job.submit_time = FromProtoTime(r.submit_time());
-  job.eligible_time = job.submit_time;
+  job.eligible_time =
+      r.has_eligible_time() ? FromProtoTime(r.eligible_time()) : job.submit_time;
   job.start_time = FromProtoTime(r.start_time());
   job.end_time = FromProtoTime(r.end_time());
   job.restart_count = r.restart_count();
@@ -338,6 +448,55 @@ lifecycle::CancelRequest FromProto(const canopy::v1::CancelJobRequest& request) 
   out.job_ids.assign(request.job_ids().begin(), request.job_ids().end());
   out.signal = request.signal();
   out.batch_only = request.batch_only();
+  return out;
+}
+
+lifecycle::JobActionRequest FromProto(const canopy::v1::HoldJobsRequest& r) {
+  lifecycle::JobActionRequest out;
+  out.job_ids.assign(r.job_ids().begin(), r.job_ids().end());
+  out.action = r.user_hold() ? lifecycle::JobAction::kUserHold : lifecycle::JobAction::kHold;
+  return out;
+}
+
+lifecycle::JobActionRequest FromProto(const canopy::v1::ReleaseJobsRequest& r) {
+  lifecycle::JobActionRequest out;
+  out.job_ids.assign(r.job_ids().begin(), r.job_ids().end());
+  out.action = lifecycle::JobAction::kRelease;
+  return out;
+}
+
+lifecycle::JobActionRequest FromProto(const canopy::v1::RequeueJobsRequest& r) {
+  lifecycle::JobActionRequest out;
+  out.job_ids.assign(r.job_ids().begin(), r.job_ids().end());
+  out.action = r.hold() ? lifecycle::JobAction::kRequeueHold : lifecycle::JobAction::kRequeue;
+  return out;
+}
+
+std::optional<lifecycle::TimeLimitChange> TimeLimitFromProto(
+    const canopy::v1::UpdateJobRequest& r) {
+  if (!r.has_time_limit() && !r.time_limit_unlimited() && !r.has_time_limit_change()) {
+    return std::nullopt;
+  }
+  lifecycle::TimeLimitChange out;
+  if (r.time_limit_unlimited()) {
+    out.set = absl::InfiniteDuration();
+  } else if (r.has_time_limit()) {
+    out.set = FromProtoDuration(r.time_limit());
+  }
+  if (r.has_time_limit_change()) {
+    out.add = FromProtoDuration(r.time_limit_change());
+  }
+  return out;
+}
+
+canopy::v1::JobActionResponse ToProto(const std::vector<lifecycle::JobActionAnswer>& answers) {
+  canopy::v1::JobActionResponse out;
+  for (const lifecycle::JobActionAnswer& a : answers) {
+    canopy::v1::JobActionResult* r = out.add_results();
+    r->set_job_id(a.job_id);
+    r->set_ok(a.ok);
+    r->set_error(a.error);
+  }
   return out;
 }
 

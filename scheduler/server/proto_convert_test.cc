@@ -32,6 +32,7 @@ class ProtoConvertTest : public ::testing::Test {
     job.user_id = 1001;
     job.user_name = "alice";
     job.partition = "gpu";
+    job.qos = "normal";
     job.time_limit = absl::Minutes(5);
     job.state = core::JobState::kRunning;
     job.run_id = 2;
@@ -57,11 +58,50 @@ TEST_F(ProtoConvertTest, JobSpecRoundTripsThroughTheWire) {
   spec.requeue = false;
   spec.warn_signal = 10;
   spec.warn_time = absl::Seconds(30);
+  core::Dependency after;
+  after.type = core::DependencyType::kAfter;
+  after.job_id = 4;
+  after.delay = absl::Minutes(10);
+  after.state = core::DependencyState::kFailed;
+  core::Dependency task;
+  task.type = core::DependencyType::kAfterCorr;
+  task.job_id = 5;
+  task.array_task_id = 0;
+  core::Dependency whole;
+  whole.type = core::DependencyType::kAfterOk;
+  whole.job_id = 6;
+  whole.whole_array = true;
+  whole.state = core::DependencyState::kSatisfied;
+  core::Dependency singleton;
+  singleton.type = core::DependencyType::kSingleton;
+  spec.dependencies = {after, task, whole, singleton};
+  spec.dependency_any = true;
+  spec.kill_on_invalid_dep = false;
+  spec.begin_time = absl::FromUnixSeconds(1'800'000'600);
+  spec.qos = "high";
   EXPECT_EQ(FromProto(ToProto(spec)), spec);
+  EXPECT_EQ(ToProto(spec).qos(), "high");
+  const canopy::v1::JobSpec wire = ToProto(spec);
+  EXPECT_EQ(wire.dependencies(0).type(), canopy::v1::JobDependency::TYPE_AFTER);
+  EXPECT_EQ(wire.dependencies(0).state(), canopy::v1::JobDependency::STATE_FAILED);
+  EXPECT_TRUE(wire.dependencies(1).has_array_task_id());
+  EXPECT_FALSE(wire.dependencies(2).has_array_task_id());
   // Unset optional fields stay unset (the partition's defaults apply).
   const core::JobSpec bare = FromProto(canopy::v1::JobSpec());
   EXPECT_FALSE(bare.time_limit.has_value());
   EXPECT_FALSE(bare.switches_wait.has_value());
+  EXPECT_FALSE(bare.kill_on_invalid_dep.has_value());
+  EXPECT_EQ(bare.begin_time, absl::InfinitePast());
+}
+
+TEST_F(ProtoConvertTest, ADependencyOfUnknownTypeIsRefusedByName) {
+  canopy::v1::JobSpec wire;
+  wire.add_dependencies()->set_type(canopy::v1::JobDependency::TYPE_AFTER_OK);
+  wire.add_dependencies()->set_job_id(3);  // TYPE_UNSPECIFIED
+  const absl::Status s = CheckWireSpec(wire);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("spec.dependencies[1].type: expected TYPE_AFTER"));
+  EXPECT_TRUE(CheckWireSpec(canopy::v1::JobSpec()).ok());
 }
 
 TEST_F(ProtoConvertTest, JobRecordNamesNodesAndLeaves) {
@@ -74,6 +114,7 @@ TEST_F(ProtoConvertTest, JobRecordNamesNodesAndLeaves) {
   EXPECT_THAT(wire.leaf_switches(), ElementsAre("leaf1", "leaf2"));
   EXPECT_EQ(rpc::FromProtoDuration(wire.time_limit()), absl::Minutes(5));
   EXPECT_EQ(wire.completing_to(), canopy::v1::JOB_STATE_UNSPECIFIED);
+  EXPECT_EQ(wire.qos(), "normal");
   // And back (the conversion of records stored by schema 2).
   absl::StatusOr<core::Job> back = FromProto(wire, *topology_);
   ASSERT_TRUE(back.ok()) << back.status();
