@@ -199,6 +199,25 @@ absl::StatusOr<canopy::v1::UpdateAssociationsResponse> ControllerClient::UpdateA
   return response;
 }
 
+absl::StatusOr<canopy::v1::ListQosResponse> ControllerClient::ListQos() {
+  canopy::v1::ListQosResponse response;
+  grpc::Status s = stub_->ListQos(NewContext().get(), canopy::v1::ListQosRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::UpdateQosResponse> ControllerClient::UpdateQos(
+    const canopy::v1::UpdateQosRequest& request) {
+  canopy::v1::UpdateQosResponse response;
+  grpc::Status s = stub_->UpdateQos(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 absl::StatusOr<canopy::v1::GetSharesResponse> ControllerClient::GetShares() {
   canopy::v1::GetSharesResponse response;
   grpc::Status s = stub_->GetShares(NewContext().get(), canopy::v1::GetSharesRequest(), &response);
@@ -212,6 +231,42 @@ absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorit
     const canopy::v1::ListPrioritiesRequest& request) {
   canopy::v1::ListPrioritiesResponse response;
   grpc::Status s = stub_->ListPriorities(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
+  canopy::v1::UpdateJobResponse response;
+  grpc::Status s = stub_->UpdateJob(NewContext().get(), request, &response);
+  return s.ok() ? absl::OkStatus() : Explain(s);
+}
+
+absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::HoldJobs(
+    const canopy::v1::HoldJobsRequest& request) {
+  canopy::v1::JobActionResponse response;
+  grpc::Status s = stub_->HoldJobs(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::ReleaseJobs(
+    const canopy::v1::ReleaseJobsRequest& request) {
+  canopy::v1::JobActionResponse response;
+  grpc::Status s = stub_->ReleaseJobs(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::RequeueJobs(
+    const canopy::v1::RequeueJobsRequest& request) {
+  canopy::v1::JobActionResponse response;
+  grpc::Status s = stub_->RequeueJobs(NewContext().get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }

@@ -40,12 +40,24 @@ class ControllerClient {
   absl::Status CancelStep(const canopy::v1::CancelStepRequest& request);
   absl::Status CompleteJob(const canopy::v1::CompleteJobRequest& request);
   absl::StatusOr<canopy::v1::WhoAmIResponse> WhoAmI();
+  // scontrol update job, top, hold, uhold, release, requeue, requeuehold.
+  absl::Status UpdateJob(const canopy::v1::UpdateJobRequest& request);
+  absl::StatusOr<canopy::v1::JobActionResponse> HoldJobs(
+      const canopy::v1::HoldJobsRequest& request);
+  absl::StatusOr<canopy::v1::JobActionResponse> ReleaseJobs(
+      const canopy::v1::ReleaseJobsRequest& request);
+  absl::StatusOr<canopy::v1::JobActionResponse> RequeueJobs(
+      const canopy::v1::RequeueJobsRequest& request);
 
   // Accounts, fair share and priority (sacctmgr, sshare, sprio). UpdateAssociations needs an
   // operator; the others anyone may call.
   absl::StatusOr<canopy::v1::ListAssociationsResponse> ListAssociations();
   absl::StatusOr<canopy::v1::UpdateAssociationsResponse> UpdateAssociations(
       const canopy::v1::UpdateAssociationsRequest& request);
+  // QOS (sacctmgr show|add|modify|delete qos). UpdateQos needs an operator.
+  absl::StatusOr<canopy::v1::ListQosResponse> ListQos();
+  absl::StatusOr<canopy::v1::UpdateQosResponse> UpdateQos(
+      const canopy::v1::UpdateQosRequest& request);
   absl::StatusOr<canopy::v1::GetSharesResponse> GetShares();
   absl::StatusOr<canopy::v1::ListPrioritiesResponse> ListPriorities(
       const canopy::v1::ListPrioritiesRequest& request);

@@ -77,6 +77,13 @@ std::string ExitCodeString(int exit_code, int exit_signal) {
   return absl::StrCat(exit_code, ":", exit_signal);
 }
 
+std::string JobQosName(const canopy::v1::Job& job) {
+  if (!job.qos().empty()) {
+    return job.qos();
+  }
+  return job.spec().account().empty() ? "(null)" : "normal";
+}
+
 std::string TresPerNode(const canopy::v1::JobSpec& spec) {
   if (spec.gpus_per_node() <= 0) {
     return "N/A";

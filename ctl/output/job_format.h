@@ -27,6 +27,11 @@ bool IsJobActive(canopy::v1::JobState state);
 // Slurm's "EXIT:SIGNAL" (scontrol's ExitCode=, sacct's ExitCode).
 std::string ExitCodeString(int exit_code, int exit_signal);
 
+// The QOS the job runs under (squeue's %q, scontrol's QOS=). A record without one (saved
+// before canopyd kept QOS) shows what Slurm shows for it: "(null)" without an account (no
+// accounting), else "normal".
+std::string JobQosName(const canopy::v1::Job& job);
+
 // squeue's %b (TRES_PER_NODE): "gres:gpu:4", "gres:gpu:h100:4", or "N/A" without GPUs.
 std::string TresPerNode(const canopy::v1::JobSpec& spec);
 

@@ -41,6 +41,7 @@ std::string FieldCell::Format(int width, FieldsMode mode) const {
       case Kind::kBlank:
         return "";
       case Kind::kText:
+      case Kind::kWhole:
         return text_;
       case Kind::kNumber:
         return absl::StrCat(number_);
@@ -60,6 +61,9 @@ std::string FieldCell::Format(int width, FieldsMode mode) const {
       }
       return Pad(v, width);
     }
+    case Kind::kWhole:
+      return width > 0 ? absl::StrFormat("%*s", width, text_)
+                       : absl::StrFormat("%-*s", -width, text_);
     case Kind::kNumber:
       return width > 0 ? absl::StrFormat("%*d", width, number_)
                        : absl::StrFormat("%-*d", -width, number_);

@@ -31,6 +31,10 @@ class FieldCell {
   static FieldCell Text(std::string text) { return FieldCell(Kind::kText, std::move(text), 0, 0); }
   // print_fields_uint*: never cut.
   static FieldCell Number(uint64_t n) { return FieldCell(Kind::kNumber, "", n, 0); }
+  // print_fields_time and print_fields_time_from_secs ("01:00:00"): padded, never cut.
+  static FieldCell Whole(std::string text) {
+    return FieldCell(Kind::kWhole, std::move(text), 0, 0);
+  }
   // print_fields_double: "%f" ("inf" for infinity); in a table "%*e" when "%*f" overflows.
   static FieldCell Double(double d) { return FieldCell(Kind::kDouble, "", 0, d); }
 
@@ -38,7 +42,7 @@ class FieldCell {
   std::string Format(int width, FieldsMode mode) const;
 
  private:
-  enum class Kind { kBlank, kText, kNumber, kDouble };
+  enum class Kind { kBlank, kText, kWhole, kNumber, kDouble };
   FieldCell(Kind kind, std::string text, uint64_t number, double real)
       : kind_(kind), text_(std::move(text)), number_(number), real_(real) {}
 

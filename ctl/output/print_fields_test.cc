@@ -27,6 +27,13 @@ TEST(PrintFieldsTest, LongTextEndsInPlusButNumbersAreNeverCut) {
   EXPECT_EQ(q.Header(), "Long \n---- \n");
 }
 
+TEST(PrintFieldsTest, TimesArePaddedButNeverCut) {
+  EXPECT_EQ(FieldCell::Whole("00:00:00").Format(10, FieldsMode::kTable), "  00:00:00");
+  EXPECT_EQ(FieldCell::Whole("00:00:00").Format(-10, FieldsMode::kTable), "00:00:00  ");
+  EXPECT_EQ(FieldCell::Whole("10-00:00:00").Format(8, FieldsMode::kTable), "10-00:00:00");
+  EXPECT_EQ(FieldCell::Whole("01:00:00").Format(8, FieldsMode::kParsable), "01:00:00");
+}
+
 TEST(PrintFieldsTest, DoublesUseFixedThenExponentNotation) {
   EXPECT_EQ(FieldCell::Double(0.297030).Format(11, FieldsMode::kTable), "   0.297030");
   EXPECT_EQ(

@@ -49,7 +49,7 @@ absl::Status Error(absl::string_view text) { return absl::InvalidArgumentError(t
 absl::Status NotServed(absl::string_view keyword) {
   return absl::UnimplementedError(
       absl::StrCat("sacctmgr: error: '", keyword,
-                   "' is not served by Canopy (accounts, users and associations are)"));
+                   "' is not served by Canopy (accounts, users, associations and QOS are)"));
 }
 
 absl::Status ReadDumpOrLoad(const std::vector<std::string>& words, Command& c) {

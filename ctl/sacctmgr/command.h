@@ -12,6 +12,7 @@
 //   show|list associations|accounts|users [where CONDITIONS] [Format=...] [WithAssoc]
 //   modify|update account|user [where] CONDITIONS set SETTINGS
 //   delete|remove account|user [where] CONDITIONS
+//   add|show|modify|delete qos (qos_words.h)
 //   dump CLUSTER [File=F]      load FILE [Cluster=C] [Clean]      help      version
 // Limits (GrpJobs=, MaxJobs=, MaxWall=, GrpTRES=, QOS=, ...) are kept as the association's
 // attributes under sacctmgr's flat-file names.
@@ -30,7 +31,7 @@
 namespace canopy::ctl::sacctmgr {
 
 enum class Verb { kAdd, kList, kModify, kDelete, kDump, kLoad, kHelp, kVersion };
-enum class Entity { kNone, kAccount, kAssociation, kUser };
+enum class Entity { kNone, kAccount, kAssociation, kUser, kQos };
 
 // Fairshare=parent.
 inline constexpr int64_t kParentShares = -1;
@@ -50,7 +51,7 @@ struct Command {
   Entity entity = Entity::kNone;
 
   // Conditions ("where", and the names of add).
-  std::vector<std::string> names;     // accounts (account commands) or users (user commands)
+  std::vector<std::string> names;     // accounts, users or QOS (of account, user, qos commands)
   std::vector<std::string> accounts;  // Accounts= (user and association commands)
   std::vector<std::string> users;     // Users= (association commands)
   std::vector<std::string> clusters;
@@ -59,14 +60,16 @@ struct Command {
   std::vector<std::string> organizations;
   std::vector<std::string> default_accounts;
   std::vector<std::string> admin_levels;
-  std::vector<std::string> format;  // Format= items, "account%20"
-  bool with_assoc = false;          // WithAssoc
-  bool any_condition = false;       // any condition given (delete refuses none)
+  std::vector<std::string> preempt_modes;  // PreemptMode= (QOS): "off", "cancel", "requeue", ...
+  std::vector<std::string> format;         // Format= items, "account%20"
+  bool with_assoc = false;                 // WithAssoc
+  bool any_condition = false;              // any condition given (delete refuses none)
 
   // Settings (everything of add; what follows "set" in modify).
   std::optional<int64_t> shares;  // Fairshare=; kParentShares for "parent"
   std::optional<std::string> parent;
-  // Description, Organization, DefaultAccount, AdminLevel and limits, flat-file spelling.
+  // Description, Organization, DefaultAccount, AdminLevel and limits, flat-file spelling; for
+  // QOS the options canopyd's UpdateQos takes (qos_words.h).
   std::vector<std::pair<std::string, std::string>> settings;
   bool any_setting = false;
 
@@ -85,7 +88,7 @@ struct Invocation {
 // "invalid keyword: X", "No valid entity in list command" and its "Input line must include"
 // line, " Unknown condition: X" / " Unknown option: X" with their second line,
 // "sacctmgr: error: Invalid value for FairShare (X)". Unimplemented for an entity or command
-// that Slurm has and Canopy does not serve (QOS, clusters, ...).
+// that Slurm has and Canopy does not serve (clusters, WCKeys, ...).
 absl::StatusOr<Invocation> ParseSacctmgrArgs(const std::vector<std::string>& args);
 
 // The value of setting `key` (case-insensitive), or nullptr.

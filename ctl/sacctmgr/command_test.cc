@@ -157,7 +157,8 @@ TEST(SacctmgrCommandTest, SacctmgrsErrors) {
             "information");
   EXPECT_EQ(Error({"-X"}),
             "sacctmgr: invalid option -- 'X'\nTry \"sacctmgr --help\" for more information");
-  EXPECT_EQ(ParseSacctmgrArgs({"show", "qos"}).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(ParseSacctmgrArgs({"show", "cluster"}).status().code(),
+            absl::StatusCode::kUnimplemented);
   EXPECT_EQ(ParseSacctmgrArgs({}).status().code(), absl::StatusCode::kUnimplemented);
 }
 

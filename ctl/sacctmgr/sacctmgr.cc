@@ -16,6 +16,8 @@
 #include "ctl/sacctmgr/change.h"
 #include "ctl/sacctmgr/command.h"
 #include "ctl/sacctmgr/flat_file.h"
+#include "ctl/sacctmgr/qos_change.h"
+#include "ctl/sacctmgr/qos_show.h"
 #include "ctl/sacctmgr/show.h"
 #include "ctl/sacctmgr/view.h"
 
@@ -71,7 +73,10 @@ bool Commit(const GlobalOptions& options, std::ostream& out) {
 // What sacctmgr prints when storing the change fails.
 std::string Problem(const Command& c, absl::string_view message) {
   if (c.verb == Verb::kAdd) {
-    return absl::StrCat(" Problem adding ", c.entity == Entity::kAccount ? "accounts" : "users",
+    return absl::StrCat(" Problem adding ",
+                        c.entity == Entity::kAccount ? "accounts"
+                        : c.entity == Entity::kQos   ? "QOS"
+                                                     : "users",
                         ": ", message, "\n");
   }
   return absl::StrCat(" Error with request: ", message, "\n");
@@ -90,6 +95,42 @@ int Send(client::ControllerClient& client, const Invocation& inv,
       err << Problem(inv.command, done.status().message());
       return 1;
     }
+  }
+  return 0;
+}
+
+// show|add|modify|delete qos.
+int RunQos(client::ControllerClient& client, const Invocation& inv, const AssociationView& view,
+           std::ostream& out, std::ostream& err) {
+  const Command& c = inv.command;
+  absl::StatusOr<canopy::v1::ListQosResponse> qos = client.ListQos();
+  if (!qos.ok()) {
+    err << "sacctmgr: error: Problem talking to the database: " << qos.status().message() << "\n";
+    return 1;
+  }
+  if (c.verb == Verb::kList) {
+    absl::StatusOr<std::string> text = RenderShowQos(inv.options, c, *qos);
+    if (!text.ok()) {
+      err << text.status().message() << "\n";
+      return 1;
+    }
+    out << *text;
+    return 0;
+  }
+  const QosChangePlan plan = PlanQosChange(c, *qos, view);
+  out << plan.out;
+  err << plan.err;
+  if (!plan.request.has_value()) {
+    return plan.exit_code;
+  }
+  if (!Commit(inv.options, out)) {
+    out << " Changes Discarded\n";
+    return 0;
+  }
+  if (absl::StatusOr<canopy::v1::UpdateQosResponse> done = client.UpdateQos(*plan.request);
+      !done.ok()) {
+    err << Problem(c, done.status().message());
+    return 1;
   }
   return 0;
 }
@@ -182,6 +223,9 @@ int RunSacctmgr(const std::vector<std::string>& args, std::ostream& out, std::os
     return 1;
   }
   const AssociationView view(*answer);
+  if (c.entity == Entity::kQos) {
+    return RunQos(*client, *inv, view, out, err);
+  }
   switch (c.verb) {
     case Verb::kList: {
       absl::StatusOr<std::string> text = RenderShow(inv->options, c, view);
@@ -220,7 +264,7 @@ std::string SacctmgrUsage() {
          "     -r or --readonly: no modification can happen\n"
          "     -s or --associations: show the associations of accounts and users\n"
          "\n"
-         "  Valid <COMMAND> values (Canopy serves accounts, users and associations):\n"
+         "  Valid <COMMAND> values (Canopy serves accounts, users, associations and QOS):\n"
          "     add account NAMES [Parent=] [Fairshare=] [Description=] [Organization=] "
          "[limits]\n"
          "     add user NAMES Account=LIST [DefaultAccount=] [AdminLevel=] [Fairshare=] "
@@ -228,6 +272,12 @@ std::string SacctmgrUsage() {
          "     list|show associations|accounts|users [where <SPECS>] [Format=] [WithAssoc]\n"
          "     modify account|user [where] <SPECS> set <SETTINGS>\n"
          "     delete account|user [where] <SPECS>\n"
+         "     add qos NAMES [Description=] [Priority=] [GraceTime=] [GrpJobs=] [GrpTRES=]\n"
+         "         [MaxJobsPerUser=] [MaxTRESPerJob=] [MaxTRESPerUser=] [MaxWall=] [Preempt=]\n"
+         "         [PreemptMode=]\n"
+         "     list|show qos [NAMES] [where <SPECS>] [Format=]\n"
+         "     modify qos [where] <SPECS> set <SETTINGS>\n"
+         "     delete qos [where] <SPECS>\n"
          "     dump <CLUSTER> [File=<FILENAME>]\n"
          "     load <FILE> [Cluster=<CLUSTER>] [Clean]\n"
          "     help, version\n";

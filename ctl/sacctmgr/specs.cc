@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "ctl/sacctmgr/qos_words.h"
 #include "ctl/sacctmgr/words.h"
 
 namespace canopy::ctl::sacctmgr {
@@ -208,6 +209,9 @@ absl::Status UserSetting(const Token& t, bool adding, Command& c) {
 
 // The words after the entity: conditions and settings, switched by "where" and "set".
 absl::Status ReadSpecs(const std::vector<std::string>& words, size_t first, Command& c) {
+  if (c.entity == Entity::kQos) {
+    return ReadQosSpecs(words, first, c);
+  }
   const bool modifying = c.verb == Verb::kModify;
   bool in_set = c.verb == Verb::kAdd;
   for (size_t i = first; i < words.size(); ++i) {

@@ -37,7 +37,7 @@ absl::Status NoEntity(absl::string_view verb, absl::string_view must) {
 absl::Status NotServed(absl::string_view verb, absl::string_view word) {
   return absl::UnimplementedError(
       absl::StrCat("sacctmgr: error: '", verb, " ", word,
-                   "' is not served by Canopy (accounts, users and associations are)"));
+                   "' is not served by Canopy (accounts, users, associations and QOS are)"));
 }
 
 }  // namespace
@@ -138,8 +138,13 @@ absl::StatusOr<Entity> ReadEntity(Verb verb, absl::string_view w) {
       if (WordIs(w, "User", 1)) {
         return Entity::kUser;
       }
-      if (WordIs(w, "Cluster", 2) || WordIs(w, "Coordinator", 2) || WordIs(w, "Federation", 1) ||
-          WordIs(w, "QOS", 1) || WordIs(w, "Resource", 1)) {
+      if (WordIs(w, "Cluster", 2) || WordIs(w, "Coordinator", 2) || WordIs(w, "Federation", 1)) {
+        return NotServed("add", w);
+      }
+      if (WordIs(w, "QOS", 1)) {
+        return Entity::kQos;
+      }
+      if (WordIs(w, "Resource", 1)) {
         return NotServed("add", w);
       }
       return NoEntity("add",
@@ -174,7 +179,8 @@ absl::StatusOr<Entity> ReadEntity(Verb verb, absl::string_view w) {
                                                                  {"WCKeys", 1},
                                                                  {"tres", 2}}) {
         if (WordIs(w, name, min)) {
-          return NotServed("list", w);
+          return std::string(name) == "QOS" ? absl::StatusOr<Entity>(Entity::kQos)
+                                            : NotServed("list", w);
         }
       }
       return NoEntity("list",
@@ -189,8 +195,13 @@ absl::StatusOr<Entity> ReadEntity(Verb verb, absl::string_view w) {
       if (WordIs(w, "Users", 1)) {
         return Entity::kUser;
       }
-      if (WordIs(w, "Clusters", 5) || WordIs(w, "Federation", 1) || WordIs(w, "Job", 1) ||
-          WordIs(w, "QOSs", 1) || WordIs(w, "Resource", 1)) {
+      if (WordIs(w, "Clusters", 5) || WordIs(w, "Federation", 1) || WordIs(w, "Job", 1)) {
+        return NotServed("modify", w);
+      }
+      if (WordIs(w, "QOSs", 1)) {
+        return Entity::kQos;
+      }
+      if (WordIs(w, "Resource", 1)) {
         return NotServed("modify", w);
       }
       return NoEntity("modify",
@@ -203,8 +214,13 @@ absl::StatusOr<Entity> ReadEntity(Verb verb, absl::string_view w) {
       if (WordIs(w, "Users", 1)) {
         return Entity::kUser;
       }
-      if (WordIs(w, "Clusters", 2) || WordIs(w, "Coordinators", 2) || WordIs(w, "Federations", 1) ||
-          WordIs(w, "QOS", 2) || WordIs(w, "Resource", 1)) {
+      if (WordIs(w, "Clusters", 2) || WordIs(w, "Coordinators", 2) || WordIs(w, "Federations", 1)) {
+        return NotServed("delete", w);
+      }
+      if (WordIs(w, "QOS", 2)) {
+        return Entity::kQos;
+      }
+      if (WordIs(w, "Resource", 1)) {
         return NotServed("delete", w);
       }
       return NoEntity("delete",

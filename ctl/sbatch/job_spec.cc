@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/slurm/begin_time.h"
+#include "common/slurm/dependency.h"
 #include "common/slurm/option_values.h"
 
 namespace canopy::ctl::sbatch {
@@ -16,6 +18,47 @@ std::string ResolvePath(const std::string& path, const std::string& cwd) {
     return path;
   }
   return absl::StrCat(cwd, cwd.empty() || cwd.back() == '/' ? "" : "/", path);
+}
+
+canopy::v1::JobDependency::Type WireType(slurm::DependencyType type) {
+  switch (type) {
+    case slurm::DependencyType::kAfter:
+      return canopy::v1::JobDependency::TYPE_AFTER;
+    case slurm::DependencyType::kAfterAny:
+      return canopy::v1::JobDependency::TYPE_AFTER_ANY;
+    case slurm::DependencyType::kAfterOk:
+      return canopy::v1::JobDependency::TYPE_AFTER_OK;
+    case slurm::DependencyType::kAfterNotOk:
+      return canopy::v1::JobDependency::TYPE_AFTER_NOT_OK;
+    case slurm::DependencyType::kAfterCorr:
+      return canopy::v1::JobDependency::TYPE_AFTER_CORR;
+    case slurm::DependencyType::kSingleton:
+      return canopy::v1::JobDependency::TYPE_SINGLETON;
+  }
+  return canopy::v1::JobDependency::TYPE_UNSPECIFIED;
+}
+
+// --dependency into the spec. canopyd checks that the jobs exist.
+absl::Status ApplyDependency(const std::string& text, canopy::v1::JobSpec& spec) {
+  absl::StatusOr<slurm::DependencyList> list = slurm::ParseDependency(text);
+  if (!list.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error: ", list.status().message(),
+                     "\nerror: Batch job submission failed: Job dependency problem"));
+  }
+  for (const slurm::DependencyItem& item : list->items) {
+    canopy::v1::JobDependency* d = spec.add_dependencies();
+    d->set_type(WireType(item.type));
+    d->set_job_id(item.job_id);
+    if (item.task_id.has_value()) {
+      d->set_array_task_id(*item.task_id);
+    }
+    if (item.minutes > 0) {
+      SetDuration(absl::Minutes(item.minutes), *d->mutable_delay());
+    }
+  }
+  spec.set_dependency_any(list->any);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -35,12 +78,6 @@ void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
 
 absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
                                                  const SubmitContext& context) {
-  if (!o.begin.empty()) {
-    return absl::InvalidArgumentError("error: --begin is not supported by Canopy");
-  }
-  if (!o.dependency.empty()) {
-    return absl::InvalidArgumentError("error: --dependency is not supported by Canopy");
-  }
   if (!o.other_gres.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "error: Invalid generic resource (gres) specification: ", absl::StrJoin(o.other_gres, ","),
@@ -50,6 +87,7 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
   spec.set_name(o.job_name.empty() ? context.default_name : o.job_name);
   spec.set_partition(o.partition);
   spec.set_account(o.account);
+  spec.set_qos(o.qos);
   if (o.min_nodes) {
     spec.set_min_nodes(static_cast<int32_t>(*o.min_nodes));
   }
@@ -114,6 +152,22 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     spec.set_warn_batch_only(o.signal->batch_only);
   }
   spec.set_stdin_path(o.input);
+  if (!o.dependency.empty()) {
+    if (absl::Status s = ApplyDependency(o.dependency, spec); !s.ok()) {
+      return s;
+    }
+  }
+  if (o.kill_on_invalid_dep.has_value()) {
+    spec.set_kill_on_invalid_dep(*o.kill_on_invalid_dep);
+  }
+  if (!o.begin.empty()) {
+    absl::StatusOr<absl::Time> begin = slurm::ParseBeginTime(o.begin, context.now, context.tz);
+    if (!begin.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("error: Invalid --begin specification: ", begin.status().message()));
+    }
+    spec.mutable_begin_time()->set_seconds(absl::ToUnixSeconds(*begin));
+  }
   return spec;
 }
 

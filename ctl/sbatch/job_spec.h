@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "canopy/v1/types.pb.h"
 #include "common/slurm/sbatch_options.h"
 
@@ -21,6 +22,9 @@ struct SubmitContext {
   // The default job name: the script file's base name, "wrap" for --wrap, "sbatch" for a
   // script read from stdin (as sbatch names them).
   std::string default_name;
+  // What --begin is relative to ("now+1hour", "16:00"), as sbatch reads it.
+  absl::Time now = absl::UnixEpoch();
+  absl::TimeZone tz = absl::UTCTimeZone();
 };
 
 // Sets spec.environment and spec.export_none from `env` by the --export rules
@@ -29,7 +33,9 @@ void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
                  const std::map<std::string, std::string>& env, canopy::v1::JobSpec& spec);
 
 // The JobSpec for `options`. InvalidArgument, in sbatch's words after its "sbatch: " prefix,
-// for options Canopy cannot honour (--test-only, --begin, --dependency, non-GPU --gres).
+// for options Canopy cannot honour (non-GPU --gres) and for a --begin or --dependency value that
+// is not one (what is wrong, then Slurm's "Batch job submission failed: Job dependency problem"
+// for the latter, which real sbatch only learns from slurmctld).
 absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& options,
                                                  const SubmitContext& context);
 

@@ -46,6 +46,7 @@ TEST(SbatchSpecTest, DirectivesAndCommandLine) {
                                     "--open-mode=append",
                                     "--no-requeue",
                                     "-H",
+                                    "--qos=high",
                                     "--nice=5",
                                     "--array=1-3%2",
                                     "--signal=B:USR1@90",
@@ -67,6 +68,7 @@ TEST(SbatchSpecTest, DirectivesAndCommandLine) {
   EXPECT_EQ(spec.switches_wait().seconds(), 300);
   EXPECT_EQ(spec.partition(), "gpu");
   EXPECT_EQ(spec.account(), "acct");
+  EXPECT_EQ(spec.qos(), "high");
   EXPECT_EQ(spec.required_nodes(), "gpu[001-002]");
   EXPECT_EQ(spec.excluded_nodes(), "gpu003");
   EXPECT_EQ(spec.stdout_path(), "out-%j.txt");
@@ -131,14 +133,55 @@ TEST(SbatchSpecTest, ExportRules) {
   EXPECT_EQ(spec.environment().at("PATH"), "/x");
 }
 
-TEST(SbatchSpecTest, UnsupportedOptionsAreErrors) {
+TEST(SbatchSpecTest, TestOnlyIsARequestFlag) {
   SubmitContext c = Context("#!/bin/sh\ntrue\n");
   absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"--test-only"});
   ASSERT_TRUE(o.ok());
-  EXPECT_TRUE(BuildJobSpec(*o, c).ok());  // a request flag, not part of the spec
-  o = slurm::ParseSbatch(c.script, {"--dependency=afterok:1"});
+  EXPECT_TRUE(BuildJobSpec(*o, c).ok());  // not part of the spec
+}
+
+TEST(SbatchSpecTest, DependencyBeginAndKillOnInvalidDep) {
+  SubmitContext c = Context("#!/bin/sh\n#SBATCH --dependency=afterok:5:7_2\ntrue\n");
+  c.now = absl::FromUnixSeconds(1'800'000'000);
+  canopy::v1::JobSpec spec =
+      Build({"--begin=now+1hour", "--kill-on-invalid-dep=yes"}, c);
+  ASSERT_EQ(spec.dependencies_size(), 2);
+  EXPECT_EQ(spec.dependencies(0).type(), canopy::v1::JobDependency::TYPE_AFTER_OK);
+  EXPECT_EQ(spec.dependencies(0).job_id(), 5u);
+  EXPECT_FALSE(spec.dependencies(0).has_array_task_id());
+  EXPECT_EQ(spec.dependencies(1).job_id(), 7u);
+  EXPECT_EQ(spec.dependencies(1).array_task_id(), 2u);
+  EXPECT_FALSE(spec.dependency_any());
+  EXPECT_TRUE(spec.kill_on_invalid_dep());
+  EXPECT_EQ(spec.begin_time().seconds(), 1'800'003'600);
+
+  spec = Build({"-d", "after:3+10?singleton"}, Context("#!/bin/sh\ntrue\n"));
+  ASSERT_EQ(spec.dependencies_size(), 2);
+  EXPECT_TRUE(spec.dependency_any());
+  EXPECT_EQ(spec.dependencies(0).type(), canopy::v1::JobDependency::TYPE_AFTER);
+  EXPECT_EQ(spec.dependencies(0).delay().seconds(), 600);
+  EXPECT_EQ(spec.dependencies(1).type(), canopy::v1::JobDependency::TYPE_SINGLETON);
+  EXPECT_FALSE(spec.has_kill_on_invalid_dep());
+  EXPECT_FALSE(spec.has_begin_time());
+}
+
+TEST(SbatchSpecTest, BadDependencyAndBeginNameTheProblem) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"-d", "afterok:x"});
   ASSERT_TRUE(o.ok());
-  EXPECT_FALSE(BuildJobSpec(*o, c).ok());
+  absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*o, c);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            "error: --dependency='afterok:x': expected a job id at 'x' (expected "
+            "TYPE:JOBID[_TASK][+MINUTES][:JOBID...] items joined by ',' (all must be satisfied) "
+            "or '?' (any one), TYPE one of after, afterany, afterok, afternotok, aftercorr; or "
+            "singleton)\nerror: Batch job submission failed: Job dependency problem");
+  o = slurm::ParseSbatch(c.script, {"--begin=25:00"});
+  ASSERT_TRUE(o.ok());
+  spec = BuildJobSpec(*o, c);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message().substr(0, 79),
+            "error: Invalid --begin specification: Invalid time specification (pos=2): 25:00");
 }
 
 TEST(SbatchSpecTest, ScriptWithoutShebangIsRejectedAsSbatchDoes) {

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/os/hostname.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/sbatch_options.h"
@@ -66,6 +67,8 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     return client::GetoptExitCode(options.status().message());
   }
   context.cwd = client::CurrentDirectory();
+  context.now = absl::Now();  // --begin=now+1hour, 16:00: relative to the submission
+  context.tz = absl::LocalTimeZone();
   context.short_hostname = os::Hostname(true);
   context.env = client::ProcessEnvironment();
   absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*options, context);

@@ -55,11 +55,37 @@ absl::StatusOr<ScontrolRequest> ParseShow(const std::vector<std::string>& rest) 
     request.command = Command::kShowHostlist;
   } else if (Abbrev(entity, "topology", 1)) {
     request.command = Command::kShowTopology;
+  } else if (Abbrev(entity, "jobs", 1) || Abbrev(entity, "jobid", 4)) {
+    request.command = Command::kShowJob;
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid entity:", entity, " for keyword:show "));
   }
   return request;
+}
+
+// The commands that act on a job list. requeue and requeuehold must be written out: one is a
+// prefix of the other.
+std::optional<Command> JobCommand(const std::string& word) {
+  if (Abbrev(word, "hold", 4)) {
+    return Command::kHold;
+  }
+  if (Abbrev(word, "uhold", 5)) {
+    return Command::kUserHold;
+  }
+  if (Abbrev(word, "release", 3)) {
+    return Command::kRelease;
+  }
+  if (absl::AsciiStrToLower(word) == "requeue") {
+    return Command::kRequeue;
+  }
+  if (Abbrev(word, "requeuehold", 8)) {
+    return Command::kRequeueHold;
+  }
+  if (Abbrev(word, "top", 3)) {
+    return Command::kTop;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -108,6 +134,14 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
   } else if (Abbrev(args[0], "ping", 4)) {
     request = ScontrolRequest();
     request->command = Command::kPing;
+  } else if (std::optional<Command> job = JobCommand(args[0]); job.has_value()) {
+    if (rest.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("too few arguments for keyword:", absl::AsciiStrToLower(args[0])));
+    }
+    request = ScontrolRequest();
+    request->command = *job;
+    request->args = rest;
   } else {
     return absl::InvalidArgumentError(absl::StrCat("invalid keyword: ", args[0]));
   }

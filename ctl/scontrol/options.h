@@ -1,9 +1,10 @@
 // scontrol's command line, as far as Canopy serves it: getopt options (-a/--all, -d/--details,
 // -o/--oneliner, -Q/--quiet, -v/--verbose, on common/slurm's engine, anywhere on the line as
 // GNU getopt permutes them), then the words `show hostnames|hostlist|hostlistsorted|topology
-// [ARG]`, `update NodeName=... State=DRAIN|DOWN|RESUME Reason=...`, `ping`. Keywords may be
-// abbreviated to any unambiguous prefix of a minimum length ("sho", "hostn"), as Slurm's
-// scontrol reads them. Pure; thread-safe.
+// [ARG]`, `show job [ID]`, `update NodeName=... State=DRAIN|DOWN|RESUME Reason=...`,
+// `update job ID KEY=VALUE...` (job_words.h), `hold|uhold|release|requeue|requeuehold|top
+// JOB_LIST`, `ping`. Keywords may be abbreviated to any unambiguous prefix of a minimum length
+// ("sho", "hostn", "rel"), as Slurm's scontrol reads them. Pure; thread-safe.
 #pragma once
 
 #include <string>
@@ -19,8 +20,15 @@ enum class Command {
   kShowHostlist,
   kShowHostlistSorted,
   kShowTopology,
+  kShowJob,  // show job [ID] (also "show jobid ID", "show jobs")
   kUpdate,
   kPing,
+  kHold,         // hold JOB_LIST
+  kUserHold,     // uhold JOB_LIST
+  kRelease,      // release JOB_LIST
+  kRequeue,      // requeue JOB_LIST
+  kRequeueHold,  // requeuehold JOB_LIST
+  kTop,          // top JOB_LIST
 };
 
 struct ScontrolRequest {
@@ -32,7 +40,7 @@ struct ScontrolRequest {
   bool quiet = false;      // -Q
   int verbose = 0;         // -v, repeatable
   // show: its argument, if any ("show hostnames=EXPR" is "show hostnames EXPR"); update: the
-  // KEY=VALUE words.
+  // KEY=VALUE words; hold, release, ...: the job list's words.
   std::vector<std::string> args;
 };
 

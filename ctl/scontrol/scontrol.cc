@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/scontrol/job_words.h"
+#include "ctl/scontrol/jobs.h"
 #include "ctl/scontrol/options.h"
 #include "ctl/scontrol/render.h"
 
@@ -153,10 +155,21 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
       return ShowHostlist(request->args, true, out, err);
     case Command::kShowTopology:
       return ShowTopology(request->args, out, err);
+    case Command::kShowJob:
+      return ShowJobs(request->args, request->one_liner, out, err);
     case Command::kUpdate:
-      return UpdateNode(request->args, err);
+      return IsJobUpdate(request->args) ? UpdateJob(request->args, err)
+                                        : UpdateNode(request->args, err);
     case Command::kPing:
       return Ping(out, err);
+    case Command::kHold:
+    case Command::kUserHold:
+    case Command::kRelease:
+    case Command::kRequeue:
+    case Command::kRequeueHold:
+      return ControlJobs(request->command, request->args, err);
+    case Command::kTop:
+      return TopJobs(request->args, err);
   }
   return 1;
 }

@@ -1,5 +1,6 @@
 // `scontrol`, as far as Canopy serves it (options.h): show hostnames|hostlist|hostlistsorted|
-// topology, update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., ping. Output and exit codes
+// topology|job, update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., update job ID KEY=VALUE,
+// hold|uhold|release|requeue|requeuehold|top JOB_LIST (jobs.h), ping. Output and exit codes
 // follow Slurm 22.05 (tests/data/slurm-reference/cli-outputs-22.05.txt). The thin main: reads
 // $SLURM_NODELIST and hostlist files, asks canopyd, prints. Thread-compatible.
 #pragma once

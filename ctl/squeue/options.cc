@@ -13,17 +13,30 @@
 #include "absl/strings/string_view.h"
 #include "common/slurm/getopt.h"
 #include "ctl/output/job_format.h"
+#include "ctl/squeue/long_format.h"
 
 namespace canopy::ctl::squeue {
 namespace {
 
-enum class Opt { kNoHeader, kLong, kArray, kFormat, kJobs, kUsers, kPartitions, kStates, kStart };
+enum class Opt {
+  kNoHeader,
+  kLong,
+  kArray,
+  kFormat,
+  kFormatLong,
+  kJobs,
+  kUsers,
+  kPartitions,
+  kStates,
+  kStart
+};
 
 using slurm::ArgKind;
 
 // Slurm 22.05's long names (squeue/opts.c), for the options Canopy serves.
 constexpr slurm::OptionSpec kOptions[] = {
     {"array", 'r', ArgKind::kNone, Opt::kArray},
+    {"Format", 'O', ArgKind::kRequired, Opt::kFormatLong},
     {"format", 'o', ArgKind::kRequired, Opt::kFormat},
     {"jobs", 'j', ArgKind::kOptional, Opt::kJobs},
     {"long", 'l', ArgKind::kNone, Opt::kLong},
@@ -91,7 +104,17 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             return absl::OkStatus();
           case Opt::kFormat:
             o.format = std::string(v);
+            o.format_long.clear();
             return absl::OkStatus();
+          case Opt::kFormatLong: {
+            absl::StatusOr<std::vector<slurm::FormatItem>> items = ParseLongFormat(v);
+            if (!items.ok()) {
+              return items.status();
+            }
+            o.format_long = *std::move(items);
+            o.format.clear();
+            return absl::OkStatus();
+          }
           case Opt::kJobs:
             jobs_flag = true;
             return value.has_value() ? SetJobs(v, o) : absl::OkStatus();

@@ -29,6 +29,18 @@ TEST(SqueueOptionsTest, JobsTakeTheirListAttachedOrFromTheFirstOperand) {
   EXPECT_EQ(ParseSqueueArgs({"-j", "x"}).status().message(), "error: Invalid job id: x");
 }
 
+TEST(SqueueOptionsTest, LongFormat) {
+  absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"--Format=jobid,qos:.8"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  ASSERT_EQ(o->format_long.size(), 2u);
+  EXPECT_EQ(o->format_long[1].field, 'q');
+  EXPECT_EQ(ParseSqueueArgs({"--Fo", "qos"})->format_long.size(), 1u);  // a unique prefix
+  EXPECT_EQ(ParseSqueueArgs({"-O", "qos,bogus"}).status().message(),
+            "error: Invalid job format specification: bogus");
+  EXPECT_EQ(ParseSqueueArgs({"-O"}).status().message(),
+            std::string("option requires an argument -- 'O'") + kTry);
+}
+
 TEST(SqueueOptionsTest, GetoptErrors) {
   EXPECT_EQ(ParseSqueueArgs({"--bogus"}).status().message(),
             std::string("unrecognized option '--bogus'") + kTry);

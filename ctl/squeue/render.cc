@@ -66,6 +66,8 @@ std::string Header(char field) {
       return "PRIORITY";
     case 'a':
       return "ACCOUNT";
+    case 'q':
+      return "QOS";
     case 'Z':
       return "WORK_DIR";
     default:
@@ -148,6 +150,8 @@ std::string Value(char field, const Row& row, absl::Time now, absl::TimeZone tz)
       return absl::StrCat(job.priority());
     case 'a':
       return job.spec().account().empty() ? "(null)" : job.spec().account();
+    case 'q':
+      return output::JobQosName(job);
     case 'Z':
       return job.spec().work_dir();
     default:
@@ -309,7 +313,8 @@ std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJob
                              : options.start         ? kStartFormat
                              : options.long_format   ? kLongFormat
                                                      : kDefaultFormat;
-  const std::vector<slurm::FormatItem> items = slurm::ParseFormatSpec(format);
+  const std::vector<slurm::FormatItem> items =
+      !options.format_long.empty() ? options.format_long : slurm::ParseFormatSpec(format);
   std::string text;
   if (options.long_format) {
     text += absl::FormatTime("%a %b %d %H:%M:%S %Y\n", now, tz);

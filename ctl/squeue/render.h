@@ -2,7 +2,8 @@
 // Pure: RenderSqueue turns a ListJobsResponse into squeue's text, so it is compared byte for byte
 // with the reference in tests. Thread-safe.
 //
-// Fields of -o/--format: %i %A %j %u %T %t %M %l %D %C %b %N %R %r %P %S %V %Q %a %e %L %Z %Y %%
+// Fields of -o/--format: %i %A %j %u %T %t %M %l %D %C %b %N %R %r %P %S %V %Q %a %q %e %L %Z %Y
+// %% (%q: the job's QOS)
 // (%S of a pending job: its expected start from a backfill reservation, else N/A; %Y: the nodes
 // it is expected to start on, else "(null)")
 // (widths "%.18i" right-aligned, "%-10j"/"%10j" left-aligned, values cut to the width as squeue

@@ -170,6 +170,68 @@ TEST_F(SqueueFormatTest, ManyFieldsMatchSlurm) {
             "2026-12-02T09:43:37|8\n");
 }
 
+TEST_F(SqueueFormatTest, LongFormatMatchesSlurm) {
+  // $ squeue -O JobID,Name,State,NumNodes,tres-per-node,NodeList,Reason
+  EXPECT_EQ(Render({"-O", "JobID,Name,State,NumNodes,tres-per-node,NodeList,Reason"}),
+            "JOBID               NAME                STATE               NODES               "
+            "TRES_PER_NODE       NODELIST            REASON              \n"
+            "8                   jobD                PENDING             70                  N/A  "
+            "                                   PartitionNodeLimit  \n"
+            "4                   jobE                PENDING             1                   N/A  "
+            "                                   JobHeldUser         \n"
+            "1                   jobA                RUNNING             2                   "
+            "gres:gpu:4          gpu[001-002]        None                \n"
+            "9                   parsable            RUNNING             1                   N/A  "
+            "               gpu001              None                \n"
+            "10                  plain               RUNNING             1                   N/A  "
+            "               gpu001              None                \n"
+            "2                   jobB                RUNNING             1                   "
+            "gres:gpu:8          gpu003              None                \n"
+            "3                   jobC                RUNNING             1                   N/A  "
+            "               gpu001              None                \n"
+            "6                   jobF                RUNNING             1                   "
+            "gres:gpu:1          gpu001              None                \n"
+            "7                   jobF                RUNNING             1                   "
+            "gres:gpu:1          gpu001              None                \n"
+            "5                   jobF                RUNNING             1                   "
+            "gres:gpu:1          gpu001              None                \n");
+}
+
+TEST_F(SqueueFormatTest, LongFormatOfTheAccountingReference) {
+  jobs_.clear_jobs();
+  constexpr int kStart = 1796269816 - kNow;  // 2026-12-03T03:50:16Z
+  Add(1210, "blocker", canopy::v1::JOB_STATE_RUNNING, 1, kStart - 1, kStart,
+      {"gpu001", "gpu002", "gpu003", "gpu004", "gpu005", "gpu006", "gpu007", "gpu008", "gpu009",
+       "gpu010", "gpu011", "gpu012"},
+      8, 30);
+  Add(1220, "bigwait2", canopy::v1::JOB_STATE_PENDING, 1562, kStart, 0, {}, 8, 20, "Resources")
+      ->mutable_spec()
+      ->set_min_nodes(16);
+  Add(1221, "small", canopy::v1::JOB_STATE_PENDING, 1035, kStart, 0, {}, 0, 5, "Priority");
+  // $ squeue -O JobID:10,Name:12,State:10,Reason:20,NumNodes:6,TimeLimit:12,StartTime:22
+  EXPECT_EQ(Render({"-O",
+                    "JobID:10,Name:12,State:10,Reason:20,NumNodes:6,TimeLimit:12,"
+                    "StartTime:22"}),
+            "JOBID     NAME        STATE     REASON              NODES TIME_LIMIT  START_TIME     "
+            "       \n"
+            "1220      bigwait2    PENDING   Resources           16    20:00       N/A            "
+            "       \n"
+            "1221      small       PENDING   Priority            1     5:00        N/A            "
+            "       \n"
+            "1210      blocker     RUNNING   None                12    30:00       "
+            "2026-12-03T03:50:16   \n");
+}
+
+TEST_F(SqueueFormatTest, QosIsTheJobsOwn) {
+  jobs_.mutable_jobs(0)->set_qos("high");                    // job 1
+  jobs_.mutable_jobs(1)->mutable_spec()->set_account("ml");  // job 2: a record without a QOS
+  EXPECT_EQ(Render({"-h", "-j", "1,2,3", "-o", "%i %q"}), "1 high\n2 normal\n3 (null)\n");
+  EXPECT_EQ(Render({"-j", "1", "-O", "JobID:4,QOS:.6"}), "JOBI   QOS\n1     high\n");
+  // The later of -o and -O wins.
+  EXPECT_EQ(Render({"-h", "-j", "1", "-O", "QOS:5", "-o", "%i"}), "1\n");
+  EXPECT_EQ(Render({"-h", "-j", "1", "-o", "%i", "-O", "QOS:5"}), "high \n");
+}
+
 TEST_F(SqueueFormatTest, FiltersAndWidths) {
   EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%-6i|%.4P|%3j"}),
             "8     | gpu|job\n4     | gpu|job\n");

@@ -1,0 +1,28 @@
+// scontrol's job commands, run against canopyd (the thin part: words in job_words.h, the record
+// in show_job.h): show job, hold, uhold, release, requeue, requeuehold, top, update job.
+// Errors go to `err` one line per job, as "<Slurm's reason> for job <ID>", and make the
+// command exit 1. Thread-compatible.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ctl/scontrol/options.h"
+
+namespace canopy::ctl::scontrol {
+
+// show job [ID]: every job (as squeue lists them), or one job (an array's id: all its tasks).
+int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream& out,
+             std::ostream& err);
+
+// hold, uhold, release, requeue, requeuehold JOB_LIST.
+int ControlJobs(Command command, const std::vector<std::string>& args, std::ostream& err);
+
+// top JOB_LIST: the first listed ends up first.
+int TopJobs(const std::vector<std::string>& args, std::ostream& err);
+
+// update job ID KEY=VALUE...
+int UpdateJob(const std::vector<std::string>& args, std::ostream& err);
+
+}  // namespace canopy::ctl::scontrol
