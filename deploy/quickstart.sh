@@ -2,8 +2,10 @@
 # Canopy quickstart: installs what is missing, builds, then runs a real canopyd and one
 # canopy-agent hosting 16 virtual nodes with fake GPUs on 127.0.0.1, shows the nodes and the
 # topology, submits a 4-node and a 2-node 8-GPU job and three 1-GPU jobs with sbatch (the
-# multi-node ones run an srun step), shows where they ran and their output, and stops everything
-# it started when it ends (or on Ctrl-C).
+# multi-node ones run an srun step), shows where they ran and their output; then the queue policy:
+# accounts and a QOS through sacctmgr, a job array, a dependency and a hold, sprio and sshare, and
+# an inference job that preempts two array tasks under one leaf switch. It stops everything it
+# started when it ends (or on Ctrl-C).
 #
 #   ./deploy/quickstart.sh            # run the demo and exit
 #   QUICKSTART_KEEP=1 ./deploy/quickstart.sh   # leave the cluster up until Ctrl-C
@@ -111,6 +113,43 @@ for f in train4-*.out train2-*.out small*.out; do
   echo "\$ cat $f"
   cat "$f"
 done
+
+echo
+echo "==> queue policy: accounts, a QOS, an array, a dependency, a hold, preemption"
+ME="$(id -un)"
+run() {
+  echo "\$ $*"
+  "$@"
+}
+run sacctmgr -i add account research fairshare=70
+run sacctmgr -i add account interns fairshare=30
+run sacctmgr -i add user "$ME" account=research defaultaccount=research
+run sacctmgr -i add qos inference Priority=1000 Preempt=normal GraceTime=5
+run sacctmgr show qos format=name,priority,preempt,preemptmode,gracetime
+echo "\$ sbatch --parsable -J sweep --array=1-4 --gpus-per-node=8 --wrap 'sleep 30'"
+ARRAY=$(sbatch --parsable -J sweep --array=1-4 --gpus-per-node=8 -o /dev/null --wrap 'sleep 30')
+echo "$ARRAY"
+run sbatch -J eval --dependency="afterok:$ARRAY" --gpus-per-node=1 -o /dev/null --wrap true
+HELD=$(sbatch --parsable -J later -H --gpus-per-node=1 -o /dev/null --wrap true)
+echo "\$ sbatch -J later -H ...   -> job $HELD, held"
+run sbatch -J fill -N 12 --gpus-per-node=8 -o /dev/null --wrap 'sleep 60'
+sleep 1.5
+run squeue
+run sprio -l
+run sshare -a
+echo
+echo "# a 2-node inference job on a full cluster: the two cheapest jobs under one leaf switch get"
+echo "# SIGTERM, 5 s of GraceTime, and are requeued"
+echo "\$ sbatch -q inference -J serve -N 2 --gpus-per-node=8 --wrap 'sleep 5'"
+SERVE=$(sbatch --parsable -q inference -J serve -N 2 --gpus-per-node=8 -o /dev/null \
+  --wrap 'sleep 5')
+for _ in $(seq 1 100); do
+  [ "$(squeue -h -j "$SERVE" -o %T)" = RUNNING ] && break
+  sleep 0.2
+done
+run squeue -o '%.8i %.9q %.8j %.2t %.8r %N'
+run scontrol release "$HELD"
+run scancel -u "$ME"
 cd "$ROOT"
 
 if [ "${QUICKSTART_KEEP:-0}" = 1 ]; then

@@ -126,7 +126,7 @@ void LimitUsage::Apply(const Counted& c, int sign) {
 }
 
 void LimitUsage::Add(const core::Job& job, absl::Span<const core::NodeShare> shares) {
-  if (counted_.contains(job.id)) {
+  if (!rules_->enforce || counted_.contains(job.id)) {
     return;
   }
   Counted c;
@@ -139,6 +139,9 @@ void LimitUsage::Add(const core::Job& job, absl::Span<const core::NodeShare> sha
 }
 
 void LimitUsage::Remove(core::JobId job) {
+  if (counted_.empty()) {
+    return;
+  }
   auto it = counted_.find(job);
   if (it == counted_.end()) {
     return;

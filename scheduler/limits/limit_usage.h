@@ -61,10 +61,12 @@ class LimitUsage {
       std::shared_ptr<const LimitRules> rules = std::make_shared<const LimitRules>());
 
   const LimitRules& rules() const { return *rules_; }
-  // New rules: every counted job is counted again under them.
+  // New rules (with the same enforcement): every counted job is counted again under them.
   void SetRules(std::shared_ptr<const LimitRules> rules);
 
-  // `job` now holds `shares` (counted once: a second call for the same job is ignored).
+  // `job` now holds `shares` (counted once: a second call for the same job is ignored). Nothing
+  // is counted while the rules are not enforced: enforcement comes from the config, so it does
+  // not change while a controller runs, and canopy-sim and canopyd without limits pay nothing.
   void Add(const core::Job& job, absl::Span<const core::NodeShare> shares);
   void Remove(core::JobId job);
   bool Counts(core::JobId job) const { return counted_.contains(job); }
