@@ -85,6 +85,10 @@ TEST_F(ControllerTest, DrainIsAnsweredOnlyAfterItIsStored) {
 }
 
 TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
+  // An answered command first: whatever the start-up batch saves is committed by then, so only
+  // this test's change is left to count.
+  Register("n1", &first_);
+  const int before = store_->commits();
   store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
   std::future<absl::StatusOr<std::vector<std::string>>> changed =
       std::async(std::launch::async, [&] {
@@ -92,7 +96,7 @@ TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
       });
   // Not acknowledged while the database refuses it...
   EXPECT_EQ(changed.wait_for(std::chrono::milliseconds(700)), std::future_status::timeout);
-  EXPECT_EQ(store_->commits(), 0);
+  EXPECT_EQ(store_->commits(), before);
   // ... and acknowledged, and saved, once it accepts it again.
   store_->FailCommitsWith(absl::OkStatus());
   absl::StatusOr<std::vector<std::string>> result = changed.get();
