@@ -26,6 +26,7 @@
 #include "agent/server/agent_setup.h"
 #include "agent/server/node_session.h"
 #include "common/log/setup.h"
+#include "common/os/gnu_flags.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
 
@@ -50,6 +51,7 @@ ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "the Canopy node agent.\n  canopy-agent [--controller HOST:PORT] [--virtual-nodes EXPR]");
+  canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level));
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "common/config/cluster_config.h"
 #include "common/log/setup.h"
+#include "common/os/gnu_flags.h"
 #include "scheduler/server/daemon_setup.h"
 #include "scheduler/server/server_runner.h"
 #include "spdlog/spdlog.h"
@@ -41,6 +42,7 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");
+  canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level));
 
