@@ -23,10 +23,9 @@ struct Unit {
   int64_t seconds;
 };
 // Longest names first: "minutes" must not be read as "minute" + "s".
-constexpr Unit kUnits[] = {{"seconds", 1},       {"second", 1},         {"minutes", 60},
-                           {"minute", 60},       {"hours", 3600},       {"hour", 3600},
-                           {"days", 86400},      {"day", 86400},        {"weeks", 604800},
-                           {"week", 604800}};
+constexpr Unit kUnits[] = {{"seconds", 1},    {"second", 1},   {"minutes", 60}, {"minute", 60},
+                           {"hours", 3600},   {"hour", 3600},  {"days", 86400}, {"day", 86400},
+                           {"weeks", 604800}, {"week", 604800}};
 
 struct Named {
   absl::string_view word;
@@ -89,8 +88,8 @@ class Parser {
  private:
   absl::Status Fail(absl::string_view why) const {
     return absl::InvalidArgumentError(absl::StrCat("Invalid time specification (pos=", pos_,
-                                                   "): ", text_, why.empty() ? "" : " (",
-                                                   why, why.empty() ? "" : ")", "; ", kForms));
+                                                   "): ", text_, why.empty() ? "" : " (", why,
+                                                   why.empty() ? "" : ")", "; ", kForms));
   }
 
   bool Take(absl::string_view word) {

@@ -18,7 +18,9 @@ class BeginTimeTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(absl::LoadTimeZone("Europe/Berlin", &tz_)); }
 
   // Now is Wednesday 2026-06-10 14:30:20 in Berlin.
-  absl::Time Now() const { return absl::FromCivil(absl::CivilSecond(2026, 6, 10, 14, 30, 20), tz_); }
+  absl::Time Now() const {
+    return absl::FromCivil(absl::CivilSecond(2026, 6, 10, 14, 30, 20), tz_);
+  }
 
   absl::CivilSecond Parse(absl::string_view text) const {
     absl::StatusOr<absl::Time> t = ParseBeginTime(text, Now(), tz_);
@@ -85,8 +87,8 @@ TEST_F(BeginTimeTest, Dates) {
   EXPECT_EQ(Parse("06/10"), absl::CivilSecond(2027, 6, 10, 0, 0, 0));
   EXPECT_EQ(Parse("06/10-15:00"), absl::CivilSecond(2026, 6, 10, 15, 0, 0));
   EXPECT_EQ(Parse("03/01"), absl::CivilSecond(2027, 3, 1, 0, 0, 0));
-  EXPECT_EQ(Parse("uts1800000000"), absl::CivilSecond(absl::ToCivilSecond(
-                                        absl::FromUnixSeconds(1800000000), tz_)));
+  EXPECT_EQ(Parse("uts1800000000"),
+            absl::CivilSecond(absl::ToCivilSecond(absl::FromUnixSeconds(1800000000), tz_)));
 }
 
 TEST_F(BeginTimeTest, RejectsWithPositionAndForms) {

@@ -26,9 +26,9 @@ struct TypeName {
   DependencyType type;
 };
 constexpr TypeName kTypes[] = {
-    {"after", DependencyType::kAfter},           {"afterany", DependencyType::kAfterAny},
-    {"afterok", DependencyType::kAfterOk},       {"afternotok", DependencyType::kAfterNotOk},
-    {"aftercorr", DependencyType::kAfterCorr},   {"singleton", DependencyType::kSingleton},
+    {"after", DependencyType::kAfter},         {"afterany", DependencyType::kAfterAny},
+    {"afterok", DependencyType::kAfterOk},     {"afternotok", DependencyType::kAfterNotOk},
+    {"aftercorr", DependencyType::kAfterCorr}, {"singleton", DependencyType::kSingleton},
 };
 
 // A cursor over the value; every error names the whole value and what was wrong.
@@ -54,7 +54,8 @@ class Reader {
       value = value * 10 + static_cast<uint64_t>(peek() - '0');
       ++pos_;
       if (value > max) {
-        return Error(absl::StrCat(what, " '", text_.substr(start, pos_ - start), "...' is too large"));
+        return Error(
+            absl::StrCat(what, " '", text_.substr(start, pos_ - start), "...' is too large"));
       }
     }
     if (pos_ == start) {
@@ -157,8 +158,8 @@ absl::Status ReadGroup(Reader& r, DependencyList& out) {
   const size_t colon = rest.find(':');
   const size_t end = rest.find_first_of(",?");
   if (colon == absl::string_view::npos || (end != absl::string_view::npos && end < colon)) {
-    return r.Error(absl::StrCat("'", rest.substr(0, std::min(end, rest.size())),
-                                "' is not a dependency"));
+    return r.Error(
+        absl::StrCat("'", rest.substr(0, std::min(end, rest.size())), "' is not a dependency"));
   }
   const std::string word = absl::AsciiStrToLower(rest.substr(0, colon));
   if (word == "afterburstbuffer" || word == "expand") {

@@ -30,21 +30,19 @@ DependencyItem Item(DependencyType type, uint32_t job, std::optional<uint32_t> t
 }
 
 TEST(ParseDependencyTest, EveryType) {
-  const DependencyList d =
-      Parse("after:1,afterany:2,afterok:3,afternotok:4,aftercorr:5,singleton");
+  const DependencyList d = Parse("after:1,afterany:2,afterok:3,afternotok:4,aftercorr:5,singleton");
   EXPECT_FALSE(d.any);
-  EXPECT_THAT(d.items, ::testing::ElementsAre(Item(DependencyType::kAfter, 1),
-                                              Item(DependencyType::kAfterAny, 2),
-                                              Item(DependencyType::kAfterOk, 3),
-                                              Item(DependencyType::kAfterNotOk, 4),
-                                              Item(DependencyType::kAfterCorr, 5),
-                                              Item(DependencyType::kSingleton, 0)));
+  EXPECT_THAT(d.items,
+              ::testing::ElementsAre(
+                  Item(DependencyType::kAfter, 1), Item(DependencyType::kAfterAny, 2),
+                  Item(DependencyType::kAfterOk, 3), Item(DependencyType::kAfterNotOk, 4),
+                  Item(DependencyType::kAfterCorr, 5), Item(DependencyType::kSingleton, 0)));
 }
 
 TEST(ParseDependencyTest, IdListsTasksAndMinutes) {
-  EXPECT_THAT(Parse("afterok:5:7").items,
-              ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5),
-                                     Item(DependencyType::kAfterOk, 7)));
+  EXPECT_THAT(
+      Parse("afterok:5:7").items,
+      ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5), Item(DependencyType::kAfterOk, 7)));
   EXPECT_THAT(Parse("after:5+10:6").items,
               ::testing::ElementsAre(Item(DependencyType::kAfter, 5, std::nullopt, 10),
                                      Item(DependencyType::kAfter, 6)));

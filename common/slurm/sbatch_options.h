@@ -69,22 +69,22 @@ struct SbatchOptions {
   std::string output;    // -o, --output (a filename pattern; see output_pattern.h)
   std::string error;     // -e, --error
   OpenMode open_mode = OpenMode::kUnset;
-  std::string chdir;                       // -D, --chdir
-  std::string input;                       // -i, --input (a filename pattern for stdin)
-  std::optional<SbatchExport> export_env;  // --export; unset means sbatch's default (ALL)
-  std::optional<bool> requeue;             // --requeue (true) / --no-requeue (false)
-  bool hold = false;                       // -H, --hold
-  bool parsable = false;                   // --parsable
-  bool test_only = false;                  // --test-only
-  std::string wrap;                        // --wrap
-  std::string array;                       // -a, --array, as written
-  std::optional<int64_t> nice;             // --nice[=ADJ]; bare "--nice" is 100
-  std::optional<SbatchSignal> signal;      // --signal
-  std::string begin;                       // -b, --begin, as written (begin_time.h)
-  std::string dependency;                  // -d, --dependency, as written (dependency.h)
-  std::optional<bool> kill_on_invalid_dep; // --kill-on-invalid-dep=yes|no
-  std::string script_path;                 // the first non-option argument of the command line
-  std::vector<std::string> script_args;    // the arguments after it
+  std::string chdir;                        // -D, --chdir
+  std::string input;                        // -i, --input (a filename pattern for stdin)
+  std::optional<SbatchExport> export_env;   // --export; unset means sbatch's default (ALL)
+  std::optional<bool> requeue;              // --requeue (true) / --no-requeue (false)
+  bool hold = false;                        // -H, --hold
+  bool parsable = false;                    // --parsable
+  bool test_only = false;                   // --test-only
+  std::string wrap;                         // --wrap
+  std::string array;                        // -a, --array, as written
+  std::optional<int64_t> nice;              // --nice[=ADJ]; bare "--nice" is 100
+  std::optional<SbatchSignal> signal;       // --signal
+  std::string begin;                        // -b, --begin, as written (begin_time.h)
+  std::string dependency;                   // -d, --dependency, as written (dependency.h)
+  std::optional<bool> kill_on_invalid_dep;  // --kill-on-invalid-dep=yes|no
+  std::string script_path;                  // the first non-option argument of the command line
+  std::vector<std::string> script_args;     // the arguments after it
 };
 
 // Parses sbatch's arguments (without argv[0]) by getopt_long's rules (getopt.h): "--opt=value",

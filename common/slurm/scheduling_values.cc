@@ -57,9 +57,8 @@ absl::StatusOr<PriorityFlags> ParsePriorityFlags(absl::string_view text) {
     } else if (f == "MAX_TRES") {
       flags.max_tres = true;
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("flag '", item, "' is not supported by Canopy (supported: NO_FAIR_TREE, ",
-                       "MAX_TRES)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "flag '", item, "' is not supported by Canopy (supported: NO_FAIR_TREE, ", "MAX_TRES)"));
     }
   }
   return flags;
@@ -74,8 +73,8 @@ double BillingWeights::NodeRate(int32_t cpus, int64_t mem_mib, int32_t gpus,
   if (auto it = gpu_by_type.find(std::string(gpu_type)); it != gpu_by_type.end()) {
     gpu_weight = it->second;
   }
-  const double terms[] = {cpu * cpus, mem_per_mib * static_cast<double>(mem_mib),
-                          gpu_weight * gpus, node};
+  const double terms[] = {cpu * cpus, mem_per_mib * static_cast<double>(mem_mib), gpu_weight * gpus,
+                          node};
   if (max_tres) {
     return *std::max_element(std::begin(terms), std::end(terms));
   }
@@ -100,9 +99,11 @@ absl::StatusOr<BillingWeights> ParseTresBillingWeights(absl::string_view text) {
     if (tres == "mem" && !value.empty()) {
       // Per MiB by default; a unit suffix says per what.
       const char unit = static_cast<char>(absl::ascii_toupper(value.back()));
-      const double per = unit == 'K' ? 1.0 / 1024 : unit == 'M' ? 1 : unit == 'G' ? 1024
-                         : unit == 'T'                          ? 1024 * 1024
-                                                                : 0;
+      const double per = unit == 'K'   ? 1.0 / 1024
+                         : unit == 'M' ? 1
+                         : unit == 'G' ? 1024
+                         : unit == 'T' ? 1024 * 1024
+                                       : 0;
       if (per != 0) {
         scale = 1 / per;
         value.remove_suffix(1);
@@ -124,9 +125,9 @@ absl::StatusOr<BillingWeights> ParseTresBillingWeights(absl::string_view text) {
     } else if (absl::StartsWith(tres, "gres/gpu:")) {
       w.gpu_by_type[std::string(absl::StripAsciiWhitespace(item.substr(0, eq)).substr(9))] = weight;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "TRES '", item.substr(0, eq),
-          "' is not one Canopy bills (CPU, Mem, Node, GRES/gpu, GRES/gpu:TYPE)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("TRES '", item.substr(0, eq),
+                       "' is not one Canopy bills (CPU, Mem, Node, GRES/gpu, GRES/gpu:TYPE)"));
     }
   }
   return w;

@@ -37,7 +37,7 @@ struct BillingWeights {
   double cpu = 0;
   double node = 0;
   double mem_per_mib = 0;
-  double gpu = 0;                              // GRES/gpu, any type
+  double gpu = 0;                             // GRES/gpu, any type
   std::map<std::string, double> gpu_by_type;  // GRES/gpu:TYPE (replaces GRES/gpu for that type)
 
   // Billing units per second for one node's share.
@@ -49,12 +49,12 @@ absl::StatusOr<BillingWeights> ParseTresBillingWeights(absl::string_view text);
 // SchedulerParameters: the backfill options Canopy uses, with Slurm's defaults; the rest are
 // listed in `other` (Slurm has dozens; they are not errors).
 struct SchedulerParameters {
-  absl::Duration bf_window = absl::Minutes(1440);    // bf_window=minutes
-  int32_t bf_max_job_test = 500;                     // bf_max_job_test=N
-  absl::Duration bf_resolution = absl::Seconds(60);  // bf_resolution=seconds
-  absl::Duration bf_interval = absl::Seconds(30);    // bf_interval=seconds
+  absl::Duration bf_window = absl::Minutes(1440);       // bf_window=minutes
+  int32_t bf_max_job_test = 500;                        // bf_max_job_test=N
+  absl::Duration bf_resolution = absl::Seconds(60);     // bf_resolution=seconds
+  absl::Duration bf_interval = absl::Seconds(30);       // bf_interval=seconds
   absl::Duration max_switch_wait = absl::Seconds(300);  // max_switch_wait=seconds
-  std::vector<std::string> other;                    // as written
+  std::vector<std::string> other;                       // as written
 };
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view text);
 

@@ -143,8 +143,7 @@ TEST(SbatchSpecTest, TestOnlyIsARequestFlag) {
 TEST(SbatchSpecTest, DependencyBeginAndKillOnInvalidDep) {
   SubmitContext c = Context("#!/bin/sh\n#SBATCH --dependency=afterok:5:7_2\ntrue\n");
   c.now = absl::FromUnixSeconds(1'800'000'000);
-  canopy::v1::JobSpec spec =
-      Build({"--begin=now+1hour", "--kill-on-invalid-dep=yes"}, c);
+  canopy::v1::JobSpec spec = Build({"--begin=now+1hour", "--kill-on-invalid-dep=yes"}, c);
   ASSERT_EQ(spec.dependencies_size(), 2);
   EXPECT_EQ(spec.dependencies(0).type(), canopy::v1::JobDependency::TYPE_AFTER_OK);
   EXPECT_EQ(spec.dependencies(0).job_id(), 5u);

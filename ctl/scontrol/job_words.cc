@@ -46,9 +46,11 @@ absl::StatusOr<absl::Duration> TimeValue(absl::string_view key, absl::string_vie
   absl::StatusOr<absl::Duration> d =
       slurm::ParseSlurmDuration(std::string_view(value.data(), value.size()));
   if (!d.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "scontrol: error: ", key, ": expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or "
-        "UNLIMITED, got '", value, "'\nRequest aborted"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("scontrol: error: ", key,
+                     ": expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or "
+                     "UNLIMITED, got '",
+                     value, "'\nRequest aborted"));
   }
   if (*d == absl::InfiniteDuration()) {
     return *d;
@@ -147,9 +149,8 @@ absl::StatusOr<JobUpdate> ParseJobUpdate(const std::vector<std::string>& words) 
     } else if (key == "priority") {
       uint32_t priority = 0;
       if (!absl::SimpleAtoi(value, &priority) || priority == UINT32_MAX) {
-        return Invalid(
-            absl::StrCat("Priority: expected a number from 0 (hold) to 4294967294, got '", value,
-                         "'"));
+        return Invalid(absl::StrCat(
+            "Priority: expected a number from 0 (hold) to 4294967294, got '", value, "'"));
       }
       update.request.set_priority(priority);
       changes = true;
@@ -169,8 +170,7 @@ absl::StatusOr<JobUpdate> ParseJobUpdate(const std::vector<std::string>& words) 
       if (op != '\0') {
         if (*d == absl::InfiniteDuration()) {
           return Invalid(absl::StrCat("TimeLimit", std::string(1, op),
-                                      "=: expected a time to add or take away, got '", value,
-                                      "'"));
+                                      "=: expected a time to add or take away, got '", value, "'"));
         }
         SetDuration(op == '+' ? *d : -*d, *update.request.mutable_time_limit_change());
       } else if (*d == absl::InfiniteDuration()) {

@@ -47,8 +47,9 @@ TEST(JobWordsTest, UpdateJobForms) {
   u = ParseJobUpdate({"JobId=7", "TimeLimit+=15"});
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ(u->request.time_limit_change().seconds(), 15 * 60);
-  EXPECT_EQ(ParseJobUpdate({"JobId=7", "TimeLimit-=1:00:00"})->request.time_limit_change().seconds(),
-            -3600);
+  EXPECT_EQ(
+      ParseJobUpdate({"JobId=7", "TimeLimit-=1:00:00"})->request.time_limit_change().seconds(),
+      -3600);
   EXPECT_TRUE(ParseJobUpdate({"JobId=7", "TimeLimit=UNLIMITED"})->request.time_limit_unlimited());
 }
 

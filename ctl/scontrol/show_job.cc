@@ -141,10 +141,10 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   } else if (pending && output::IsSet(job.expected_start())) {
     start = stamp(job.expected_start());
   }
-  const std::string last_eval =
-      !pending && output::IsSet(job.start_time()) ? stamp(job.start_time())
-      : eligible_at <= now                        ? eligible
-                                                  : stamp(job.submit_time());
+  const std::string last_eval = !pending && output::IsSet(job.start_time())
+                                    ? stamp(job.start_time())
+                                : eligible_at <= now ? eligible
+                                                     : stamp(job.submit_time());
 
   const int nodes = output::JobNodeCount(job);
   int cpus = 0;
@@ -215,10 +215,9 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
                                " CPUs/Task=", std::max(1, spec.cpus_per_task()),
                                " ReqB:S:C:T=0:0:*:*"));
   lines.push_back(absl::StrCat("TRES=", absl::StrJoin(tres, ",")));
-  lines.push_back(absl::StrCat("Socks/Node=* NtasksPerN:B:S:C=", spec.ntasks_per_node(),
-                               ":0:*:* CoreSpec=*"));
-  lines.push_back(absl::StrCat("MinCPUsNode=", std::max(1, spec.cpus_per_task()),
-                               " MinMemoryNode=",
+  lines.push_back(
+      absl::StrCat("Socks/Node=* NtasksPerN:B:S:C=", spec.ntasks_per_node(), ":0:*:* CoreSpec=*"));
+  lines.push_back(absl::StrCat("MinCPUsNode=", std::max(1, spec.cpus_per_task()), " MinMemoryNode=",
                                spec.mem_per_node_mib() > 0 ? Mem(spec.mem_per_node_mib()) : "0",
                                " MinTmpDiskNode=0"));
   lines.push_back("Features=(null) DelayBoot=00:00:00");
@@ -227,8 +226,8 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   lines.push_back("Command=(null)");
   lines.push_back(absl::StrCat("WorkDir=", spec.work_dir()));
   lines.push_back(absl::StrCat("StdErr=", stderr_path));
-  lines.push_back(absl::StrCat("StdIn=", spec.stdin_path().empty() ? "/dev/null"
-                                                                   : spec.stdin_path()));
+  lines.push_back(
+      absl::StrCat("StdIn=", spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path()));
   lines.push_back(absl::StrCat("StdOut=", stdout_path));
   lines.push_back("Power=");
   if (spec.gpus_per_node() > 0) {

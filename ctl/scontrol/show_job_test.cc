@@ -27,7 +27,9 @@ google::protobuf::Timestamp At(int y, int mo, int d, int h, int mi, int s) {
   return t;
 }
 
-absl::Time TimeOf(const google::protobuf::Timestamp& t) { return absl::FromUnixSeconds(t.seconds()); }
+absl::Time TimeOf(const google::protobuf::Timestamp& t) {
+  return absl::FromUnixSeconds(t.seconds());
+}
 
 canopy::v1::Job Base(uint32_t id, const std::string& name) {
   canopy::v1::Job job;
@@ -83,8 +85,8 @@ TEST(ShowJobTest, RunningJobAsSlurmPrintsIt) {
     job.add_nodes(node);
     job.add_cpus_allocated(1);
   }
-  const std::string ours = RenderJob(job, TimeOf(job.start_time()) + absl::Seconds(3),
-                                     absl::UTCTimeZone(), "root", {});
+  const std::string ours =
+      RenderJob(job, TimeOf(job.start_time()) + absl::Seconds(3), absl::UTCTimeZone(), "root", {});
   // Slurm 22.05, "scontrol show job 1".
   const std::string theirs =
       "JobId=1 JobName=jobA\n"
@@ -129,8 +131,8 @@ TEST(ShowJobTest, HeldJobHasPriorityZeroAndNoEligibleTime) {
   job.mutable_spec()->set_work_dir("/tmp");
   *job.mutable_submit_time() = At(2026, 12, 2, 9, 43, 37);
   *job.mutable_eligible_time() = job.submit_time();
-  const std::string ours = RenderJob(job, TimeOf(job.submit_time()) + absl::Seconds(5),
-                                     absl::UTCTimeZone(), "root", {});
+  const std::string ours =
+      RenderJob(job, TimeOf(job.submit_time()) + absl::Seconds(5), absl::UTCTimeZone(), "root", {});
   // Slurm 22.05, "scontrol show job 4" (sbatch -H).
   const std::string theirs =
       "JobId=4 JobName=jobE\n"
@@ -182,8 +184,8 @@ canopy::v1::Job Pending1220() {
 
 TEST(ShowJobTest, PendingJobOfTheAccountingReference) {
   const canopy::v1::Job job = Pending1220();
-  const std::string ours = RenderJob(job, TimeOf(job.submit_time()) + absl::Seconds(6),
-                                     absl::UTCTimeZone(), "root", {});
+  const std::string ours =
+      RenderJob(job, TimeOf(job.submit_time()) + absl::Seconds(6), absl::UTCTimeZone(), "root", {});
   // Slurm 22.05, "scontrol show job 1220".
   const std::string theirs =
       "JobId=1220 JobName=bigwait2\n"
@@ -312,9 +314,9 @@ TEST(ShowJobTest, DependencyBeginTimeAndArrayTask) {
       RenderJob(job, TimeOf(job.submit_time()), absl::UTCTimeZone(), "root", {});
   EXPECT_THAT(ours, ::testing::StartsWith("JobId=1220 ArrayJobId=1214 ArrayTaskId=3 "
                                           "JobName=bigwait2\n"));
-  EXPECT_THAT(ours, ::testing::HasSubstr(
-                        "   JobState=PENDING Reason=Dependency "
-                        "Dependency=afterok:5_*(unfulfilled),after:7+10(unfulfilled)\n"));
+  EXPECT_THAT(
+      ours, ::testing::HasSubstr("   JobState=PENDING Reason=Dependency "
+                                 "Dependency=afterok:5_*(unfulfilled),after:7+10(unfulfilled)\n"));
   EXPECT_THAT(ours, ::testing::HasSubstr("EligibleTime=Unknown\n   AccrueTime=Unknown\n"));
 
   // Dependencies satisfied, begin time ahead: eligible then, not accruing yet.
@@ -326,8 +328,8 @@ TEST(ShowJobTest, DependencyBeginTimeAndArrayTask) {
   const std::string later =
       RenderJob(job, TimeOf(job.submit_time()), absl::UTCTimeZone(), "root", {});
   EXPECT_THAT(later, ::testing::HasSubstr("Reason=BeginTime Dependency=(null)\n"));
-  EXPECT_THAT(later, ::testing::HasSubstr(
-                         "EligibleTime=2026-12-03T05:00:00\n   AccrueTime=Unknown\n"));
+  EXPECT_THAT(later,
+              ::testing::HasSubstr("EligibleTime=2026-12-03T05:00:00\n   AccrueTime=Unknown\n"));
 }
 
 }  // namespace

@@ -35,9 +35,9 @@ TEST(JobStateTest, NamesMatchSlurm) {
 }
 
 TEST(JobStateTest, DependencyNamesRoundTrip) {
-  for (DependencyType t : {DependencyType::kAfter, DependencyType::kAfterAny,
-                           DependencyType::kAfterOk, DependencyType::kAfterNotOk,
-                           DependencyType::kAfterCorr, DependencyType::kSingleton}) {
+  for (DependencyType t :
+       {DependencyType::kAfter, DependencyType::kAfterAny, DependencyType::kAfterOk,
+        DependencyType::kAfterNotOk, DependencyType::kAfterCorr, DependencyType::kSingleton}) {
     EXPECT_EQ(DependencyTypeFromName(DependencyTypeName(t)), t);
   }
   for (DependencyState st :

@@ -94,11 +94,11 @@ void Bind(sqlite3_stmt* s, int i, const std::optional<bool>& v) {
 void Bind(sqlite3_stmt* s, int i, const std::vector<core::Dependency>& v) {
   std::vector<std::string> items;
   for (const core::Dependency& d : v) {
-    items.push_back(absl::StrCat(
-        core::DependencyTypeName(d.type), ":", d.job_id, ":",
-        d.array_task_id.has_value() ? absl::StrCat(*d.array_task_id) : "", ":",
-        d.whole_array ? 1 : 0, ":", absl::ToInt64Microseconds(d.delay), ":",
-        core::DependencyStateName(d.state)));
+    items.push_back(absl::StrCat(core::DependencyTypeName(d.type), ":", d.job_id, ":",
+                                 d.array_task_id.has_value() ? absl::StrCat(*d.array_task_id) : "",
+                                 ":", d.whole_array ? 1 : 0, ":",
+                                 absl::ToInt64Microseconds(d.delay), ":",
+                                 core::DependencyStateName(d.state)));
   }
   Bind(s, i, absl::StrJoin(items, ","));
 }
@@ -218,11 +218,13 @@ absl::Status Read(sqlite3_stmt* s, int i, std::vector<core::Dependency>& v) {
     int64_t delay_us = 0;
     uint32_t task = 0;
     bool ok = f.size() == 6 && (type = core::DependencyTypeFromName(f[0])).has_value() &&
-              absl::SimpleAtoi(f[1], &d.job_id) && (f[2].empty() || absl::SimpleAtoi(f[2], &task)) &&
-              (f[3] == "0" || f[3] == "1") && absl::SimpleAtoi(f[4], &delay_us) &&
+              absl::SimpleAtoi(f[1], &d.job_id) &&
+              (f[2].empty() || absl::SimpleAtoi(f[2], &task)) && (f[3] == "0" || f[3] == "1") &&
+              absl::SimpleAtoi(f[4], &delay_us) &&
               (state = core::DependencyStateFromName(f[5])).has_value();
     if (!ok) {
-      return Bad(absl::StrCat("'", text, "' is not a dependency (TYPE:JOB:TASK:WHOLE:DELAY_US:STATE)"));
+      return Bad(
+          absl::StrCat("'", text, "' is not a dependency (TYPE:JOB:TASK:WHOLE:DELAY_US:STATE)"));
     }
     d.type = *type;
     if (!f[2].empty()) {

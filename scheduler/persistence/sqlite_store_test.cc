@@ -272,7 +272,8 @@ TEST_F(SqliteStoreTest, AnUnreadableValueIsDataLossNamingJobAndColumn) {
   Sql("UPDATE jobs SET state = 'RUNNING', dependencies = 'afterok:5::0:0:done' WHERE id = 9");
   jobs = Open()->LoadJobs();
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(jobs.status().message(), HasSubstr("job 9: column dependencies: 'afterok:5::0:0:done'"));
+  EXPECT_THAT(jobs.status().message(),
+              HasSubstr("job 9: column dependencies: 'afterok:5::0:0:done'"));
 }
 
 // Migration 5 adds the columns of dependencies and begin times; a job stored by schema 4 comes

@@ -96,8 +96,7 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // anonymous otherwise.
   lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
   // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
-  grpc::Status ControlJobs(lifecycle::JobActionRequest request,
-                           const grpc::ServerContext* context,
+  grpc::Status ControlJobs(lifecycle::JobActionRequest request, const grpc::ServerContext* context,
                            canopy::v1::JobActionResponse* response);
 
   Controller* const controller_;

@@ -190,10 +190,11 @@ core::JobState FromProtoState(canopy::v1::JobState state) {
 absl::Status CheckWireSpec(const canopy::v1::JobSpec& spec) {
   for (int i = 0; i < spec.dependencies_size(); ++i) {
     if (!DependencyFromProto(spec.dependencies(i)).has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "spec.dependencies[", i, "].type: expected TYPE_AFTER, TYPE_AFTER_ANY, TYPE_AFTER_OK, "
-          "TYPE_AFTER_NOT_OK, TYPE_AFTER_CORR or TYPE_SINGLETON, got ",
-          static_cast<int>(spec.dependencies(i).type())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("spec.dependencies[", i,
+                       "].type: expected TYPE_AFTER, TYPE_AFTER_ANY, TYPE_AFTER_OK, "
+                       "TYPE_AFTER_NOT_OK, TYPE_AFTER_CORR or TYPE_SINGLETON, got ",
+                       static_cast<int>(spec.dependencies(i).type())));
     }
   }
   return absl::OkStatus();
@@ -400,8 +401,7 @@ absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& r, const topology::To
   job.state_message = r.state_message();
   job.placement_explanation = r.placement_explanation();
   job.submit_time = FromProtoTime(r.submit_time());
-  job.eligible_time =
-      r.has_eligible_time() ? FromProtoTime(r.eligible_time()) : job.submit_time;
+  job.eligible_time = r.has_eligible_time() ? FromProtoTime(r.eligible_time()) : job.submit_time;
   job.start_time = FromProtoTime(r.start_time());
   job.end_time = FromProtoTime(r.end_time());
   job.restart_count = r.restart_count();

@@ -99,10 +99,9 @@ SimMetrics MetricsCollector::Finish(std::string policy, int64_t passes, int64_t 
   m.events = events;
   if (cutoff_ != absl::InfiniteFuture()) {
     m.makespan_s = Secs(cutoff_ - origin_);
-    m.gpu_utilization =
-        total_gpus_ > 0 && m.makespan_s > 0
-            ? busy_gpu_seconds_ / (static_cast<double>(total_gpus_) * m.makespan_s)
-            : 0;
+    m.gpu_utilization = total_gpus_ > 0 && m.makespan_s > 0
+                            ? busy_gpu_seconds_ / (static_cast<double>(total_gpus_) * m.makespan_s)
+                            : 0;
   } else if (m.jobs > 0 && last_end_ > first_submit_) {
     m.makespan_s = Secs(last_end_ - first_submit_);
     m.gpu_utilization =

@@ -157,14 +157,13 @@ class Simulation {
     clock_.AdvanceTo(std::max(clock_.Now(), end));
     for (size_t id = 0; id < jobs_.size(); ++id) {
       const SimJob& sj = jobs_[id];
-      const Job* job = sj.trace_index >= 0 ? lifecycle_->Find(JobId(static_cast<uint32_t>(id)))
-                                           : nullptr;
-      if (job == nullptr || !sj.holding || sj.run_started != sj.run_id ||
-          job->start_time >= end) {
+      const Job* job =
+          sj.trace_index >= 0 ? lifecycle_->Find(JobId(static_cast<uint32_t>(id))) : nullptr;
+      if (job == nullptr || !sj.holding || sj.run_started != sj.run_id || job->start_time >= end) {
         continue;
       }
-      metrics_.Delivered(job->spec.account,
-                         static_cast<double>(sj.gpus) * absl::ToDoubleSeconds(end - job->start_time));
+      metrics_.Delivered(job->spec.account, static_cast<double>(sj.gpus) *
+                                                absl::ToDoubleSeconds(end - job->start_time));
     }
     metrics_.CutOff(end);
   }

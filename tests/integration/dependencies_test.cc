@@ -50,14 +50,13 @@ class DependenciesTest : public ::testing::Test {
     work_ = cluster_.dir() + "/work";
     std::filesystem::create_directories(work_);
     ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
-    ASSERT_TRUE(cluster_
-                    .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir",
-                                             cluster_.dir() + "/spool"})
-                    .ok());
+    ASSERT_TRUE(
+        cluster_
+            .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
+            .ok());
     ASSERT_TRUE(WaitUntil(
         [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out,
-                                   "idle 4");
+          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "idle 4");
         },
         absl::Seconds(30)));
   }
@@ -91,9 +90,8 @@ class DependenciesTest : public ::testing::Test {
   }
 
   bool WaitForState(uint32_t id, const std::string& state) {
-    return WaitUntil(
-        [&] { return absl::StartsWith(StateAndReason(id), absl::StrCat(state, " ")); },
-        absl::Seconds(30));
+    return WaitUntil([&] { return absl::StartsWith(StateAndReason(id), absl::StrCat(state, " ")); },
+                     absl::Seconds(30));
   }
 
   canopy::v1::Job GetJob(uint32_t id) {
@@ -120,12 +118,12 @@ TEST_F(DependenciesTest, ArraysAndDependenciesThroughSbatchSqueueAndScontrol) {
   // seen waiting.
   const uint32_t array =
       Sbatch({"--array=1-2", "--gres=gpu:4", "-o", "/dev/null", "--wrap", "sleep 2"});
-  const uint32_t ok = Sbatch({"-d", absl::StrCat("afterok:", array), "-o", "/dev/null", "--wrap",
-                              "true"});
-  const uint32_t notok = Sbatch({"--dependency", absl::StrCat("afternotok:", array), "-o",
-                                 "/dev/null", "--wrap", "true"});
-  const uint32_t task2 = Sbatch({absl::StrCat("--dependency=afterany:", array, "_2"), "-o",
-                                 "/dev/null", "--wrap", "true"});
+  const uint32_t ok =
+      Sbatch({"-d", absl::StrCat("afterok:", array), "-o", "/dev/null", "--wrap", "true"});
+  const uint32_t notok = Sbatch(
+      {"--dependency", absl::StrCat("afternotok:", array), "-o", "/dev/null", "--wrap", "true"});
+  const uint32_t task2 = Sbatch(
+      {absl::StrCat("--dependency=afterany:", array, "_2"), "-o", "/dev/null", "--wrap", "true"});
   ASSERT_NE(array * ok * notok * task2, 0u);
   EXPECT_EQ(StateAndReason(ok), "PENDING Dependency");
   const CommandResult shown = Scontrol({"show", "job", absl::StrCat(ok)});
@@ -141,20 +139,20 @@ TEST_F(DependenciesTest, ArraysAndDependenciesThroughSbatchSqueueAndScontrol) {
   EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(notok)}).out,
               HasSubstr(absl::StrCat("Dependency=afternotok:", array, "_*(failed)\n")));
   // With --kill-on-invalid-dep=yes the same dependency cancels the job at once.
-  const uint32_t killed = Sbatch({"--kill-on-invalid-dep=yes", "-d",
-                                  absl::StrCat("afternotok:", array), "--wrap", "true"});
+  const uint32_t killed = Sbatch(
+      {"--kill-on-invalid-dep=yes", "-d", absl::StrCat("afternotok:", array), "--wrap", "true"});
   EXPECT_EQ(GetJob(killed).state(), canopy::v1::JOB_STATE_CANCELLED);
   EXPECT_THAT(GetJob(killed).state_message(), HasSubstr("can never be satisfied"));
 
   // A job that does not exist is refused, as Slurm refuses it.
-  const CommandResult refused = cluster_.FrontEndIn(
-      "sbatch", {"-d", "afterok:99999", "--wrap", "true"}, work_);
+  const CommandResult refused =
+      cluster_.FrontEndIn("sbatch", {"-d", "afterok:99999", "--wrap", "true"}, work_);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_EQ(refused.err,
             "sbatch: error: dependency afterok:99999: job 99999 does not exist\n"
             "sbatch: error: Batch job submission failed: Job dependency problem\n");
-  const CommandResult bad = cluster_.FrontEndIn("sbatch", {"-d", "afterok:x", "--wrap", "true"},
-                                                work_);
+  const CommandResult bad =
+      cluster_.FrontEndIn("sbatch", {"-d", "afterok:x", "--wrap", "true"}, work_);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr("sbatch: error: --dependency='afterok:x': expected a job id"));
   EXPECT_THAT(bad.err,
@@ -174,8 +172,7 @@ TEST_F(DependenciesTest, HoldsBeginTimesAndUpdatesThroughScontrol) {
   const uint32_t held = Sbatch({"-H", "-o", "/dev/null", "--wrap", "true"});
   EXPECT_EQ(StateAndReason(held), "PENDING JobHeldUser");
   CommandResult q = cluster_.FrontEnd("squeue", {"-j", absl::StrCat(held), "-o", "%i %T %r %Q"});
-  EXPECT_EQ(q.out, absl::StrCat("JOBID STATE REASON PRIORITY\n", held,
-                                " PENDING JobHeldUser 0\n"));
+  EXPECT_EQ(q.out, absl::StrCat("JOBID STATE REASON PRIORITY\n", held, " PENDING JobHeldUser 0\n"));
   CommandResult r = Scontrol({"release", absl::StrCat(held)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(WaitForState(held, "COMPLETED")) << StateAndReason(held) << Logs();
@@ -186,8 +183,8 @@ TEST_F(DependenciesTest, HoldsBeginTimesAndUpdatesThroughScontrol) {
   r = Scontrol({"hold", absl::StrCat(later)});  // canopyd's own user is an operator
   EXPECT_EQ(r.exit_code, 0) << r.err;
   q = cluster_.FrontEnd("squeue", {"-j", absl::StrCat(later), "-o", "%i %T %r %Q"});
-  EXPECT_EQ(q.out, absl::StrCat("JOBID STATE REASON PRIORITY\n", later,
-                                " PENDING JobHeldAdmin 0\n"));
+  EXPECT_EQ(q.out,
+            absl::StrCat("JOBID STATE REASON PRIORITY\n", later, " PENDING JobHeldAdmin 0\n"));
   r = Scontrol({"release", absl::StrCat(later)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(StateAndReason(later), "PENDING BeginTime");
