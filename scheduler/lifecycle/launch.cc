@@ -214,9 +214,10 @@ void Schedule(LifecycleState& s, Effects& effects) {
     s.sort->Sort(pending, now);
   }
   if (!s.preemptors.empty()) {
-    // What their victims free is theirs: jobs that preempted go first.
-    std::stable_partition(pending.begin(), pending.end(),
-                          [&](const core::Job* job) { return s.preemptors.contains(job->id); });
+    // What their victims free is theirs: while jobs that preempted wait for their victims to be
+    // gone (a bounded time: GraceTime, KillWait, a launch), the pass looks at them alone, so no
+    // job of another partition takes a node a victim just left.
+    std::erase_if(pending, [&](const core::Job* job) { return !s.preemptors.contains(job->id); });
   }
   const std::vector<plan::RunningJob> running =
       backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();

@@ -10,7 +10,9 @@
 // one) it is requeued (REQUEUE, for a batch job that may be requeued) or cancelled (state
 // PREEMPTED), and its nodes free up once they have cleaned up. The preemptor, which outranks
 // what waits behind it, starts in the pass that follows. While its victims are on their way out
-// it does not preempt again, and a victim is not chosen twice.
+// (at most their GraceTime, two KillWaits and a launch timeout) passes look at waiting
+// preemptors only, so no other job takes what the victims free; the preemptor does not preempt
+// again, and a victim is not chosen twice.
 //
 // Owner thread only; no I/O.
 #pragma once
