@@ -188,7 +188,9 @@ struct Job {
   int32_t restart_count = 0;  // SLURM_RESTART_COUNT
   int32_t exit_code = 0;      // of the batch script
   int32_t exit_signal = 0;
-  uint32_t run_id = 0;        // + 1 at every launch; agents echo it in their reports
+  uint32_t run_id = 0;  // + 1 at every launch; agents echo it in their reports
+  // Who cancelled it (sacct's "CANCELLED by UID"); unset unless a user or operator did.
+  std::optional<uint32_t> cancelled_by;
   uint32_t next_step_id = 0;  // srun steps get 0, 1, 2, ...
 
   // An allocation-only job (srun or salloc outside a batch job) ends when its client says so.

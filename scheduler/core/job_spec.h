@@ -50,6 +50,7 @@ struct JobSpec {
   std::string partition;  // -p; "" = the default partition
   std::string account;    // -A
   std::string qos;        // -q, --qos; "" = the association's DefaultQOS, else "normal"
+  std::string comment;    // --comment: free text for sacct and scontrol show job
 
   // Shape (0 = unset where it says so).
   int32_t min_nodes = 0;                        // -N MIN[-MAX]; 0 = 1
@@ -96,6 +97,22 @@ struct JobSpec {
   std::optional<bool> kill_on_invalid_dep;
   // --begin: not started before this moment; InfinitePast = no such time.
   absl::Time begin_time = absl::InfinitePast();
+
+  // Recorded for sacct and scontrol show job; Canopy does not act on them (yet). sbatch has
+  // already folded --gpus-per-task and --mem-per-gpu into gpus_per_node and mem_per_node_mib.
+  std::string wckey;                                 // --wckey
+  std::string mail_type;                             // --mail-type, as Slurm prints it
+  std::string mail_user;                             // --mail-user
+  std::string reservation;                           // --reservation
+  absl::Time deadline = absl::InfinitePast();        // --deadline; InfinitePast = none
+  absl::Duration delay_boot = absl::ZeroDuration();  // --delay-boot
+  std::string container;                             // --container
+  int32_t gpus_per_task = 0;                         // --gpus-per-task; 0 = unset
+  int32_t cpus_per_gpu = 0;                          // --cpus-per-gpu; 0 = unset
+  int64_t mem_per_gpu_mib = 0;                       // --mem-per-gpu; 0 = unset
+  std::string gpu_bind;                              // --gpu-bind
+  bool overcommit = false;                           // -O, --overcommit
+  std::string exclusive_mode;                        // --exclusive=user|mcs|oversubscribe
 
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };

@@ -44,6 +44,7 @@ std::vector<CancelAnswer> Cancel(LifecycleState& s, const CancelRequest& request
         continue;
       }
       const std::string why = absl::StrCat("cancelled by ", caller.user_name);
+      job.cancelled_by = caller.uid;
       if (job.state == core::JobState::kPending) {
         (void)core::TransitionTo(job, core::JobState::kCancelled, now);
         job.state_message = why;

@@ -130,6 +130,8 @@ struct StepReport {
   uint32_t step_id = 0;
   int32_t node_index = 0;
   bool exited = false;
+  int32_t exit_code = 0;    // highest task exit code on that node
+  int32_t exit_signal = 0;  // a signal that ended a task there, 0 = none
 };
 
 // sbatch --test-only's answer.

@@ -19,6 +19,7 @@
 #include "common/slurm/task_layout.h"
 #include "scheduler/core/ids.h"
 #include "scheduler/core/job.h"
+#include "scheduler/core/job_history.h"
 #include "scheduler/lifecycle/commands.h"
 
 namespace canopy::lifecycle {
@@ -99,6 +100,13 @@ struct Effects {
   bool qos_changed = false;           // save the QOS table with this batch
   bool usage_changed = false;         // save the usage ledger with this batch
   bool shares_changed = false;        // fair share or priorities were recomputed: republish
+  // Accounting beyond the job records, saved with this batch: runs of requeued jobs that ended,
+  // steps that started or ended (a later record of the same step replaces an earlier one).
+  std::vector<core::JobAttempt> attempts;
+  std::vector<core::StepRecord> steps;
+  // Finished jobs older than MinJobAge that left memory: the store keeps them for accounting
+  // only, and the controller stops publishing them.
+  std::vector<core::JobId> forgotten;
 
   // Queues `message` for `node`'s agent.
   template <typename Message>

@@ -72,7 +72,7 @@ void EndNow(LifecycleState& s, core::Job& job, core::JobState final_state, Effec
     effects.warnings.push_back(std::string(st.message()));
     return;
   }
-  s.LeaveNodes(job.id, job.allocation);
+  s.LeaveNodes(job.id, job.allocation, effects);
   job.completing_to.reset();
   s.Touch(job.id, effects);
   effects.schedule = true;
@@ -91,7 +91,7 @@ void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects&
     return;
   }
   const bool left = LeaveNodesHeld(
-      s, job, absl::StrCat("node failure: ", why), why,
+      s, job, absl::StrCat("node failure: ", why), why, core::JobState::kNodeFail,
       [&] { return plan::FailJobOnNodeLoss(s.view, job, s.Now()); }, effects);
   if (!left) {
     return;

@@ -69,7 +69,8 @@ absl::Status Requeue(LifecycleState& s, core::Job& job, bool hold, const Caller&
     return absl::FailedPreconditionError(
         "Requested operation is presently disabled (the job was submitted with --no-requeue)");
   }
-  return RequeueRunning(s, job, absl::StrCat("requeued by ", caller.user_name), hold, effects);
+  return RequeueRunning(s, job, absl::StrCat("requeued by ", caller.user_name), hold,
+                        core::JobState::kRequeued, effects);
 }
 
 absl::Status Apply(LifecycleState& s, core::Job& job, JobAction action, const Caller& caller,
@@ -92,12 +93,13 @@ absl::Status Apply(LifecycleState& s, core::Job& job, JobAction action, const Ca
 }  // namespace
 
 absl::Status RequeueRunning(LifecycleState& s, core::Job& job, const std::string& why, bool hold,
-                            Effects& effects) {
+                            core::JobState attempt_end, Effects& effects) {
   const absl::Time now = s.Now();
   // Requeued as after a node failure: the nodes stay held until they clean up, and the job
   // comes back PENDING with its restart count + 1 (a requeue-able job is never NODE_FAIL here).
   const bool left = LeaveNodesHeld(
-      s, job, why, why, [&] { return plan::FailJobOnNodeLoss(s.view, job, now); }, effects);
+      s, job, why, why, attempt_end, [&] { return plan::FailJobOnNodeLoss(s.view, job, now); },
+      effects);
   if (!left) {
     return absl::InternalError(absl::StrCat("job ", job.id.value(), " could not be requeued"));
   }

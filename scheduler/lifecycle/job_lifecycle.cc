@@ -107,8 +107,8 @@ void JobLifecycle::JobReported(core::NodeId node, const JobReport& report, Effec
   lifecycle::JobReported(state_, node, report, effects);
 }
 
-void JobLifecycle::StepReported(core::NodeId node, const StepReport& report) {
-  lifecycle::StepReported(state_, node, report);
+void JobLifecycle::StepReported(core::NodeId node, const StepReport& report, Effects& effects) {
+  lifecycle::StepReported(state_, node, report, effects);
 }
 
 absl::StatusOr<SubmitAnswer> JobLifecycle::Submit(const SubmitRequest& request,

@@ -65,7 +65,7 @@ class JobLifecycle {
                                        const std::vector<uint32_t>& running_job_ids,
                                        Effects& effects);
   void JobReported(core::NodeId node, const JobReport& report, Effects& effects);
-  void StepReported(core::NodeId node, const StepReport& report);
+  void StepReported(core::NodeId node, const StepReport& report, Effects& effects);
 
   // ---- Clients (admission.h, cancel.h, steps.h)
   absl::StatusOr<SubmitAnswer> Submit(const SubmitRequest& request, const Caller& caller,

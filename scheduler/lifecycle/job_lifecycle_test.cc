@@ -396,6 +396,66 @@ TEST_F(JobLifecycleTest, NodeLossRequeuesOrFailsTheJob) {
   EXPECT_THAT(Nodes(fragile), ElementsAre("gpu2"));
 }
 
+TEST_F(JobLifecycleTest, RequeueRecordsTheRunThatEndedForAccounting) {
+  const uint32_t id = StartRunning();
+  clock_.Advance(absl::Seconds(30));
+  Effects e;
+  jobs_->NodeChanged(Node(1, /*up=*/false), e);
+  ASSERT_EQ(e.attempts.size(), 1u);
+  const core::JobAttempt& run = e.attempts[0];
+  EXPECT_EQ(run.job, core::JobId(id));
+  EXPECT_EQ(run.attempt, 0);
+  EXPECT_EQ(run.state, JobState::kNodeFail);
+  EXPECT_EQ(run.start_time, kT0);
+  EXPECT_EQ(run.end_time, kT0 + absl::Seconds(30));
+  EXPECT_EQ(run.allocation.nodes.size(), 2u);
+  EXPECT_THAT(run.state_message, HasSubstr("gpu2"));
+  EXPECT_EQ(Job(id).restart_count, 1);
+
+  // A launch that never ran is no run of its own: nothing recorded.
+  Schedule();
+  clock_.Advance(config_->launch_timeout + absl::Seconds(1));
+  Effects timeout = Tick();
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_TRUE(timeout.attempts.empty());
+}
+
+TEST_F(JobLifecycleTest, FinishedJobsLeaveMemoryAfterMinJobAge) {
+  AllNodesUp();
+  SubmitRequest req = Request(1, 1);
+  req.spec.array_spec = "1-3";
+  Effects e;
+  ASSERT_TRUE(jobs_->Submit(req, alice_, e).ok());
+  Schedule();
+  auto node_of = [&](uint32_t task) {
+    return static_cast<int>(Job(task).allocation.nodes.at(0).node.value());
+  };
+  for (uint32_t task = 1; task <= 3; ++task) {
+    Report(node_of(task), task, JobPhase::kLaunched);
+  }
+  // The array's first task (whose id is the array's) finishes.
+  Report(node_of(1), 1, JobPhase::kExited);
+  Report(node_of(1), 1, JobPhase::kCleanedUp);
+  EXPECT_EQ(Job(1).state, JobState::kCompleted);
+
+  clock_.Advance(config_->min_job_age - absl::Seconds(1));
+  EXPECT_TRUE(Tick().forgotten.empty());
+  EXPECT_NE(jobs_->Find(core::JobId(1)), nullptr);
+  clock_.Advance(absl::Seconds(1));
+  Effects forgot = Tick();
+  EXPECT_THAT(forgot.forgotten, ElementsAre(core::JobId(1)));
+  EXPECT_FALSE(forgot.dirty.contains(core::JobId(1)));
+  EXPECT_EQ(jobs_->Find(core::JobId(1)), nullptr);
+
+  // The array's id still names the tasks that remain.
+  e = Effects();
+  std::vector<CancelAnswer> answers = jobs_->Cancel(CancelRequest{.job_ids = {1}}, alice_, e);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_TRUE(answers[0].ok) << answers[0].error;
+  EXPECT_EQ(Job(2).state, JobState::kCompleting);
+  EXPECT_EQ(Job(3).state, JobState::kCompleting);
+}
+
 TEST_F(JobLifecycleTest, BrokenGpuOfTheJobRequeuesIt) {
   const uint32_t id = StartRunning(1);
   state::NodeRecord n = Node(0);
@@ -520,15 +580,26 @@ TEST_F(JobLifecycleTest, StepLaysTasksOutInBlocksOverTheAllocation) {
   EXPECT_EQ(second.step->layout.first_rank[1], 2);
   EXPECT_EQ(second.step->nodelist, "gpu[1-2]");
   EXPECT_EQ(second.step->layout.TasksPerNodeString(), "2,1");
+  // Accounting saw the step start: named after its program, RUNNING, on both nodes.
+  ASSERT_EQ(e.steps.size(), 1u);
+  EXPECT_EQ(e.steps[0].name, "hostname");
+  EXPECT_EQ(e.steps[0].state, core::JobState::kRunning);
+  EXPECT_EQ(e.steps[0].ntasks, 3);
+  EXPECT_EQ(e.steps[0].cpus, 3);
+  EXPECT_EQ(e.steps[0].nodes.size(), 2u);
   EXPECT_EQ(jobs_->CreateStep(req, alice_, e)->step_id, 1u);
   EXPECT_EQ(jobs_->CreateStep(req, bob_, e).status().code(), absl::StatusCode::kPermissionDenied);
 
   e = Effects();
   EXPECT_TRUE(jobs_->CancelStep(CancelStepRequest{core::JobId(id), 0, 0}, alice_, e).ok());
   EXPECT_THAT(Targets<KillStep>(e), ElementsAre(0, 1));
-  // Once every part has exited, the step is gone.
-  jobs_->StepReported(core::NodeId(0), StepReport{core::JobId(id), 0, 0, true});
-  jobs_->StepReported(core::NodeId(1), StepReport{core::JobId(id), 0, 1, true});
+  // Once every part has exited, the step is gone; killed after scancel, it ended CANCELLED.
+  jobs_->StepReported(core::NodeId(0), StepReport{core::JobId(id), 0, 0, true, 0, 15}, e);
+  EXPECT_TRUE(e.steps.empty());
+  jobs_->StepReported(core::NodeId(1), StepReport{core::JobId(id), 0, 1, true, 0, 15}, e);
+  ASSERT_EQ(e.steps.size(), 1u);
+  EXPECT_EQ(e.steps[0].state, core::JobState::kCancelled);
+  EXPECT_EQ(e.steps[0].exit_signal, 15);
   EXPECT_EQ(jobs_->CancelStep(CancelStepRequest{core::JobId(id), 0, 0}, alice_, e).code(),
             absl::StatusCode::kNotFound);
 }

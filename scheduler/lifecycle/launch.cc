@@ -292,7 +292,7 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
     return;
   }
   const bool left = LeaveNodesHeld(
-      s, job, absl::StrCat("launch aborted: ", why), why,
+      s, job, absl::StrCat("launch aborted: ", why), why, core::JobState::kRequeued,
       [&] { return plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now()); },
       effects);
   if (left) {
@@ -301,17 +301,30 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
 }
 
 bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
-                    const std::string& why, absl::FunctionRef<absl::Status()> release,
-                    Effects& effects) {
+                    const std::string& why, core::JobState attempt_end,
+                    absl::FunctionRef<absl::Status()> release, Effects& effects) {
   s.SendKill(job, kill_reason, effects);
   std::vector<CleanupHold> holds = HoldsFor(s, job);
   const core::Allocation held = job.allocation;  // `release` may clear it
+  core::JobAttempt ended{.job = job.id,
+                         .attempt = job.restart_count,
+                         .state = attempt_end,
+                         .state_message = why,
+                         .eligible_time = job.eligible_time,
+                         .start_time = job.start_time,
+                         .end_time = s.Now(),
+                         .exit_code = job.exit_code,
+                         .exit_signal = job.exit_signal,
+                         .allocation = held};
   // Capacity first: if that fails (a bug), the job keeps everything it holds.
   if (absl::Status st = release(); !st.ok()) {
     effects.warnings.push_back(std::string(st.message()));
     return false;
   }
-  s.LeaveNodes(job.id, held);
+  s.LeaveNodes(job.id, held, effects);
+  if (job.restart_count > ended.attempt) {
+    effects.attempts.push_back(std::move(ended));
+  }
   TakeHolds(s, std::move(holds), effects);
   job.state_message = why;
   s.Touch(job.id, effects);

@@ -45,10 +45,12 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
 // A job that held nodes stops holding them before they cleaned up: KillJob everywhere with
 // `kill_reason`, `release` frees its capacity and moves it on (back to PENDING, or requeued),
 // and its share of the nodes that are up stays held until they report CLEANED_UP. The job's
-// state_message becomes `why`. False (with a warning) when `release` failed.
+// state_message becomes `why`. When `release` requeued the job (its restart count went up), the
+// run that ended is recorded for accounting as `attempt_end` (REQUEUED, NODE_FAIL, PREEMPTED).
+// False (with a warning) when `release` failed.
 bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
-                    const std::string& why, absl::FunctionRef<absl::Status()> release,
-                    Effects& effects);
+                    const std::string& why, core::JobState attempt_end,
+                    absl::FunctionRef<absl::Status()> release, Effects& effects);
 
 // Cleanup holds for the nodes of `job` that are up (a down node's processes count as gone).
 // Taken before the job's allocation is freed, applied after.

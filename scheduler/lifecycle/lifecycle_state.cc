@@ -69,16 +69,14 @@ absl::StatusOr<core::Job*> LifecycleState::FindControlled(core::JobId id, const 
 
 std::vector<core::JobId> LifecycleState::Named(uint32_t raw) const {
   std::vector<core::JobId> named;
-  const core::Job* first = jobs.Find(core::JobId(raw));
-  if (first == nullptr) {
+  if (const core::Job* job = jobs.Find(core::JobId(raw));
+      job != nullptr && job->array_job_id != raw) {
+    named.push_back(job->id);
     return named;
   }
-  if (first->array_job_id != raw) {
-    named.push_back(first->id);
-    return named;
-  }
-  // Array tasks have consecutive ids starting at the array's id.
-  for (auto it = jobs.jobs().find(first->id);
+  // Array tasks have consecutive ids starting at the array's id; finished tasks may have left
+  // memory (retention.h), the first one included.
+  for (auto it = jobs.jobs().lower_bound(core::JobId(raw));
        it != jobs.jobs().end() && it->second->array_job_id == raw; ++it) {
     named.push_back(it->first);
   }
@@ -124,6 +122,10 @@ void LifecycleState::Reindex(core::JobId id) {
     limit_usage.Add(*job, job->allocation.nodes);
   } else {
     limit_usage.Remove(id);
+  }
+  if (job != nullptr && core::IsTerminal(job->state) && job->state != core::JobState::kRequeued) {
+    // A record without an end time (converted from an old schema) counts from now.
+    finished.insert({job->end_time == absl::InfinitePast() ? Now() : job->end_time, id});
   }
   Rearm(id);
 }
@@ -215,7 +217,15 @@ void LifecycleState::TakeNodes(core::Job& job) {
   live[job.id] = LiveJob{};
 }
 
-void LifecycleState::LeaveNodes(core::JobId job, const core::Allocation& allocation) {
+void LifecycleState::LeaveNodes(core::JobId job, const core::Allocation& allocation,
+                                Effects& effects) {
+  if (auto it = live.find(job); it != live.end()) {
+    for (auto& [id, step] : it->second.steps) {
+      step.record.state = core::JobState::kCancelled;
+      step.record.end_time = Now();
+      effects.steps.push_back(std::move(step.record));
+    }
+  }
   ++capacity_version;
   for (const core::NodeShare& share : allocation.nodes) {
     MarkGpus(share, /*used=*/false);

@@ -12,6 +12,7 @@
 //   * `deadlines` has one entry per job with something for Tick to do, at the earliest time
 //     (for a pending job: its begin time, or an after:ID+MINUTES item coming due);
 //   * `limit_usage` counts exactly the CONFIGURING and RUNNING jobs;
+//   * `finished` holds every job in a terminal state (other than REQUEUED) under its end time;
 //   * `deps` lists exactly the pending jobs whose dependency still waits, under every job or
 //     array task it names (dependencies.h keeps it).
 // Owned by JobLifecycle; not thread-safe; no I/O; time only from `clock`.
@@ -52,6 +53,14 @@ inline constexpr absl::Duration kCleanupGrace = absl::Seconds(60);
 // lost: long enough for the agent to re-send an exit it saw while the controller was away.
 inline constexpr absl::Duration kLostBatchGrace = absl::Seconds(30);
 
+// A step whose srun still runs: the nodes whose part has not ended, and its accounting record
+// (ended and saved once the last part ends, or when the job leaves its nodes).
+struct LiveStep {
+  std::vector<core::NodeId> running;
+  core::StepRecord record;
+  bool cancelled = false;  // scancel of the step: tasks killed by a signal count as CANCELLED
+};
+
 // What the controller tracks about a job while it holds nodes; rebuilt at restart.
 struct LiveJob {
   std::vector<bool> confirmed;  // CONFIGURING: per node, LAUNCHED seen
@@ -64,8 +73,8 @@ struct LiveJob {
   // is requeued or cancelled. Not stored: after a restart the preemptor plans again.
   core::JobId preempted_by;
   absl::Time preempt_at = absl::InfiniteFuture();
-  bool preempt_requeue = false;  // requeued when preempted (else cancelled: PREEMPTED)
-  absl::btree_map<uint32_t, std::vector<core::NodeId>> steps;  // live steps: their nodes
+  bool preempt_requeue = false;               // requeued when preempted (else cancelled: PREEMPTED)
+  absl::btree_map<uint32_t, LiveStep> steps;  // live steps, by step id
 };
 
 // What a job that left its nodes before they cleaned up (requeued, launch aborted, cancelled
@@ -128,8 +137,9 @@ struct LifecycleState {
   // and starts its LiveJob.
   void TakeNodes(core::Job& job);
   // The job no longer holds the nodes of `allocation` (its capacity was just freed): frees its
-  // GPU indexes there, unlists it and drops its LiveJob.
-  void LeaveNodes(core::JobId job, const core::Allocation& allocation);
+  // GPU indexes there, unlists it and drops its LiveJob; steps still running end CANCELLED in
+  // accounting.
+  void LeaveNodes(core::JobId job, const core::Allocation& allocation, Effects& effects);
   // Marks the GPU indexes of a share as used / free on its node.
   void MarkGpus(const core::NodeShare& share, bool used);
 
@@ -157,6 +167,8 @@ struct LifecycleState {
   // priority at every recalculation.
   absl::btree_map<core::JobId, core::Job*> blocked;
   absl::btree_set<std::pair<absl::Time, core::JobId>> deadlines;
+  // Finished jobs by end time: each leaves memory MinJobAge after it ended (retention.h).
+  absl::btree_set<std::pair<absl::Time, core::JobId>> finished;
   DependencyIndex deps;
   absl::flat_hash_map<core::JobId, absl::Time> deadline_of;   // lookups only
   absl::flat_hash_map<std::string, core::JobId> idempotency;  // lookups only

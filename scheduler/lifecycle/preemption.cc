@@ -219,7 +219,9 @@ void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects) {
   const std::string why = absl::StrCat("preempted by job ", live->preempted_by.value());
   live->preempt_at = absl::InfiniteFuture();
   if (live->preempt_requeue) {
-    if (absl::Status st = RequeueRunning(s, victim, why, /*hold=*/false, effects); !st.ok()) {
+    if (absl::Status st =
+            RequeueRunning(s, victim, why, /*hold=*/false, core::JobState::kPreempted, effects);
+        !st.ok()) {
       effects.warnings.push_back(std::string(st.message()));
     }
     return;

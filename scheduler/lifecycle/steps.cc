@@ -11,6 +11,30 @@
 #include "common/slurm/hostlist.h"
 
 namespace canopy::lifecycle {
+namespace {
+
+// The accounting record of a step that starts: Slurm names a step after its program.
+core::StepRecord StepStarted(const LifecycleState& s, const core::Job& job,
+                             const StepLaunch& step) {
+  core::StepRecord record;
+  record.job = job.id;
+  record.attempt = job.restart_count;
+  record.step_id = step.step_id;
+  const std::string& program = step.request.argv.front();
+  const size_t slash = program.rfind('/');
+  record.name = slash == std::string::npos ? program : program.substr(slash + 1);
+  record.state = core::JobState::kRunning;
+  record.start_time = s.Now();
+  record.ntasks = step.layout.ntasks;
+  record.cpus = step.layout.ntasks * std::max(job.spec.cpus_per_task, 1);
+  for (int i = 0; i < step.layout.nodes; ++i) {
+    record.nodes.push_back(job.allocation.nodes[i].node);
+    record.gpus += job.allocation.nodes[i].gpus;
+  }
+  return record;
+}
+
+}  // namespace
 
 absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& request,
                                       const Caller& caller, Effects& effects) {
@@ -58,7 +82,10 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
   for (int i = 0; i < shared->layout.nodes; ++i) {
     effects.Send(nodes[i], LaunchStep{shared, i});
   }
-  live->steps[answer.step_id] = nodes;
+  LiveStep& live_step = live->steps[answer.step_id];
+  live_step.record = StepStarted(s, job, *shared);
+  live_step.running = std::move(nodes);
+  effects.steps.push_back(live_step.record);
   effects.info.push_back(absl::StrCat("job ", id, " step ", answer.step_id, ": ", answer.ntasks,
                                       " task(s) on ", shared->nodelist));
   return answer;
@@ -70,23 +97,26 @@ absl::Status CancelStep(LifecycleState& s, const CancelStepRequest& request, con
   if (!found.ok()) {
     return found.status();
   }
-  const std::vector<core::NodeId>* nodes = nullptr;
-  if (const LiveJob* live = s.Live(request.job); live != nullptr) {
+  LiveStep* step = nullptr;
+  if (LiveJob* live = s.Live(request.job); live != nullptr) {
     if (auto it = live->steps.find(request.step_id); it != live->steps.end()) {
-      nodes = &it->second;
+      step = &it->second;
     }
   }
-  if (nodes == nullptr) {
+  if (step == nullptr) {
     return absl::NotFoundError(absl::StrCat("Invalid job id specified: step ", request.job.value(),
                                             ".", request.step_id, " is not running"));
   }
-  for (core::NodeId node : *nodes) {
+  // A signal other than a kill leaves the step running; tasks it ends count as cancelled too.
+  step->cancelled = true;
+  for (core::NodeId node : step->running) {
     effects.Send(node, KillStep{request.job, request.step_id, request.signal});
   }
   return absl::OkStatus();
 }
 
-void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report) {
+void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report,
+                  Effects& effects) {
   LiveJob* live = s.Live(report.job);
   if (live == nullptr || !report.exited) {
     return;
@@ -95,11 +125,31 @@ void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report
   if (it == live->steps.end()) {
     return;
   }
-  std::vector<core::NodeId>& nodes = it->second;
+  LiveStep& step = it->second;
+  std::vector<core::NodeId>& nodes = step.running;
+  const auto before = nodes.size();
   nodes.erase(std::remove(nodes.begin(), nodes.end(), node), nodes.end());
-  if (nodes.empty()) {
-    live->steps.erase(it);
+  if (nodes.size() == before) {
+    return;  // a repeated report of a part already counted
   }
+  core::StepRecord& record = step.record;
+  record.exit_code = std::max(record.exit_code, report.exit_code);
+  if (report.exit_signal != 0) {
+    record.exit_signal = report.exit_signal;
+  }
+  if (!nodes.empty()) {
+    return;
+  }
+  // Slurm's step states: a task killed by a signal after scancel is CANCELLED, otherwise a
+  // signal or a non-zero exit is FAILED.
+  if (record.exit_signal != 0) {
+    record.state = step.cancelled ? core::JobState::kCancelled : core::JobState::kFailed;
+  } else {
+    record.state = record.exit_code == 0 ? core::JobState::kCompleted : core::JobState::kFailed;
+  }
+  record.end_time = s.Now();
+  effects.steps.push_back(std::move(record));
+  live->steps.erase(it);
 }
 
 }  // namespace canopy::lifecycle

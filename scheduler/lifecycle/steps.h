@@ -1,7 +1,8 @@
 // Steps: srun inside a running job. The controller lays the tasks out over the job's nodes
 // (common/slurm/task_layout.h) and sends each node its LaunchStep; the agents stream output and
-// exits to srun directly. A step lives as long as its srun: it is not stored, and a job that
-// stops holding nodes forgets its steps.
+// exits to srun directly. A step lives as long as its srun: the scheduler does not store it (a
+// job that stops holding nodes forgets its steps), but accounting records its start and its end
+// (Effects::steps).
 //
 // Functions of the lifecycle's state; owner thread only; no I/O.
 #pragma once
@@ -25,7 +26,7 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
 absl::Status CancelStep(LifecycleState& s, const CancelStepRequest& request, const Caller& caller,
                         Effects& effects);
 
-// A node's part of a step ended; the step is forgotten once every part has.
-void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report);
+// A node's part of a step ended; the step ends (in accounting too) once every part has.
+void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report, Effects& effects);
 
 }  // namespace canopy::lifecycle

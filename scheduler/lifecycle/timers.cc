@@ -13,6 +13,7 @@
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/preemption.h"
 #include "scheduler/lifecycle/priorities.h"
+#include "scheduler/lifecycle/retention.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -123,12 +124,14 @@ void Tick(LifecycleState& s, Effects& effects) {
     }
     s.Rearm(id);
   }
+  ForgetFinished(s, effects);
 }
 
 absl::Time NextDeadline(const LifecycleState& s) {
   absl::Time next = s.deadlines.empty() ? absl::InfiniteFuture() : s.deadlines.begin()->first;
   next = std::min(next, s.accounting.next_calc());
   next = std::min(next, s.backfill_due);
+  next = std::min(next, NextForget(s));
   for (const CleanupHold& h : s.holds) {
     next = std::min(next, h.deadline);
   }

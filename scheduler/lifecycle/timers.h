@@ -3,7 +3,7 @@
 // --signal sent warn_time before); a COMPLETING job whose nodes never confirm cleanup is ended
 // after KillWait + 60 s; a job whose batch host re-registered without it is lost after 30 s;
 // cleanup holds expire; a pending job's --begin time or after:ID+MINUTES item comes due
-// (dependencies.h).
+// (dependencies.h); a finished job leaves memory after MinJobAge (retention.h).
 //
 // Every such moment is kept in the state's deadline index, so Tick costs O(what is due) and the
 // simulator can jump straight to NextDeadline. Owner thread only; no I/O.
