@@ -25,6 +25,10 @@ class InMemoryStore final : public Store {
     for (const std::shared_ptr<const core::Job>& job : mutations.job_upserts) {
       jobs_[job->id.value()] = *job;
     }
+    // Accounting is not kept in memory: forgotten jobs are simply not loaded again.
+    for (core::JobId id : mutations.forget_jobs) {
+      jobs_.erase(id.value());
+    }
     if (mutations.next_job_id != 0) {
       next_job_id_ = mutations.next_job_id;
     }

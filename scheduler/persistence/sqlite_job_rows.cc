@@ -82,6 +82,13 @@ void Bind(sqlite3_stmt* s, int i, const std::map<std::string, std::string>& v) {
 void Bind(sqlite3_stmt* s, int i, const std::vector<uint32_t>& v) {
   Bind(s, i, absl::StrJoin(v, ","));
 }
+void Bind(sqlite3_stmt* s, int i, const std::optional<uint32_t>& v) {
+  if (v.has_value()) {
+    Bind(s, i, *v);
+  } else {
+    sqlite3_bind_null(s, i);
+  }
+}
 void Bind(sqlite3_stmt* s, int i, const std::optional<bool>& v) {
   if (v.has_value()) {
     Bind(s, i, *v);
@@ -204,6 +211,18 @@ absl::Status Read(sqlite3_stmt* s, int i, std::map<std::string, std::string>& v)
   }
   return absl::OkStatus();
 }
+absl::Status Read(sqlite3_stmt* s, int i, std::optional<uint32_t>& v) {
+  if (IsNull(s, i)) {
+    v.reset();
+    return absl::OkStatus();
+  }
+  uint32_t value = 0;
+  if (absl::Status st = Read(s, i, value); !st.ok()) {
+    return st;
+  }
+  v = value;
+  return absl::OkStatus();
+}
 absl::Status Read(sqlite3_stmt* s, int i, std::optional<bool>& v) {
   v = IsNull(s, i) ? std::nullopt : std::optional<bool>(sqlite3_column_int64(s, i) != 0);
   return absl::OkStatus();
@@ -296,6 +315,7 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.priority; }>("priority"),
     Column<[](auto& j) -> auto& { return j.priority_fixed; }>("priority_fixed"),
     Column<[](auto& j) -> auto& { return j.qos; }>("qos"),
+    Column<[](auto& j) -> auto& { return j.cancelled_by; }>("cancelled_by"),
     // The spec, as submitted.
     Column<[](auto& j) -> auto& { return j.spec.name; }>("name"),
     Column<[](auto& j) -> auto& { return j.spec.partition; }>("requested_partition"),
@@ -337,6 +357,20 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.spec.kill_on_invalid_dep; }>("kill_on_invalid_dep"),
     Column<[](auto& j) -> auto& { return j.spec.begin_time; }>("begin_time_us"),
     Column<[](auto& j) -> auto& { return j.spec.qos; }>("requested_qos"),
+    Column<[](auto& j) -> auto& { return j.spec.comment; }>("comment"),
+    Column<[](auto& j) -> auto& { return j.spec.wckey; }>("wckey"),
+    Column<[](auto& j) -> auto& { return j.spec.mail_type; }>("mail_type"),
+    Column<[](auto& j) -> auto& { return j.spec.mail_user; }>("mail_user"),
+    Column<[](auto& j) -> auto& { return j.spec.reservation; }>("reservation"),
+    Column<[](auto& j) -> auto& { return j.spec.deadline; }>("deadline_us"),
+    Column<[](auto& j) -> auto& { return j.spec.delay_boot; }>("delay_boot_us"),
+    Column<[](auto& j) -> auto& { return j.spec.container; }>("container"),
+    Column<[](auto& j) -> auto& { return j.spec.gpus_per_task; }>("gpus_per_task"),
+    Column<[](auto& j) -> auto& { return j.spec.cpus_per_gpu; }>("cpus_per_gpu"),
+    Column<[](auto& j) -> auto& { return j.spec.mem_per_gpu_mib; }>("mem_per_gpu_mib"),
+    Column<[](auto& j) -> auto& { return j.spec.gpu_bind; }>("gpu_bind"),
+    Column<[](auto& j) -> auto& { return j.spec.overcommit; }>("overcommit"),
+    Column<[](auto& j) -> auto& { return j.spec.exclusive_mode; }>("exclusive_mode"),
 };
 // clang-format on
 
@@ -365,46 +399,31 @@ std::string Placeholders() {
   return out;
 }
 
+constexpr char kSelectNodes[] =
+    "SELECT node, gpus, cpus, mem_mib, gpu_indexes FROM job_nodes WHERE job_id = ?1 ORDER BY idx";
+
 absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
   const int rc = sqlite3_step(s);
   return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, what);
 }
 
-absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
-  absl::flat_hash_map<uint32_t, size_t> index;  // job id -> position in out.jobs
-  for (size_t i = 0; i < out.jobs.size(); ++i) {
-    index[out.jobs[i].id.value()] = i;
-  }
-  absl::StatusOr<SqliteStatement> stmt = Prepare(
-      db,
-      "SELECT job_id, node, gpus, cpus, mem_mib, gpu_indexes FROM job_nodes ORDER BY job_id, idx");
-  if (!stmt.ok()) {
-    return stmt.status();
-  }
-  sqlite3_stmt* s = stmt->get();
-  absl::flat_hash_map<uint32_t, std::string> missing;  // job id -> first unknown node
+// The job_nodes rows of one job, in allocation order, by node name.
+absl::Status ReadNodeRows(sqlite3* db, sqlite3_stmt* s, uint32_t job_id,
+                          std::vector<StoredNodeShare>& out) {
+  sqlite3_reset(s);
+  Bind(s, 1, job_id);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    const auto job_id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
-    auto it = index.find(job_id);
-    if (it == index.end()) {
-      continue;  // cannot happen with the foreign key; harmless if it does
-    }
-    const std::string name = Bytes(s, 1);
-    core::NodeShare share;
-    share.node = topology.FindNode(name);
-    if (!share.node.valid()) {
-      missing.try_emplace(job_id, name);
-      continue;
-    }
-    absl::Status st = Read(s, 2, share.gpus);
+    StoredNodeShare& share = out.emplace_back();
+    share.node = Bytes(s, 0);
+    absl::Status st = Read(s, 1, share.gpus);
     if (st.ok()) {
-      st = Read(s, 3, share.cpus);
+      st = Read(s, 2, share.cpus);
     }
     if (st.ok()) {
-      st = Read(s, 4, share.mem_mib);
+      st = Read(s, 3, share.mem_mib);
     }
-    for (absl::string_view g : absl::StrSplit(Bytes(s, 5), ',', absl::SkipEmpty())) {
+    for (absl::string_view g : absl::StrSplit(Bytes(s, 4), ',', absl::SkipEmpty())) {
       int index_value = 0;
       if (!absl::SimpleAtoi(g, &index_value)) {
         st = Bad(absl::StrCat("'", g, "' is not a GPU index"));
@@ -414,18 +433,39 @@ absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJo
     }
     if (!st.ok()) {
       return absl::DataLossError(
-          absl::StrCat("job ", job_id, ": job_nodes row for ", name, ": ", st.message()));
+          absl::StrCat("job ", job_id, ": job_nodes row for ", share.node, ": ", st.message()));
     }
-    out.jobs[it->second].allocation.nodes.push_back(std::move(share));
   }
-  if (rc != SQLITE_DONE) {
-    return SqliteError(db, rc, "loading job_nodes");
+  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, "loading job_nodes");
+}
+
+// Each job's allocation, from its job_nodes rows (one indexed lookup per job that has nodes:
+// the cost follows the jobs loaded, not the history kept).
+absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
+  absl::StatusOr<SqliteStatement> stmt = Prepare(db, kSelectNodes);
+  if (!stmt.ok()) {
+    return stmt.status();
   }
+  std::vector<StoredNodeShare> rows;
   for (core::Job& job : out.jobs) {
-    if (auto it = missing.find(job.id.value()); it != missing.end()) {
-      job.allocation = {};
-      out.problems.push_back(
-          {job.id, absl::StrCat("node ", it->second, " is no longer configured")});
+    rows.clear();
+    if (absl::Status st = ReadNodeRows(db, stmt->get(), job.id.value(), rows); !st.ok()) {
+      return st;
+    }
+    for (StoredNodeShare& row : rows) {
+      core::NodeShare share;
+      share.node = topology.FindNode(row.node);
+      if (!share.node.valid()) {
+        job.allocation = {};
+        out.problems.push_back(
+            {job.id, absl::StrCat("node ", row.node, " is no longer configured")});
+        break;
+      }
+      share.gpus = row.gpus;
+      share.cpus = row.cpus;
+      share.mem_mib = row.mem_mib;
+      share.gpu_indexes = std::move(row.gpu_indexes);
+      job.allocation.nodes.push_back(std::move(share));
     }
   }
   return absl::OkStatus();
@@ -487,16 +527,19 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
   return absl::OkStatus();
 }
 
-absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
-  absl::StatusOr<SqliteStatement> stmt =
-      Prepare(db, absl::StrCat("SELECT ", ColumnList(), " FROM jobs ORDER BY id"));
+absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
+                         absl::FunctionRef<void(sqlite3_stmt*)> bind, bool slim,
+                         std::vector<core::Job>& out) {
+  absl::StatusOr<SqliteStatement> stmt = Prepare(
+      db, absl::StrCat("SELECT ", ColumnList(), " FROM jobs WHERE ", where, " ORDER BY id"));
   if (!stmt.ok()) {
     return stmt.status();
   }
   sqlite3_stmt* s = stmt->get();
+  bind(s);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    core::Job& job = out.jobs.emplace_back();
+    core::Job& job = out.emplace_back();
     uint32_t id = 0;
     (void)Read(s, 0, id);
     job.id = core::JobId(id);
@@ -508,11 +551,54 @@ absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, Stored
       }
     }
     job.allocation.exclusive = job.spec.exclusive;
+    if (slim) {
+      // A batch job's script keeps its first line, so allocation_only() still tells them apart.
+      job.spec.script = job.spec.script.substr(0, job.spec.script.find('\n'));
+      job.spec.environment.clear();
+      job.spec.argv.clear();
+    }
   }
   if (rc != SQLITE_DONE) {
     return SqliteError(db, rc, "loading jobs");
   }
+  return absl::OkStatus();
+}
+
+absl::Status ReadJobNodes(sqlite3* db, uint32_t job_id, std::vector<StoredNodeShare>& out) {
+  absl::StatusOr<SqliteStatement> stmt = Prepare(db, kSelectNodes);
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  return ReadNodeRows(db, stmt->get(), job_id, out);
+}
+
+absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
+  // Jobs that left memory after MinJobAge stay in the table for accounting only.
+  if (absl::Status st = ReadJobRows(
+          db, "in_memory = 1", [](sqlite3_stmt*) {}, /*slim=*/false, out.jobs);
+      !st.ok()) {
+    return st;
+  }
   return LoadNodes(db, topology, out);
+}
+
+absl::Status ForgetJobRows(sqlite3* db, const std::vector<core::JobId>& jobs) {
+  if (jobs.empty()) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<SqliteStatement> stmt = Prepare(db, "UPDATE jobs SET in_memory = 0 WHERE id = ?1");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  for (core::JobId id : jobs) {
+    sqlite3_reset(stmt->get());
+    Bind(stmt->get(), 1, id.value());
+    if (absl::Status st = Step(db, stmt->get(), absl::StrCat("forgetting job ", id.value()));
+        !st.ok()) {
+      return st;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace canopy::persistence

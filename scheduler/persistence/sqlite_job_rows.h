@@ -7,10 +7,14 @@
 // Not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "scheduler/core/job.h"
 #include "scheduler/persistence/sqlite_handle.h"
 #include "scheduler/persistence/store.h"
@@ -22,9 +26,32 @@ namespace canopy::persistence {
 absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const core::Job>>& jobs,
                          const topology::Topology& topology);
 
-// Appends every stored job to `out.jobs` (ascending id). A job whose job_nodes name a node the
-// topology no longer has comes without an allocation, with an entry in `out.problems`.
-// DataLoss naming the job and column for a value that cannot be read.
+// Appends every job still in the controller's memory to `out.jobs` (ascending id). A job whose
+// job_nodes name a node the topology no longer has comes without an allocation, with an entry
+// in `out.problems`. DataLoss naming the job and column for a value that cannot be read.
 absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out);
+
+// The jobs left memory (MinJobAge): their rows stay, for accounting, but are not loaded again.
+absl::Status ForgetJobRows(sqlite3* db, const std::vector<core::JobId>& jobs);
+
+// Appends the jobs rows matching `where` (an SQL condition on the jobs table whose parameters
+// `bind` binds), ascending id, without their allocation. For readers of the history: `slim`
+// drops the environment and arguments and keeps only the first line of a batch script (so
+// allocation_only() still answers).
+absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
+                         absl::FunctionRef<void(sqlite3_stmt*)> bind, bool slim,
+                         std::vector<core::Job>& out);
+
+// One job_nodes row, by node name (history may name nodes the configuration no longer has).
+struct StoredNodeShare {
+  std::string node;
+  int32_t gpus = 0;
+  int32_t cpus = 0;
+  int64_t mem_mib = 0;
+  std::vector<int> gpu_indexes;
+};
+
+// Appends the job's job_nodes rows, in allocation order.
+absl::Status ReadJobNodes(sqlite3* db, uint32_t job_id, std::vector<StoredNodeShare>& out);
 
 }  // namespace canopy::persistence

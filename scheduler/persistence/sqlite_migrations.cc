@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 6> kMigrations = {
+constexpr std::array<const char*, 7> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -160,6 +160,57 @@ constexpr std::array<const char*, 6> kMigrations = {
     ) WITHOUT ROWID;
     ALTER TABLE jobs ADD COLUMN qos TEXT NOT NULL DEFAULT '';
     ALTER TABLE jobs ADD COLUMN requested_qos TEXT NOT NULL DEFAULT '';
+    )sql",
+    // 7: accounting. Finished jobs leave memory after MinJobAge (in_memory = 0) and stay here
+    // for sacct until PurgeJobAfter; earlier runs of requeued jobs and steps get tables.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN in_memory INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE jobs ADD COLUMN cancelled_by INTEGER;
+    ALTER TABLE jobs ADD COLUMN comment TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN wckey TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN mail_type TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN mail_user TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN reservation TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN deadline_us INTEGER;
+    ALTER TABLE jobs ADD COLUMN delay_boot_us INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN container TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN gpus_per_task INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN cpus_per_gpu INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN mem_per_gpu_mib INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN gpu_bind TEXT NOT NULL DEFAULT '';
+    ALTER TABLE jobs ADD COLUMN overcommit INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN exclusive_mode TEXT NOT NULL DEFAULT '';
+    CREATE INDEX jobs_in_memory ON jobs(id) WHERE in_memory = 1;
+    CREATE INDEX jobs_by_end ON jobs(end_time_us);
+    CREATE TABLE job_attempts (
+      job_id            INTEGER NOT NULL,
+      attempt           INTEGER NOT NULL,   -- the job's restart_count during that run
+      state             TEXT NOT NULL,      -- REQUEUED, NODE_FAIL or PREEMPTED
+      state_message     TEXT NOT NULL,
+      eligible_time_us  INTEGER,
+      start_time_us     INTEGER,
+      end_time_us       INTEGER,
+      exit_code         INTEGER NOT NULL,
+      exit_signal       INTEGER NOT NULL,
+      nodes             TEXT NOT NULL,      -- node:gpus:cpus:mem_mib items joined by ','
+      PRIMARY KEY (job_id, attempt)
+    ) WITHOUT ROWID;
+    CREATE TABLE job_steps (
+      job_id         INTEGER NOT NULL,
+      attempt        INTEGER NOT NULL,
+      step_id        INTEGER NOT NULL,
+      name           TEXT NOT NULL,
+      state          TEXT NOT NULL,
+      start_time_us  INTEGER,
+      end_time_us    INTEGER,            -- NULL while running
+      exit_code      INTEGER NOT NULL,
+      exit_signal    INTEGER NOT NULL,
+      nodes          TEXT NOT NULL,      -- node names joined by ','
+      ntasks         INTEGER NOT NULL,
+      cpus           INTEGER NOT NULL,
+      gpus           INTEGER NOT NULL,
+      PRIMARY KEY (job_id, attempt, step_id)
+    ) WITHOUT ROWID;
     )sql",
 };
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "scheduler/persistence/sqlite_accounting_rows.h"
+#include "scheduler/persistence/sqlite_history_rows.h"
 #include "scheduler/persistence/sqlite_job_rows.h"
 #include "scheduler/persistence/sqlite_qos_rows.h"
 
@@ -60,6 +61,18 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
     return st;
   }
   if (absl::Status st = SaveJobRows(db, mutations.job_upserts, *topology_); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = SaveAttemptRows(db, mutations.attempts, *topology_); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = SaveStepRows(db, mutations.steps, *topology_); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = ForgetJobRows(db, mutations.forget_jobs); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = PurgeHistory(db, mutations.purge_before); !st.ok()) {
     return st;
   }
   if (mutations.drop_legacy_jobs) {

@@ -90,6 +90,21 @@ core::Job FullJob(core::JobId id) {
   s.kill_on_invalid_dep = false;  // not "unset"
   s.begin_time = absl::FromUnixMicros(1'800'000'500'000'001);
   s.qos = "high";
+  s.comment = "sweep 3 of 9";
+  s.wckey = "proj";
+  s.mail_type = "BEGIN,END";
+  s.mail_user = "alice@example.org";
+  s.reservation = "maint";
+  s.deadline = absl::FromUnixSeconds(1'800'100'000);
+  s.delay_boot = absl::Minutes(5);
+  s.container = "/containers/pt";
+  s.gpus_per_task = 1;
+  s.cpus_per_gpu = 4;
+  s.mem_per_gpu_mib = 8192;
+  s.gpu_bind = "closest";
+  s.overcommit = true;
+  s.exclusive_mode = "user";
+  j.cancelled_by = 1002;
   j.user_id = 1001;
   j.group_id = 100;
   j.user_name = "alice";
@@ -120,6 +135,23 @@ core::Job FullJob(core::JobId id) {
   j.run_id = 4;
   j.next_step_id = 5;
   return j;
+}
+
+// What an older schema did not store.
+void ClearRecordedOptions(core::JobSpec& s) {
+  s.wckey.clear();
+  s.mail_type.clear();
+  s.mail_user.clear();
+  s.reservation.clear();
+  s.deadline = absl::InfinitePast();
+  s.delay_boot = absl::ZeroDuration();
+  s.container.clear();
+  s.gpus_per_task = 0;
+  s.cpus_per_gpu = 0;
+  s.mem_per_gpu_mib = 0;
+  s.gpu_bind.clear();
+  s.overcommit = false;
+  s.exclusive_mode.clear();
 }
 
 class SqliteStoreTest : public ::testing::Test {
@@ -287,6 +319,26 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
     ASSERT_TRUE(store->Commit(m).ok());
   }
   Sql(R"sql(
+    DROP INDEX jobs_in_memory;
+    DROP INDEX jobs_by_end;
+    DROP TABLE job_attempts;
+    DROP TABLE job_steps;
+    ALTER TABLE jobs DROP COLUMN in_memory;
+    ALTER TABLE jobs DROP COLUMN cancelled_by;
+    ALTER TABLE jobs DROP COLUMN comment;
+    ALTER TABLE jobs DROP COLUMN wckey;
+    ALTER TABLE jobs DROP COLUMN mail_type;
+    ALTER TABLE jobs DROP COLUMN mail_user;
+    ALTER TABLE jobs DROP COLUMN reservation;
+    ALTER TABLE jobs DROP COLUMN deadline_us;
+    ALTER TABLE jobs DROP COLUMN delay_boot_us;
+    ALTER TABLE jobs DROP COLUMN container;
+    ALTER TABLE jobs DROP COLUMN gpus_per_task;
+    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
+    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
+    ALTER TABLE jobs DROP COLUMN gpu_bind;
+    ALTER TABLE jobs DROP COLUMN overcommit;
+    ALTER TABLE jobs DROP COLUMN exclusive_mode;
     ALTER TABLE jobs DROP COLUMN dependencies;
     ALTER TABLE jobs DROP COLUMN dependency_any;
     ALTER TABLE jobs DROP COLUMN kill_on_invalid_dep;
@@ -305,6 +357,9 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
   job.spec.begin_time = absl::InfinitePast();
   job.spec.qos.clear();
   job.qos.clear();
+  job.spec.comment.clear();
+  ClearRecordedOptions(job.spec);
+  job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
 }
 
@@ -319,6 +374,26 @@ TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
     ASSERT_TRUE(store->Commit(m).ok());
   }
   Sql(R"sql(
+    DROP INDEX jobs_in_memory;
+    DROP INDEX jobs_by_end;
+    DROP TABLE job_attempts;
+    DROP TABLE job_steps;
+    ALTER TABLE jobs DROP COLUMN in_memory;
+    ALTER TABLE jobs DROP COLUMN cancelled_by;
+    ALTER TABLE jobs DROP COLUMN comment;
+    ALTER TABLE jobs DROP COLUMN wckey;
+    ALTER TABLE jobs DROP COLUMN mail_type;
+    ALTER TABLE jobs DROP COLUMN mail_user;
+    ALTER TABLE jobs DROP COLUMN reservation;
+    ALTER TABLE jobs DROP COLUMN deadline_us;
+    ALTER TABLE jobs DROP COLUMN delay_boot_us;
+    ALTER TABLE jobs DROP COLUMN container;
+    ALTER TABLE jobs DROP COLUMN gpus_per_task;
+    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
+    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
+    ALTER TABLE jobs DROP COLUMN gpu_bind;
+    ALTER TABLE jobs DROP COLUMN overcommit;
+    ALTER TABLE jobs DROP COLUMN exclusive_mode;
     DROP TABLE qos;
     ALTER TABLE jobs DROP COLUMN qos;
     ALTER TABLE jobs DROP COLUMN requested_qos;
@@ -330,10 +405,65 @@ TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
   ASSERT_EQ(jobs->jobs.size(), 1u);
   job.spec.qos.clear();
   job.qos.clear();
+  job.spec.comment.clear();
+  ClearRecordedOptions(job.spec);
+  job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
   absl::StatusOr<StoredAccounting> accounting = store->LoadAccounting();
   ASSERT_TRUE(accounting.ok()) << accounting.status();
   EXPECT_FALSE(accounting->qos.has_value());
+}
+
+// Migration 7 adds accounting: a job stored by schema 6 is still in memory, with no comment and
+// nobody who cancelled it, and the new tables are there to write to.
+TEST_F(SqliteStoreTest, Schema6JobsStayInMemoryAndGetAccountingTables) {
+  core::Job job = FullJob(core::JobId(2));
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  Sql(absl::StrCat("BEGIN;", R"sql(
+    DROP INDEX jobs_in_memory;
+    DROP INDEX jobs_by_end;
+    DROP TABLE job_attempts;
+    DROP TABLE job_steps;
+    ALTER TABLE jobs DROP COLUMN in_memory;
+    ALTER TABLE jobs DROP COLUMN cancelled_by;
+    ALTER TABLE jobs DROP COLUMN comment;
+    ALTER TABLE jobs DROP COLUMN wckey;
+    ALTER TABLE jobs DROP COLUMN mail_type;
+    ALTER TABLE jobs DROP COLUMN mail_user;
+    ALTER TABLE jobs DROP COLUMN reservation;
+    ALTER TABLE jobs DROP COLUMN deadline_us;
+    ALTER TABLE jobs DROP COLUMN delay_boot_us;
+    ALTER TABLE jobs DROP COLUMN container;
+    ALTER TABLE jobs DROP COLUMN gpus_per_task;
+    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
+    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
+    ALTER TABLE jobs DROP COLUMN gpu_bind;
+    ALTER TABLE jobs DROP COLUMN overcommit;
+    ALTER TABLE jobs DROP COLUMN exclusive_mode;
+    PRAGMA user_version = 6;
+    COMMIT;
+  )sql"));
+  std::unique_ptr<SqliteStore> store = Open();
+  absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  job.spec.comment.clear();
+  ClearRecordedOptions(job.spec);
+  job.cancelled_by.reset();
+  EXPECT_EQ(jobs->jobs[0], job);
+  core::StepRecord step;
+  step.job = job.id;
+  step.name = "hostname";
+  Mutations m;
+  m.steps.push_back(step);
+  m.forget_jobs.push_back(job.id);
+  ASSERT_TRUE(store->Commit(m).ok());
+  EXPECT_TRUE(store->LoadJobs()->jobs.empty());
 }
 
 // A database written by the canopyd before schema 3 keeps its jobs: the store hands their
@@ -488,7 +618,7 @@ TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 6);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 7);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "scheduler/core/job.h"
+#include "scheduler/core/job_history.h"
 #include "scheduler/fairshare/association_tree.h"
 #include "scheduler/fairshare/usage_ledger.h"
 #include "scheduler/limits/qos.h"
@@ -62,10 +63,21 @@ struct Mutations {
   std::optional<UsageState> usage;
   // The whole QOS table, when it changed.
   std::optional<std::vector<limits::QosSpec>> qos;
+  // Accounting: runs of requeued jobs that ended; steps as they started or ended (a later
+  // record of the same job, attempt and step replaces the earlier).
+  std::vector<core::JobAttempt> attempts;
+  std::vector<core::StepRecord> steps;
+  // Finished jobs that left memory (MinJobAge): kept for accounting, not loaded again.
+  std::vector<core::JobId> forget_jobs;
+  // Delete the accounting of jobs that left memory and ended before this (PurgeJobAfter);
+  // InfinitePast = nothing.
+  absl::Time purge_before = absl::InfinitePast();
 
   bool empty() const {
     return node_admin_upserts.empty() && job_upserts.empty() && next_job_id == 0 &&
-           !drop_legacy_jobs && !associations.has_value() && !usage.has_value() && !qos.has_value();
+           !drop_legacy_jobs && !associations.has_value() && !usage.has_value() &&
+           !qos.has_value() && attempts.empty() && steps.empty() && forget_jobs.empty() &&
+           purge_before == absl::InfinitePast();
   }
 };
 
