@@ -1,6 +1,7 @@
 // The scheduling-policy keys shared by slurm.conf and YAML (scheduling_policy.h).
 #include "common/config/scheduling_policy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -74,6 +75,44 @@ absl::StatusOr<bool> Set(absl::StatusOr<T> result, U& out) {
   return true;
 }
 
+// PrivateData=jobs,usage,...: Slurm's words, any case.
+absl::StatusOr<std::vector<std::string>> ParsePrivateData(const KeyValue& v) {
+  static constexpr absl::string_view kWords[] = {"accounts",     "cloud", "events",
+                                                 "jobs",         "nodes", "partitions",
+                                                 "reservations", "usage", "users"};
+  std::vector<std::string> out;
+  for (absl::string_view item : absl::StrSplit(v.value(), ',', absl::SkipEmpty())) {
+    const std::string word = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
+    if (std::find(std::begin(kWords), std::end(kWords), word) == std::end(kWords)) {
+      return v.Expected(
+          "a comma-separated list of accounts, cloud, events, jobs, nodes, partitions, "
+          "reservations, usage, users");
+    }
+    out.push_back(word);
+  }
+  return out;
+}
+
+// slurmdbd's purge times: "12months", "30days", "48hours" (singular too), or months.
+absl::StatusOr<absl::Duration> ParsePurgeTime(const KeyValue& v) {
+  constexpr absl::string_view kWhat =
+      "a positive time such as 12months, 30days or 48hours (a bare number is months)";
+  absl::string_view text = absl::StripAsciiWhitespace(v.value());
+  size_t digits = 0;
+  while (digits < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[digits]))) {
+    ++digits;
+  }
+  const std::optional<int64_t> n = internal::ParseDecimal(text.substr(0, digits), 1 << 20);
+  if (!n || *n == 0) {
+    return v.Expected(kWhat);
+  }
+  const std::string unit = absl::AsciiStrToLower(text.substr(digits));
+  if (unit.empty() || unit == "month" || unit == "months") return absl::Hours(24 * 30) * *n;
+  if (unit == "day" || unit == "days") return absl::Hours(24) * *n;
+  if (unit == "hour" || unit == "hours") return absl::Hours(1) * *n;
+  return v.Expected(kWhat);
+}
+
 absl::StatusOr<bool> ApplyPriorityType(const KeyValue& v, PriorityConfig& p) {
   const std::string type = absl::AsciiStrToLower(v.value());
   if (type == "priority/multifactor" || type == "multifactor") {
@@ -99,6 +138,10 @@ absl::StatusOr<bool> ApplySchedulerType(const KeyValue& v, SchedulerConfig& s) {
 }
 
 }  // namespace
+
+bool AccountingConfig::private_jobs() const {
+  return std::find(private_data.begin(), private_data.end(), "jobs") != private_data.end();
+}
 
 bool SchedulerConfig::kill_invalid_depend() const {
   if (dependency.kill_invalid_depend) {
@@ -158,6 +201,13 @@ absl::StatusOr<bool> ApplySchedulingKey(absl::string_view key, absl::string_view
   }
   if (key == "accountingstorageenforce" || key == "accountingenforce") {
     return Set(slurm::ParseAccountingEnforce(value), policy.accounting.enforce);
+  }
+  if (key == "privatedata" || key == "accountingprivatedata") {
+    return Set(ParsePrivateData(v), policy.accounting.private_data);
+  }
+  // Only YAML's accounting section: slurm.conf has no such key (it is slurmdbd.conf's).
+  if (key == "accountingpurgejobafter") {
+    return Set(ParsePurgeTime(v), policy.accounting.purge_job_after);
   }
   if (key == "preempttype") return Set(slurm::ParsePreemptType(value), policy.preempt.type);
   if (key == "preemptmode") return Set(slurm::ParsePreemptMode(value), policy.preempt.mode);

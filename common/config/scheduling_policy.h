@@ -58,6 +58,15 @@ struct AccountingConfig {
   // `accounts_file:`, a sacctmgr dump); afterwards sacctmgr changes them. Empty = none given.
   std::vector<slurm::FlatFileRecord> accounts;
   std::string accounts_origin;  // where they came from, for messages
+  // PrivateData (slurm.conf; YAML accounting.private_data): what ordinary users may see only
+  // of their own ("jobs", "usage", "accounts", ...), lower case. Operators see everything.
+  std::vector<std::string> private_data;
+  // How long the accounting of a finished job is kept once it left memory (slurmdbd's
+  // PurgeJobAfter; YAML accounting.purge_job_after: "12months", "30days", "48hours", or a
+  // number of months, a month counted as 30 days). Infinite = kept forever (Slurm's default).
+  absl::Duration purge_job_after = absl::InfiniteDuration();
+
+  bool private_jobs() const;
 };
 
 // Preemption (slurm.conf PreemptType, PreemptMode; YAML preempt.type, preempt.mode).

@@ -271,6 +271,37 @@ partitions:
               HasSubstr("GraceTime: expected a number of seconds, got 'soon'"));
 }
 
+TEST(SchedulingPolicyTest, PrivateDataInBothFormatsAndPurgeInYaml) {
+  absl::StatusOr<ClusterConfig> slurm = FromSlurm("PrivateData=Jobs,usage\n");
+  absl::StatusOr<ClusterConfig> yaml =
+      FromYaml("accounting:\n  private_data: jobs,usage\n  purge_job_after: 12months\n");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  for (const ClusterConfig* c : {&*slurm, &*yaml}) {
+    SCOPED_TRACE(c->path);
+    EXPECT_THAT(c->scheduling.accounting.private_data, ElementsAre("jobs", "usage"));
+    EXPECT_TRUE(c->scheduling.accounting.private_jobs());
+  }
+  EXPECT_FALSE(FromSlurm("").value().scheduling.accounting.private_jobs());
+  EXPECT_EQ(slurm->scheduling.accounting.purge_job_after, absl::InfiniteDuration());
+  EXPECT_EQ(yaml->scheduling.accounting.purge_job_after, absl::Hours(24 * 30 * 12));
+  EXPECT_EQ(FromYaml("accounting:\n  purge_job_after: 30days\n")
+                .value()
+                .scheduling.accounting.purge_job_after,
+            absl::Hours(24 * 30));
+  EXPECT_EQ(FromYaml("accounting:\n  purge_job_after: 48hours\n")
+                .value()
+                .scheduling.accounting.purge_job_after,
+            absl::Hours(48));
+  EXPECT_THAT(FromSlurm("PrivateData=jobs,secrets").status().message(),
+              HasSubstr("PrivateData: expected a comma-separated list of accounts, cloud, events, "
+                        "jobs, nodes, partitions, reservations, usage, users, got 'jobs,secrets'"));
+  EXPECT_THAT(FromYaml("accounting:\n  purge_job_after: 0days\n").status().message(),
+              HasSubstr("expected a positive time such as 12months, 30days or 48hours"));
+  EXPECT_THAT(FromYaml("accounting:\n  purge_job_after: 3weeks\n").status().message(),
+              HasSubstr("got \"3weeks\""));
+}
+
 TEST(SchedulingPolicyTest, YamlAccountsTakeLimitsAsSacctmgrOptions) {
   absl::StatusOr<ClusterConfig> config = FromYaml(R"(accounts:
   - name: vision

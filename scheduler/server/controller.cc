@@ -241,6 +241,7 @@ void Controller::RunOwnerLoop() {
       dirty_chunks_.insert(id.value() / kJobChunkSize);
     }
     batch.mutations.job_upserts = PublishJobs();
+    TakeHistory(batch, now);
     NoteAccounting(batch.effects);
     if (save_associations_) {
       batch.mutations.associations = jobs_->AssociationsToSave();
@@ -276,12 +277,14 @@ void Controller::RunOwnerLoop() {
       // and its messages sent, only then. Telling them "failed" now would be a lie once a
       // later commit succeeds (a retried submit would queue a second job).
       unsaved_admin_ = std::move(batch.mutations.node_admin_upserts);
+      KeepHistory(batch.mutations);
       for (auto& done : batch.after_commit) {
         waiting_for_commit_.push_back(std::move(done));
       }
       Deliver(false, batch);
     } else {
       unsaved_jobs_.clear();
+      unsaved_final_records_.clear();
       republish_jobs_.clear();
       unsaved_admin_.clear();
       save_associations_ = false;
@@ -435,6 +438,51 @@ std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
     }
   }
   return records;
+}
+
+void Controller::TakeHistory(Batch& batch, absl::Time now) {
+  lifecycle::Effects& effects = batch.effects;
+  persistence::Mutations& m = batch.mutations;
+  m.attempts = std::move(unsaved_attempts_);
+  m.attempts.insert(m.attempts.end(), std::make_move_iterator(effects.attempts.begin()),
+                    std::make_move_iterator(effects.attempts.end()));
+  m.steps = std::move(unsaved_steps_);
+  m.steps.insert(m.steps.end(), std::make_move_iterator(effects.steps.begin()),
+                 std::make_move_iterator(effects.steps.end()));
+  m.forget_jobs = std::move(unsaved_forgets_);
+  // Final records of forgotten jobs whose last change is not saved yet (a commit failed).
+  m.job_upserts.insert(m.job_upserts.end(), unsaved_final_records_.begin(),
+                       unsaved_final_records_.end());
+  for (core::JobId id : effects.forgotten) {
+    m.forget_jobs.push_back(id);
+    if (unsaved_jobs_.erase(id) > 0) {
+      if (auto it = published_.find(id.value()); it != published_.end()) {
+        m.job_upserts.push_back(it->second);  // the record as last published: still current
+        unsaved_final_records_.push_back(it->second);
+      }
+    }
+    republish_jobs_.erase(id);
+    published_.erase(id.value());
+    dirty_chunks_.insert(id.value() / kJobChunkSize);
+    batch.visible_change = true;
+  }
+  m.purge_before = unsaved_purge_;
+  const absl::Duration keep = config_->scheduling.accounting.purge_job_after;
+  if (keep != absl::InfiniteDuration() && now >= next_purge_) {
+    m.purge_before = now - keep;
+    next_purge_ = now + absl::Hours(1);
+  }
+  unsaved_attempts_.clear();
+  unsaved_steps_.clear();
+  unsaved_forgets_.clear();
+  unsaved_purge_ = absl::InfinitePast();
+}
+
+void Controller::KeepHistory(persistence::Mutations& mutations) {
+  unsaved_attempts_ = std::move(mutations.attempts);
+  unsaved_steps_ = std::move(mutations.steps);
+  unsaved_forgets_ = std::move(mutations.forget_jobs);
+  unsaved_purge_ = mutations.purge_before;
 }
 
 void Controller::NoteAccounting(const lifecycle::Effects& effects) {

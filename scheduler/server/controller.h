@@ -141,6 +141,11 @@ class Controller {
   std::vector<std::shared_ptr<const core::Job>> PublishJobs();
   // Folds a batch's (or the restore's) effects on accounting into what the next commit saves.
   void NoteAccounting(const lifecycle::Effects& effects);
+  // Moves the batch's accounting records (earlier runs, steps), the jobs that left memory and,
+  // when due, the retention purge into its mutations; unpublishes the forgotten jobs.
+  void TakeHistory(Batch& batch, absl::Time now);
+  // After a failed commit: keeps what TakeHistory moved for the next one.
+  void KeepHistory(persistence::Mutations& mutations);
   // Runs `fn` on the owner thread and returns its result once the batch is committed.
   template <typename T>
   absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
@@ -177,6 +182,15 @@ class Controller {
   bool drop_legacy_jobs_ = false;
   std::vector<lifecycle::OutgoingMessage> undelivered_;
   std::vector<persistence::NodeAdminRow> unsaved_admin_;
+  // Accounting not saved yet (a commit failed): retried with the next batch, in order.
+  std::vector<core::JobAttempt> unsaved_attempts_;
+  std::vector<core::StepRecord> unsaved_steps_;
+  std::vector<core::JobId> unsaved_forgets_;
+  // Last records of forgotten jobs that were not saved yet: saved with every batch until one
+  // commits (the job is no longer in the lifecycle to copy it from).
+  std::vector<std::shared_ptr<const core::Job>> unsaved_final_records_;
+  absl::Time unsaved_purge_ = absl::InfinitePast();
+  absl::Time next_purge_ = absl::InfinitePast();  // PurgeJobAfter runs hourly
   std::vector<std::function<void(const absl::Status&)>> waiting_for_commit_;
   bool schedule_pending_ = true;
   absl::Time last_pass_ = absl::InfinitePast();

@@ -124,11 +124,11 @@ void Controller::AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<Age
 
 void Controller::AgentStepStatus(lifecycle::StepReport report,
                                  std::shared_ptr<AgentOutbox> outbox) {
-  Post([this, report = std::move(report), outbox = std::move(outbox)](Batch&) {
+  Post([this, report = std::move(report), outbox = std::move(outbox)](Batch& batch) {
     const core::NodeId node = SessionNode(outbox);
     if (node.valid()) {
       state_.NoteHeard(node, clock_->Now());
-      jobs_->StepReported(node, report);
+      jobs_->StepReported(node, report, batch.effects);
     }
   });
 }

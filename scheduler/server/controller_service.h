@@ -12,6 +12,7 @@
 
 #include "canopy/v1/controller.grpc.pb.h"
 #include "scheduler/lifecycle/caller.h"
+#include "scheduler/persistence/sqlite_history_reader.h"
 #include "scheduler/server/controller.h"
 #include "scheduler/server/unix_peer_listener.h"
 
@@ -88,6 +89,13 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status UpdateJob(grpc::ServerContext* context, const canopy::v1::UpdateJobRequest* request,
                          canopy::v1::UpdateJobResponse* response) override;
 
+  // Accounting (controller_service_history.cc). Without a history reader (tests), sacct is
+  // told what Slurm says without accounting storage.
+  void SetHistory(persistence::SqliteHistoryReader* history) { history_ = history; }
+  grpc::Status ListAccounting(grpc::ServerContext* context,
+                              const canopy::v1::ListAccountingRequest* request,
+                              canopy::v1::ListAccountingResponse* response) override;
+
  private:
   // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
   // (unauthenticated) or without a listener.
@@ -95,6 +103,11 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Who is calling: authenticated (with name, groups and operator rights) over the unix socket,
   // anonymous otherwise.
   lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
+  // Whom a submission is for: the caller, or with the spec's run_as_uid/run_as_gid (sbatch
+  // --uid/--gid) the named user, when the caller is root (PermissionDenied otherwise; NotFound
+  // for a uid unknown here). Logged, so every submission on behalf of someone is on record.
+  absl::StatusOr<lifecycle::Caller> SubmitterOf(const grpc::ServerContext* context,
+                                                const canopy::v1::JobSpec& spec) const;
   // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
   grpc::Status ControlJobs(lifecycle::JobActionRequest request, const grpc::ServerContext* context,
                            canopy::v1::JobActionResponse* response);
@@ -103,6 +116,7 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   const UnixPeerListener* const peers_;  // may be null
   const std::string hostname_;
   std::vector<std::vector<std::string>> node_partitions_;  // by NodeId
+  persistence::SqliteHistoryReader* history_ = nullptr;    // not owned; may be null
 };
 
 }  // namespace canopy::server

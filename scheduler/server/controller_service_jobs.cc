@@ -10,6 +10,7 @@
 #include "common/rpc/status_convert.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/proto_convert.h"
+#include "spdlog/spdlog.h"
 
 namespace canopy::server {
 
@@ -41,15 +42,53 @@ lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* con
   return caller;
 }
 
+absl::StatusOr<lifecycle::Caller> ControllerServiceImpl::SubmitterOf(
+    const grpc::ServerContext* context, const canopy::v1::JobSpec& spec) const {
+  lifecycle::Caller caller = CallerOf(context);
+  if (!spec.has_run_as_uid() && !spec.has_run_as_gid()) {
+    return caller;
+  }
+  if (!caller.authenticated || caller.uid != 0) {
+    return absl::PermissionDeniedError(
+        "Access/permission denied: --uid and --gid are for root only");
+  }
+  const uint32_t uid = spec.has_run_as_uid() ? spec.run_as_uid() : caller.uid;
+  absl::StatusOr<os::UserInfo> user = os::LookupUser(uid);
+  if (!user.ok()) {
+    return absl::NotFoundError(
+        absl::StrCat("Invalid user id: ", uid, " (", user.status().message(), ")"));
+  }
+  lifecycle::Caller on_behalf;
+  on_behalf.authenticated = true;
+  on_behalf.uid = uid;
+  on_behalf.gid = spec.has_run_as_gid() ? spec.run_as_gid() : user->gid;
+  on_behalf.user_name = user->name;
+  for (uint32_t g : user->groups) {
+    if (g != on_behalf.gid) {
+      on_behalf.groups.push_back(g);
+    }
+  }
+  const std::vector<std::string>& operators = controller_->config().operators;
+  on_behalf.is_operator =
+      uid == 0 || std::find(operators.begin(), operators.end(), user->name) != operators.end();
+  spdlog::info("submission by {} (uid {}) for {} (uid {}, gid {})", caller.user_name, caller.uid,
+               on_behalf.user_name, on_behalf.uid, on_behalf.gid);
+  return on_behalf;
+}
+
 grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
                                               const canopy::v1::SubmitJobRequest* request,
                                               canopy::v1::SubmitJobResponse* response) {
   if (absl::Status wire = CheckWireSpec(request->spec()); !wire.ok()) {
     return rpc::ToGrpcStatus(wire);
   }
+  absl::StatusOr<lifecycle::Caller> submitter = SubmitterOf(context, request->spec());
+  if (!submitter.ok()) {
+    return rpc::ToGrpcStatus(submitter.status());
+  }
   if (request->test_only()) {
     absl::StatusOr<lifecycle::WillRunAnswer> w =
-        controller_->TestSubmit(FromProto(*request), CallerOf(context));
+        controller_->TestSubmit(FromProto(*request), *submitter);
     if (!w.ok()) {
       return rpc::ToGrpcStatus(w.status());
     }
@@ -64,7 +103,7 @@ grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
     return grpc::Status::OK;
   }
   absl::StatusOr<lifecycle::SubmitAnswer> r =
-      controller_->SubmitJob(FromProto(*request), CallerOf(context));
+      controller_->SubmitJob(FromProto(*request), *submitter);
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }

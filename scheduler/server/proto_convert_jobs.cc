@@ -255,6 +255,24 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
     out.begin_time = FromProtoTime(s.begin_time());
   }
   out.qos = s.qos();
+  out.comment = s.comment();
+  out.wckey = s.wckey();
+  out.mail_type = s.mail_type();
+  out.mail_user = s.mail_user();
+  out.reservation = s.reservation();
+  if (s.has_deadline()) {
+    out.deadline = FromProtoTime(s.deadline());
+  }
+  if (s.has_delay_boot()) {
+    out.delay_boot = FromProtoDuration(s.delay_boot());
+  }
+  out.container = s.container();
+  out.gpus_per_task = s.gpus_per_task();
+  out.cpus_per_gpu = s.cpus_per_gpu();
+  out.mem_per_gpu_mib = s.mem_per_gpu_mib();
+  out.gpu_bind = s.gpu_bind();
+  out.overcommit = s.overcommit();
+  out.exclusive_mode = s.exclusive_mode();
   return out;
 }
 
@@ -312,6 +330,24 @@ canopy::v1::JobSpec ToProto(const core::JobSpec& s) {
     *out.mutable_begin_time() = ToProtoTime(s.begin_time);
   }
   out.set_qos(s.qos);
+  out.set_comment(s.comment);
+  out.set_wckey(s.wckey);
+  out.set_mail_type(s.mail_type);
+  out.set_mail_user(s.mail_user);
+  out.set_reservation(s.reservation);
+  if (s.deadline != absl::InfinitePast()) {
+    *out.mutable_deadline() = ToProtoTime(s.deadline);
+  }
+  if (s.delay_boot != absl::ZeroDuration()) {
+    *out.mutable_delay_boot() = ToProtoDuration(s.delay_boot);
+  }
+  out.set_container(s.container);
+  out.set_gpus_per_task(s.gpus_per_task);
+  out.set_cpus_per_gpu(s.cpus_per_gpu);
+  out.set_mem_per_gpu_mib(s.mem_per_gpu_mib);
+  out.set_gpu_bind(s.gpu_bind);
+  out.set_overcommit(s.overcommit);
+  out.set_exclusive_mode(s.exclusive_mode);
   return out;
 }
 
@@ -468,7 +504,8 @@ std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
 }
 
 lifecycle::StepReport FromProto(const canopy::v1::StepStatus& s) {
-  return {core::JobId(s.job_id()), s.step_id(), s.node_index(), s.exited()};
+  return {core::JobId(s.job_id()), s.step_id(),    s.node_index(), s.exited(),
+          s.exit_code(),           s.exit_signal()};
 }
 
 canopy::v1::ControllerMessage ToProto(const lifecycle::AgentMessage& message,

@@ -15,6 +15,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/core/clock.h"
+#include "scheduler/persistence/sqlite_history_reader.h"
 #include "scheduler/persistence/sqlite_store.h"
 #include "scheduler/server/agent_service.h"
 #include "scheduler/server/controller.h"
@@ -109,6 +110,14 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   (*controller)->Start();
 
   ControllerServiceImpl controller_service(controller->get(), os::Hostname(false), peers->get());
+  // sacct reads the database on a connection of its own (WAL: never blocks the owner's writes).
+  absl::StatusOr<std::unique_ptr<persistence::SqliteHistoryReader>> history =
+      persistence::SqliteHistoryReader::Open(db_path);
+  if (!history.ok()) {
+    (*controller)->Stop();
+    return history.status();
+  }
+  controller_service.SetHistory(history->get());
   AgentServiceImpl agent_service(controller->get());
 
   grpc::EnableDefaultHealthCheckService(true);
