@@ -237,6 +237,16 @@ absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorit
   return response;
 }
 
+absl::StatusOr<canopy::v1::ListAccountingResponse> ControllerClient::ListAccounting(
+    const canopy::v1::ListAccountingRequest& request) {
+  canopy::v1::ListAccountingResponse response;
+  grpc::Status s = stub_->ListAccounting(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
   canopy::v1::UpdateJobResponse response;
   grpc::Status s = stub_->UpdateJob(NewContext().get(), request, &response);

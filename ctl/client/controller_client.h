@@ -61,6 +61,10 @@ class ControllerClient {
   absl::StatusOr<canopy::v1::GetSharesResponse> GetShares();
   absl::StatusOr<canopy::v1::ListPrioritiesResponse> ListPriorities(
       const canopy::v1::ListPrioritiesRequest& request);
+  // Accounting records of jobs and their steps (sacct). Without user_ids or all_users canopyd
+  // answers with the caller's own jobs.
+  absl::StatusOr<canopy::v1::ListAccountingResponse> ListAccounting(
+      const canopy::v1::ListAccountingRequest& request);
 
   // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
   // on this machine (srun then serves its step I/O on 127.0.0.1 only).
