@@ -3,7 +3,9 @@
 #include "common/slurm/option_values.h"
 
 #include <csignal>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
@@ -87,6 +89,82 @@ TEST(OptionValuesTest, Hostlists) {
   EXPECT_TRUE(CheckHostlist("gpu[001-004]", "nodelist").ok());
   EXPECT_THAT(std::string(CheckHostlist("n[1-", "exclude").message()),
               ::testing::StartsWith("error: Invalid --exclude specification: "));
+}
+
+TEST(OptionValuesTest, ExitCodes) {
+  EXPECT_EQ(ExitCodeOf(absl::OkStatus()), 0);
+  EXPECT_EQ(ExitCodeOf(absl::InvalidArgumentError("error: x")), 1);
+  EXPECT_EQ(ExitCodeOf(absl::InvalidArgumentError("bad\nTry \"srun --help\" for more")), 255);
+  EXPECT_EQ(ExitCodeOf(WithExitCode(absl::InvalidArgumentError("error: x"), 255)), 255);
+  EXPECT_EQ(ExitCodeOf(WithDefaultExitCode(WithExitCode(absl::InternalError("x"), 1), 255)), 1);
+  EXPECT_EQ(ExitCodeOf(WithDefaultExitCode(absl::InternalError("x"), 255)), 255);
+  EXPECT_TRUE(WithExitCode(absl::OkStatus(), 3).ok());
+  EXPECT_EQ(ExitCodeOf(ParsePositiveCount("0", "ntasks").status()), 1);
+  EXPECT_EQ(ExitCodeOf(ParseGres("gpu:a:x").status()), 1);
+}
+
+TEST(OptionValuesTest, MailTypes) {
+  EXPECT_EQ(*ParseMailType("begin"), kMailBegin);
+  EXPECT_EQ(*ParseMailType("END,FAIL,REQUEUE,STAGE_OUT,INVALID_DEPEND"),
+            kMailEnd | kMailFail | kMailRequeue | kMailStageOut | kMailInvalidDepend);
+  EXPECT_EQ(*ParseMailType("TIME_LIMIT,TIME_LIMIT_90,TIME_LIMIT_80,TIME_LIMIT_50,ARRAY_TASKS"),
+            kMailTime100 | kMailTime90 | kMailTime80 | kMailTime50 | kMailArrayTasks);
+  EXPECT_EQ(*ParseMailType("BEGIN,NONE,END"), 0);  // NONE ends the list
+  EXPECT_EQ(ParseMailType("x").status().message(), "error: Invalid --mail-type specification");
+  EXPECT_EQ(MailTypeString(0), "NONE");
+  EXPECT_EQ(MailTypeString(kMailTime100 | kMailBegin | kMailArrayTasks),
+            "ARRAY_TASKS,BEGIN,TIME_LIMIT");
+}
+
+TEST(OptionValuesTest, CpuBind) {
+  for (const char* good :
+       {"cores", "v,cores", "verbose,sockets", "none", "no", "rank", "map_cpu:0,1,2",
+        "mask_cpu:0x3,0xc", "map_cpu:1,2,verbose", "rank_ldom", "map_ldom:0,1", "mask_ldom:0x1",
+        "threads,one_thread", "ldoms", "Quiet"}) {
+    absl::StatusOr<bool> r = CheckCpuBind(good);
+    ASSERT_TRUE(r.ok()) << good << ": " << r.status();
+    EXPECT_FALSE(*r) << good;
+  }
+  EXPECT_TRUE(*CheckCpuBind("help"));
+  absl::Status bad = CheckCpuBind("numa").status();
+  EXPECT_EQ(bad.message(),
+            "error: unrecognized --cpu-bind argument \"numa\"\n"
+            "fatal: Failed to parse --cpu-bind= values.");
+  EXPECT_EQ(ExitCodeOf(bad), 1);
+  EXPECT_EQ(CheckCpuBind("map_cpu").status().message(),
+            "error: missing list for \"--cpu-bind=map_cpu:<list>\"\n"
+            "fatal: Failed to parse --cpu-bind= values.");
+}
+
+TEST(OptionValuesTest, Propagate) {
+  for (const char* good : {"ALL", "NONE", "CORE", "RLIMIT_CORE,NOFILE", "AS MEMLOCK", ""}) {
+    EXPECT_TRUE(CheckPropagate(good).ok()) << good;
+  }
+  absl::Status bad = CheckPropagate("CORE,core");
+  EXPECT_EQ(bad.message(),
+            "error: Bad rlimit name: core\nerror: --propagate=CORE,core is not valid.");
+  EXPECT_EQ(ExitCodeOf(bad), 1);
+}
+
+TEST(OptionValuesTest, RunAs) {
+  auto lookup = [](const std::string& name) -> std::optional<uint32_t> {
+    return name == "alice" ? std::optional<uint32_t>(1001) : std::nullopt;
+  };
+  EXPECT_EQ(*ResolveRunAs("1234", "uid", 0, lookup), 1234u);
+  EXPECT_EQ(*ResolveRunAs("alice", "uid", 0, lookup), 1001u);
+  absl::Status not_root = ResolveRunAs("alice", "uid", 1000, lookup).status();
+  EXPECT_EQ(not_root.message(), "error: --uid only permitted by root user");
+  EXPECT_EQ(ExitCodeOf(not_root), 255);
+  EXPECT_EQ(ResolveRunAs("bob", "gid", 0, lookup).status().message(),
+            "error: Invalid --gid specification");
+}
+
+TEST(OptionValuesTest, Deadline) {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  EXPECT_EQ(*ParseDeadline("now+1hour", now, absl::UTCTimeZone()), now + absl::Hours(1));
+  EXPECT_EQ(ParseDeadline("25:00", now, absl::UTCTimeZone()).status().message(),
+            "error: Invalid time specification (pos=2): 25:00\n"
+            "error: Invalid --deadline specification");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,6 +63,34 @@ enum class Opt {
   kBegin,
   kDependency,
   kKillOnInvalidDep,
+  kComment,
+  kWckey,
+  kMailType,
+  kMailUser,
+  kExportFile,
+  kGetUserEnv,
+  kPropagate,
+  kGpusPerTask,
+  kGpuBind,
+  kCpusPerGpu,
+  kMemPerGpu,
+  kDistribution,
+  kHint,
+  kOvercommit,
+  kReservation,
+  kDeadline,
+  kDelayBoot,
+  kContainer,
+  kUid,
+  kGid,
+  kWait,
+  kHelp,
+  kUsage,
+  kVersion,
+  // Environment variables only (sbatch has no such option): SBATCH_REQ_SWITCH and
+  // SBATCH_WAIT4SWITCH, the two halves of --switches.
+  kSwitchCount,
+  kSwitchWait,
 };
 
 constexpr OptionSpec kOptions[] = {
@@ -100,6 +129,78 @@ constexpr OptionSpec kOptions[] = {
     {"begin", 'b', ArgKind::kRequired, Opt::kBegin},
     {"dependency", 'd', ArgKind::kRequired, Opt::kDependency},
     {"kill-on-invalid-dep", '\0', ArgKind::kRequired, Opt::kKillOnInvalidDep},
+    {"comment", '\0', ArgKind::kRequired, Opt::kComment},
+    {"wckey", '\0', ArgKind::kRequired, Opt::kWckey},
+    {"mail-type", '\0', ArgKind::kRequired, Opt::kMailType},
+    {"mail-user", '\0', ArgKind::kRequired, Opt::kMailUser},
+    {"export-file", '\0', ArgKind::kRequired, Opt::kExportFile},
+    {"get-user-env", '\0', ArgKind::kOptional, Opt::kGetUserEnv},
+    {"propagate", '\0', ArgKind::kOptional, Opt::kPropagate},
+    {"gpus-per-task", '\0', ArgKind::kRequired, Opt::kGpusPerTask},
+    {"gpu-bind", '\0', ArgKind::kRequired, Opt::kGpuBind},
+    {"cpus-per-gpu", '\0', ArgKind::kRequired, Opt::kCpusPerGpu},
+    {"mem-per-gpu", '\0', ArgKind::kRequired, Opt::kMemPerGpu},
+    {"distribution", 'm', ArgKind::kRequired, Opt::kDistribution},
+    {"hint", '\0', ArgKind::kRequired, Opt::kHint},
+    {"overcommit", 'O', ArgKind::kNone, Opt::kOvercommit},
+    {"reservation", '\0', ArgKind::kRequired, Opt::kReservation},
+    {"deadline", '\0', ArgKind::kRequired, Opt::kDeadline},
+    {"delay-boot", '\0', ArgKind::kRequired, Opt::kDelayBoot},
+    {"container", '\0', ArgKind::kRequired, Opt::kContainer},
+    {"uid", '\0', ArgKind::kRequired, Opt::kUid},
+    {"gid", '\0', ArgKind::kRequired, Opt::kGid},
+    {"wait", 'W', ArgKind::kNone, Opt::kWait},
+    {"help", 'h', ArgKind::kNone, Opt::kHelp},
+    {"usage", '\0', ArgKind::kNone, Opt::kUsage},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
+};
+
+// The environment-only options, outside the getopt table.
+constexpr OptionSpec kSwitchCountSpec{"switches", '\0', ArgKind::kRequired, Opt::kSwitchCount};
+constexpr OptionSpec kSwitchWaitSpec{"", '\0', ArgKind::kRequired, Opt::kSwitchWait};
+
+// sbatch(1)'s INPUT ENVIRONMENT VARIABLES (Slurm 22.05) for the options above, in the order sbatch
+// reads them (SLURM_HINT before SBATCH_HINT, so the latter wins).
+struct EnvironmentOption {
+  absl::string_view variable;
+  Opt option;
+};
+constexpr EnvironmentOption kSbatchEnvironment[] = {
+    {"SBATCH_ACCOUNT", Opt::kAccount},
+    {"SBATCH_ARRAY_INX", Opt::kArray},
+    {"SBATCH_CONTAINER", Opt::kContainer},
+    {"SBATCH_CPUS_PER_GPU", Opt::kCpusPerGpu},
+    {"SBATCH_DELAY_BOOT", Opt::kDelayBoot},
+    {"SBATCH_DISTRIBUTION", Opt::kDistribution},
+    {"SBATCH_EXCLUSIVE", Opt::kExclusive},
+    {"SBATCH_EXPORT", Opt::kExport},
+    {"SBATCH_GET_USER_ENV", Opt::kGetUserEnv},
+    {"SBATCH_GRES", Opt::kGres},
+    {"SBATCH_GPUS", Opt::kGpus},
+    {"SBATCH_GPU_BIND", Opt::kGpuBind},
+    {"SBATCH_GPUS_PER_NODE", Opt::kGpusPerNode},
+    {"SBATCH_GPUS_PER_TASK", Opt::kGpusPerTask},
+    {"SLURM_HINT", Opt::kHint},
+    {"SBATCH_HINT", Opt::kHint},
+    {"SBATCH_JOB_NAME", Opt::kJobName},
+    {"SBATCH_MEM_PER_GPU", Opt::kMemPerGpu},
+    {"SBATCH_MEM_PER_NODE", Opt::kMem},
+    {"SBATCH_NO_REQUEUE", Opt::kNoRequeue},
+    {"SBATCH_OPEN_MODE", Opt::kOpenMode},
+    {"SBATCH_OVERCOMMIT", Opt::kOvercommit},
+    {"SBATCH_PARTITION", Opt::kPartition},
+    {"SBATCH_QOS", Opt::kQos},
+    {"SBATCH_REQ_SWITCH", Opt::kSwitchCount},
+    {"SBATCH_REQUEUE", Opt::kRequeue},
+    {"SBATCH_RESERVATION", Opt::kReservation},
+    {"SBATCH_SIGNAL", Opt::kSignal},
+    {"SBATCH_TIMELIMIT", Opt::kTime},
+    {"SBATCH_WAIT", Opt::kWait},
+    {"SBATCH_WAIT4SWITCH", Opt::kSwitchWait},
+    {"SBATCH_WCKEY", Opt::kWckey},
+    {"SBATCH_ERROR", Opt::kError},
+    {"SBATCH_INPUT", Opt::kInput},
+    {"SBATCH_OUTPUT", Opt::kOutput},
 };
 
 constexpr OptionTable kTable{"sbatch", Ordering::kRequireOrder, kOptions};
@@ -113,8 +214,8 @@ absl::Status Spec(absl::string_view long_name) {
 }
 
 // Stores `value` (or reports the error) through `parse`, a Slurm value parser.
-template <typename T, typename Parse>
-absl::Status Store(Parse parse, std::optional<T>& out) {
+template <typename Out, typename Parse>
+absl::Status Store(Parse parse, Out& out) {
   auto parsed = parse();
   if (!parsed.ok()) {
     return parsed.status();
@@ -191,30 +292,6 @@ absl::Status ApplyHostlist(absl::string_view value, absl::string_view long_name,
   return absl::OkStatus();
 }
 
-absl::Status ApplyExclusive(std::optional<absl::string_view> arg, SbatchOptions& o) {
-  if (!arg.has_value()) {
-    o.exclusive = ExclusiveMode::kExclusive;
-  } else if (absl::EqualsIgnoreCase(*arg, "user")) {
-    o.exclusive = ExclusiveMode::kUser;
-  } else if (absl::EqualsIgnoreCase(*arg, "mcs")) {
-    o.exclusive = ExclusiveMode::kMcs;
-  } else {
-    return Spec("exclusive");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ApplyOpenMode(absl::string_view value, SbatchOptions& o) {
-  if (!value.empty() && (value[0] == 'a' || value[0] == 'A')) {
-    o.open_mode = OpenMode::kAppend;
-  } else if (!value.empty() && (value[0] == 't' || value[0] == 'T')) {
-    o.open_mode = OpenMode::kTruncate;
-  } else {
-    return Spec("open-mode");
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ApplyNice(std::optional<absl::string_view> arg, SbatchOptions& o) {
   if (!arg.has_value()) {
     o.nice = 100;
@@ -231,8 +308,50 @@ absl::Status ApplyNice(std::optional<absl::string_view> arg, SbatchOptions& o) {
   return absl::OkStatus();
 }
 
-// Applies one option. `arg` is nullopt only for kNone options and bare optional ones.
-absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg, SbatchOptions& o) {
+absl::Status ApplyMailType(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<uint16_t> bits = ParseMailType(value);
+  if (!bits.ok()) {
+    return bits.status();
+  }
+  o.mail_type = o.mail_type.value_or(0) | *bits;  // Slurm ORs repeated --mail-type values
+  return absl::OkStatus();
+}
+
+absl::Status ApplyGpusPerTask(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<TypedCount> typed = ParseGpusPerTask(value);
+  if (!typed.ok()) {
+    return typed.status();
+  }
+  if (!typed->type.empty()) {
+    o.gpu_type = std::move(typed->type);
+  }
+  o.gpus_per_task = typed->count;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyDelayBoot(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<absl::Duration> d =
+      ParseSlurmDuration(std::string_view(value.data(), value.size()));
+  if (!d.ok()) {
+    return Spec("delay-boot");
+  }
+  o.delay_boot = *d;
+  return absl::OkStatus();
+}
+
+// SBATCH_WAIT4SWITCH: Slurm's time_str2secs, unchecked (a bad value is ignored here).
+void ApplySwitchWait(absl::string_view value, SbatchOptions& o) {
+  absl::StatusOr<absl::Duration> d =
+      ParseSlurmDuration(std::string_view(value.data(), value.size()));
+  if (d.ok()) {
+    o.switches_wait = *d;
+  }
+}
+
+// Applies one option from `source`. `arg` is nullopt only for kNone options and bare optional
+// ones.
+absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
+                   OptionSource source, SbatchOptions& o) {
   const absl::string_view value = arg.value_or("");
   auto set = [&](std::string& field) {
     field = std::string(value);
@@ -260,6 +379,7 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
     case Opt::kCpusPerTask:
       return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.cpus_per_task);
     case Opt::kMem:
+      o.mem_source = source;
       return Store([&] { return ParseMemMib(value); }, o.mem_per_node_mib);
     case Opt::kGres:
       return ApplyGres(value, o);
@@ -268,7 +388,7 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
     case Opt::kGpus:
       return ApplyGpus(value, o.gpus_total, o);
     case Opt::kExclusive:
-      return ApplyExclusive(arg, o);
+      return Store([&] { return ParseExclusive(arg); }, o.exclusive);
     case Opt::kTime:
       return Store([&] { return ParseTimeLimit(value); }, o.time_limit);
     case Opt::kSwitches:
@@ -282,7 +402,7 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
     case Opt::kError:
       return set(o.error);
     case Opt::kOpenMode:
-      return ApplyOpenMode(value, o);
+      return Store([&] { return ParseOpenMode(value); }, o.open_mode);
     case Opt::kChdir:
       return set(o.chdir);
     case Opt::kInput:
@@ -321,18 +441,193 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
         return Spec("kill-on-invalid-dep");
       }
       return absl::OkStatus();
+    case Opt::kComment:
+      return set(o.comment);
+    case Opt::kWckey:
+      return set(o.wckey);
+    case Opt::kMailType:
+      return ApplyMailType(value, o);
+    case Opt::kMailUser:
+      return set(o.mail_user);
+    case Opt::kExportFile:
+      return set(o.export_file);
+    case Opt::kGetUserEnv:
+      return Store([&] { return ParseGetUserEnv(arg); }, o.get_user_env);
+    case Opt::kPropagate:
+      o.propagate = std::string(arg.value_or("ALL"));
+      return absl::OkStatus();
+    case Opt::kGpusPerTask:
+      return ApplyGpusPerTask(value, o);
+    case Opt::kGpuBind:
+      if (absl::Status s = CheckGpuBind(value); !s.ok()) {
+        return s;
+      }
+      return set(o.gpu_bind);
+    case Opt::kCpusPerGpu:
+      return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.cpus_per_gpu);
+    case Opt::kMemPerGpu:
+      o.mem_per_gpu_source = source;
+      return Store([&] { return ParseSizeMib(value, spec.long_name); }, o.mem_per_gpu_mib);
+    case Opt::kDistribution: {
+      absl::StatusOr<std::string> dist = ParseDistribution(value);
+      if (!dist.ok()) {
+        return dist.status();
+      }
+      o.distribution = *std::move(dist);
+      return absl::OkStatus();
+    }
+    case Opt::kHint:
+      o.hint = std::string(value);
+      return absl::OkStatus();
+    case Opt::kOvercommit:
+      return flag(o.overcommit);
+    case Opt::kReservation:
+      return set(o.reservation);
+    case Opt::kDeadline:
+      return set(o.deadline);
+    case Opt::kDelayBoot:
+      return ApplyDelayBoot(value, o);
+    case Opt::kContainer:
+      return set(o.container);
+    case Opt::kUid:
+      return set(o.uid);
+    case Opt::kGid:
+      return set(o.gid);
+    case Opt::kWait:
+      return flag(o.wait);
+    case Opt::kHelp:
+    case Opt::kUsage:
+    case Opt::kVersion:
+      return absl::OkStatus();  // acted on in the first pass only (FindSbatchInfoRequest)
+    case Opt::kSwitchCount:
+      return Store([&] { return ParsePositiveCount(value, spec.long_name); }, o.switches);
+    case Opt::kSwitchWait:
+      ApplySwitchWait(value, o);
+      return absl::OkStatus();
   }
   return absl::InternalError("unhandled sbatch option");
+}
+
+// An environment flag set to anything but "", "yes" or a non-zero number: the option goes back
+// to its default, as Slurm's reset functions do.
+void Reset(Opt option, SbatchOptions& o) {
+  switch (option) {
+    case Opt::kRequeue:
+    case Opt::kNoRequeue:
+      o.requeue.reset();
+      break;
+    case Opt::kOvercommit:
+      o.overcommit = false;
+      break;
+    case Opt::kWait:
+      o.wait = false;
+      break;
+    default:
+      break;
+  }
+}
+
+// Applies one option and gives its error the exit status sbatch ends with: the value parsers
+// that Slurm runs through parse_int or fatal() set 1; every other option error is exit(-1).
+absl::Status ApplyOption(const OptionSpec& spec, std::optional<absl::string_view> arg,
+                         OptionSource source, SbatchOptions& o) {
+  return WithDefaultExitCode(Apply(spec, arg, source, o), 255);
+}
+
+const OptionSpec* SpecOf(Opt option) {
+  if (option == Opt::kSwitchCount) {
+    return &kSwitchCountSpec;
+  }
+  if (option == Opt::kSwitchWait) {
+    return &kSwitchWaitSpec;
+  }
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.IdAs<Opt>() == option) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+absl::Status ApplyEnvironment(const std::map<std::string, std::string>& env, SbatchOptions& o) {
+  for (const EnvironmentOption& e : kSbatchEnvironment) {
+    auto it = env.find(std::string(e.variable));
+    if (it == env.end()) {
+      continue;
+    }
+    const OptionSpec* found = SpecOf(e.option);
+    if (found == nullptr) {
+      return absl::InternalError(absl::StrCat("no option for ", e.variable));
+    }
+    const OptionSpec& spec = *found;
+    const absl::string_view value = it->second;
+    std::optional<absl::string_view> arg = value;
+    if (spec.arg == ArgKind::kNone) {
+      if (!EnvironmentFlagIsSet(value)) {
+        Reset(e.option, o);
+        continue;
+      }
+      arg.reset();
+    } else if (spec.arg == ArgKind::kOptional && value.empty()) {
+      arg.reset();
+    }
+    if (absl::Status s = ApplyOption(spec, arg, OptionSource::kEnvironment, o); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Slurm's checks after all options (_validate_memory_options, then _opt_verify's hint check).
+absl::Status Verify(SbatchOptions& o) {
+  const bool mem = o.mem_per_node_mib.has_value();
+  const bool per_gpu = o.mem_per_gpu_mib.has_value();
+  if (mem && per_gpu) {
+    const bool mem_cli = o.mem_source == OptionSource::kCommandLine;
+    const bool per_gpu_cli = o.mem_per_gpu_source == OptionSource::kCommandLine;
+    if (mem_cli && per_gpu_cli) {
+      return WithExitCode(
+          absl::InvalidArgumentError("fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually "
+                                     "exclusive."),
+          1);
+    }
+    if (mem_cli) {
+      o.mem_per_gpu_mib.reset();
+      o.mem_per_gpu_source = OptionSource::kUnset;
+    } else if (per_gpu_cli) {
+      o.mem_per_node_mib.reset();
+      o.mem_source = OptionSource::kUnset;
+    } else {
+      return WithExitCode(
+          absl::InvalidArgumentError("fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and "
+                                     "SLURM_MEM_PER_NODE are mutually exclusive."),
+          1);
+    }
+  }
+  if (o.hint.has_value()) {
+    absl::StatusOr<bool> help = CheckHint(*o.hint);
+    if (!help.ok()) {
+      return help.status();
+    }
+    if (*help) {
+      o.info = InfoRequest::kHintHelp;
+    }
+  }
+  return absl::OkStatus();
 }
 
 // getopt_long with sbatch's table: options are applied to `o` in order; returns the operands
 // (the first non-option argument and everything after it).
 absl::StatusOr<std::vector<std::string>> ParseOptions(const std::vector<std::string>& argv,
                                                       SbatchOptions& o) {
-  return ParseCommandLine(kTable, argv,
-                          [&o](const OptionSpec& spec, std::optional<absl::string_view> value) {
-                            return Apply(spec, value, o);
-                          });
+  absl::StatusOr<std::vector<std::string>> operands = ParseCommandLine(
+      kTable, argv, [&o](const OptionSpec& spec, std::optional<absl::string_view> value) {
+        return ApplyOption(spec, value, OptionSource::kCommandLine, o);
+      });
+  if (!operands.ok()) {
+    return WithDefaultExitCode(operands.status(), 255);
+  }
+  return operands;
 }
 
 void SetScript(const std::vector<std::string>& operands, SbatchOptions& o) {
@@ -397,6 +692,31 @@ absl::Status SplitDirective(absl::string_view rest, int line_number,
 
 }  // namespace
 
+absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv) {
+  InfoRequest found = InfoRequest::kNone;
+  absl::StatusOr<std::vector<std::string>> operands = ParseCommandLine(
+      kTable, argv, [&found](const OptionSpec& spec, std::optional<absl::string_view>) {
+        switch (spec.IdAs<Opt>()) {
+          case Opt::kHelp:
+            found = InfoRequest::kHelp;
+            break;
+          case Opt::kUsage:
+            found = InfoRequest::kUsage;
+            break;
+          case Opt::kVersion:
+            found = InfoRequest::kVersion;
+            break;
+          default:
+            return absl::OkStatus();
+        }
+        return absl::CancelledError("found");  // the first one wins: stop here
+      });
+  if (!operands.ok() && found == InfoRequest::kNone) {
+    return WithDefaultExitCode(operands.status(), 255);
+  }
+  return found;
+}
+
 absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv) {
   SbatchOptions o;
   absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
@@ -404,6 +724,9 @@ absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::stri
     return operands.status();
   }
   SetScript(*operands, o);
+  if (absl::Status s = Verify(o); !s.ok()) {
+    return s;
+  }
   return o;
 }
 
@@ -429,24 +752,29 @@ absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_vi
 }
 
 absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
-                                          const std::vector<std::string>& argv) {
+                                          const std::vector<std::string>& argv,
+                                          const std::map<std::string, std::string>& env) {
+  // sbatch fails to read such scripts before it looks at options: exit(error_exit), 1.
   if (script.empty()) {
-    return Error("Batch script is empty!");
+    return WithExitCode(Error("Batch script is empty!"), 1);
   }
   if (!absl::StartsWith(script, "#!")) {
-    return absl::InvalidArgumentError(
-        "error: This does not look like a batch script.  The first\n"
-        "error: line must start with #! followed by the path to an interpreter.\n"
-        "error: For instance: #!/bin/sh");
+    return WithExitCode(
+        absl::InvalidArgumentError(
+            "error: This does not look like a batch script.  The first\n"
+            "error: line must start with #! followed by the path to an interpreter.\n"
+            "error: For instance: #!/bin/sh"),
+        1);
   }
   if (absl::StrContains(script, "\r\n")) {
-    return absl::InvalidArgumentError(
-        "error: Batch script contains DOS line breaks (\\r\\n)\n"
-        "error: instead of expected UNIX line breaks (\\n).");
+    return WithExitCode(
+        absl::InvalidArgumentError("error: Batch script contains DOS line breaks (\\r\\n)\n"
+                                   "error: instead of expected UNIX line breaks (\\n)."),
+        1);
   }
   absl::StatusOr<std::vector<std::string>> directives = ExtractSbatchDirectives(script);
   if (!directives.ok()) {
-    return directives.status();
+    return WithDefaultExitCode(directives.status(), 1);  // fatal()
   }
   SbatchOptions o;
   absl::StatusOr<std::vector<std::string>> extra = ParseOptions(*directives, o);
@@ -454,13 +782,20 @@ absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
     return extra.status();
   }
   if (!extra->empty()) {
-    return Error(absl::StrCat("Invalid directive found in batch script: ", extra->front()));
+    return WithExitCode(
+        Error(absl::StrCat("Invalid directive found in batch script: ", extra->front())), 255);
+  }
+  if (absl::Status s = ApplyEnvironment(env, o); !s.ok()) {
+    return s;
   }
   absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
   if (!operands.ok()) {
     return operands.status();
   }
   SetScript(*operands, o);
+  if (absl::Status s = Verify(o); !s.ok()) {
+    return s;
+  }
   return o;
 }
 

@@ -12,18 +12,30 @@
 //
 // Options are parsed by the getopt engine (getopt.h), so getopt_long's rules hold, unique
 // prefixes of long names included ("--ti" is --time); values by option_values.h, which srun
-// shares.
+// shares. Each error carries the exit status sbatch 22.05 ends with (ExitCodeOf in
+// option_values.h): 255 for getopt's errors and most bad values, 1 for parse_int's ("Invalid
+// numeric value"), for fatal() and for the checks sbatch makes after all options.
+//
+// Sources, in Slurm's order, later ones winning: #SBATCH directives, then the input environment
+// variables of sbatch(1) (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, SLURM_HINT, ...: the ones of the
+// options below; kSbatchEnvironment in the .cc lists them), then the command line. As in Slurm,
+// a flag variable ("SBATCH_REQUEUE") set to "", "yes" or a non-zero number sets the flag and any
+// other value unsets it, and an empty value of an optional-value option means "no value".
 //
 // Differences from sbatch, all deliberate: only the options below are known, so a prefix that
 // sbatch finds ambiguous with an option Canopy lacks ("--ti": --time, --time-min) is accepted
-// here; "--nice=abc" is rejected (sbatch reads it as 0); "-N 2-" is rejected as not a valid
+// here (and "--v" is --version, sbatch's -v/--verbose and -Q/--quiet being absent); "--nice=abc"
+// is rejected (sbatch reads it as 0); "-N 2-" is rejected as not a valid
 // node count; signal numbers above 127 and a bad "--switches=N@TIME" wait are rejected; -w/-x
 // must be valid hostlist expressions (ExpandHostlist); bad --gpus values give the gres error
 // text (sbatch only fails later, in the select plugin); the unmatched-quote error omits the
-// script's file name.
+// script's file name; in the first pass a getopt error ends the parse (sbatch prints getopt's line
+// and goes on looking for --help); "-m plane" without "=SIZE" does not read
+// SLURM_DIST_PLANESIZE.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,10 +47,10 @@
 
 namespace canopy::slurm {
 
-enum class OpenMode { kUnset, kAppend, kTruncate };
-
-// --exclusive[=user|mcs].
-enum class ExclusiveMode { kUnset, kExclusive, kUser, kMcs };
+// Where a value came from, for Slurm's checks that tell them apart (--mem and --mem-per-gpu are
+// mutually exclusive on the command line, and the command line overrides the environment).
+// Directives count as the command line, as in Slurm.
+enum class OptionSource { kUnset, kEnvironment, kCommandLine };
 
 struct SbatchOptions {
   std::string job_name;   // -J, --job-name
@@ -69,30 +81,60 @@ struct SbatchOptions {
   std::string output;    // -o, --output (a filename pattern; see output_pattern.h)
   std::string error;     // -e, --error
   OpenMode open_mode = OpenMode::kUnset;
-  std::string chdir;                        // -D, --chdir
-  std::string input;                        // -i, --input (a filename pattern for stdin)
-  std::optional<SbatchExport> export_env;   // --export; unset means sbatch's default (ALL)
-  std::optional<bool> requeue;              // --requeue (true) / --no-requeue (false)
-  bool hold = false;                        // -H, --hold
-  bool parsable = false;                    // --parsable
-  bool test_only = false;                   // --test-only
-  std::string wrap;                         // --wrap
-  std::string array;                        // -a, --array, as written
-  std::optional<int64_t> nice;              // --nice[=ADJ]; bare "--nice" is 100
-  std::optional<SbatchSignal> signal;       // --signal
-  std::string begin;                        // -b, --begin, as written (begin_time.h)
-  std::string dependency;                   // -d, --dependency, as written (dependency.h)
-  std::optional<bool> kill_on_invalid_dep;  // --kill-on-invalid-dep=yes|no
-  std::string script_path;                  // the first non-option argument of the command line
-  std::vector<std::string> script_args;     // the arguments after it
+  std::string chdir;                         // -D, --chdir
+  std::string input;                         // -i, --input (a filename pattern for stdin)
+  std::optional<SbatchExport> export_env;    // --export; unset means sbatch's default (ALL)
+  std::optional<bool> requeue;               // --requeue (true) / --no-requeue (false)
+  bool hold = false;                         // -H, --hold
+  bool parsable = false;                     // --parsable
+  bool test_only = false;                    // --test-only
+  std::string wrap;                          // --wrap
+  std::string array;                         // -a, --array, as written
+  std::optional<int64_t> nice;               // --nice[=ADJ]; bare "--nice" is 100
+  std::optional<SbatchSignal> signal;        // --signal
+  std::string begin;                         // -b, --begin, as written (begin_time.h)
+  std::string dependency;                    // -d, --dependency, as written (dependency.h)
+  std::optional<bool> kill_on_invalid_dep;   // --kill-on-invalid-dep=yes|no
+  std::string comment;                       // --comment
+  std::string wckey;                         // --wckey
+  std::optional<uint16_t> mail_type;         // --mail-type: kMail* bits, ORed over repeats
+  std::string mail_user;                     // --mail-user
+  std::string export_file;                   // --export-file=FILE|FD, as written
+  std::optional<GetUserEnv> get_user_env;    // --get-user-env[=TIMEOUT][S|L]
+  std::optional<std::string> propagate;      // --propagate[=RLIMITS]; bare is "ALL"
+  std::optional<int64_t> gpus_per_task;      // --gpus-per-task=[TYPE:]N (type goes to gpu_type)
+  std::string gpu_bind;                      // --gpu-bind, checked (CheckGpuBind)
+  std::optional<int64_t> cpus_per_gpu;       // --cpus-per-gpu
+  std::optional<int64_t> mem_per_gpu_mib;    // --mem-per-gpu
+  std::string distribution;                  // -m, --distribution, as Slurm prints it
+  std::optional<std::string> hint;           // --hint, checked after all options
+  bool overcommit = false;                   // -O, --overcommit
+  std::string reservation;                   // --reservation
+  std::string deadline;                      // --deadline, as written (begin_time.h)
+  std::optional<absl::Duration> delay_boot;  // --delay-boot (plain numbers are minutes)
+  std::string container;                     // --container (an OCI bundle path)
+  std::string uid;                           // --uid, as written (root only: see job_spec.h)
+  std::string gid;                           // --gid, likewise
+  bool wait = false;                         // -W, --wait
+  // --hint=help: the caller prints the hint help and exits with 1 instead of submitting.
+  InfoRequest info = InfoRequest::kNone;
+  OptionSource mem_source = OptionSource::kUnset;          // of mem_per_node_mib
+  OptionSource mem_per_gpu_source = OptionSource::kUnset;  // of mem_per_gpu_mib
+  std::string script_path;               // the first non-option argument of the command line
+  std::vector<std::string> script_args;  // the arguments after it
 };
+
+// sbatch's first pass, as Slurm's: only -h/--help, --usage and -V/--version are acted on, the
+// first of them on the command line winning (before any bad value elsewhere on the line);
+// kNone when there is none. Errors: getopt's (an unknown option, a missing value).
+absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv);
 
 // Parses sbatch's arguments (without argv[0]) by getopt_long's rules (getopt.h): "--opt=value",
 // "--opt value", unique prefixes ("--part=gpu"), "-N 2", "-N2", bundles ("-HN2"); a required
 // value is taken from the next argument even if it starts with '-'. Parsing stops at the first
 // non-option argument or after "--": that argument is script_path and the rest are script_args.
 // InvalidArgument (see the header comment for the wording) for an unknown option, a missing or
-// unexpected value, or a bad value.
+// unexpected value, or a bad value; the checks of ParseSbatch after all options apply too.
 absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv);
 
 // Returns the arguments of a script's #SBATCH directives, in order, as sbatch reads them: lines
@@ -105,12 +147,18 @@ absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::stri
 // names the file too).
 absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_view script);
 
-// Parses a batch script's directives and then the command line `argv`; options from the command
-// line replace those from directives. InvalidArgument, in sbatch's words, for an empty script
-// ("error: Batch script is empty!"), a first line without "#!", DOS line breaks, a directive
-// that is not an option ("error: Invalid directive found in batch script: X"), or any error of
+// Parses a batch script's directives, then the input environment variables in `env` (sbatch's
+// environment), then the command line `argv`; later sources replace earlier ones. Then sbatch's
+// checks after all options: --mem and --mem-per-gpu both on the command line ("fatal: --mem,
+// --mem-per-cpu, and --mem-per-gpu are mutually exclusive.") or both from the environment
+// ("fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually
+// exclusive."); one on the command line drops the other's variable), and --hint (CheckHint;
+// "help" sets `info`). InvalidArgument, in sbatch's words, for an empty script ("error: Batch
+// script is empty!"), a first line without "#!", DOS line breaks, a directive that is not an
+// option ("error: Invalid directive found in batch script: X"), or any error of
 // ParseSbatchCommandLine. A script path in `argv` is kept in script_path but not read.
 absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
-                                          const std::vector<std::string>& argv);
+                                          const std::vector<std::string>& argv,
+                                          const std::map<std::string, std::string>& env = {});
 
 }  // namespace canopy::slurm

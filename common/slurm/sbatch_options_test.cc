@@ -2,6 +2,7 @@
 // slurm.conf: the message is what sbatch printed after "sbatch: ".
 #include "common/slurm/sbatch_options.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,26 @@ std::string ScriptErrorOf(const std::string& script, const std::vector<std::stri
   }
   EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
   return std::string(o.status().message());
+}
+
+// The exit status sbatch ends with for `argv`'s error (0 when it parses).
+int ExitOf(const std::vector<std::string>& argv) {
+  return ExitCodeOf(ParseSbatchCommandLine(argv).status());
+}
+
+constexpr char kScript[] = "#!/bin/sh\ntrue\n";
+
+SbatchOptions MustParseWithEnv(const std::map<std::string, std::string>& env,
+                               const std::vector<std::string>& argv = {},
+                               const std::string& script = kScript) {
+  absl::StatusOr<SbatchOptions> o = ParseSbatch(script, argv, env);
+  EXPECT_TRUE(o.ok()) << o.status();
+  return o.ok() ? *o : SbatchOptions();
+}
+
+absl::Status EnvErrorOf(const std::map<std::string, std::string>& env,
+                        const std::vector<std::string>& argv = {}) {
+  return ParseSbatch(kScript, argv, env).status();
 }
 
 std::vector<std::string> Directives(const std::string& script) {
@@ -363,8 +384,8 @@ TEST(SbatchCommandLineTest, UniquePrefixesAsGetoptLong) {
   EXPECT_EQ(o.ntasks_per_node, 2);
   // Canopy's table lists fewer options than sbatch's, so fewer prefixes are ambiguous.
   EXPECT_EQ(ErrorOf({"--ex=a"}),
-            "option '--ex=a' is ambiguous; possibilities: '--exclusive' '--exclude' '--export'"
-            "\nTry \"sbatch --help\" for more information");
+            "option '--ex=a' is ambiguous; possibilities: '--exclusive' '--exclude' '--export' "
+            "'--export-file'\nTry \"sbatch --help\" for more information");
 }
 
 TEST(SbatchCommandLineTest, Input) {
@@ -494,6 +515,319 @@ TEST(SbatchScriptTest, DirectiveAfterCommandIgnored) {
 TEST(SbatchScriptTest, CommandLineErrorAfterGoodDirectives) {
   EXPECT_EQ(ScriptErrorOf("#!/bin/bash\n#SBATCH -N 2\n", {"--mem=abc"}),
             "error: Invalid --mem specification");
+}
+
+TEST(SbatchCommandLineTest, StringsThatAreRecorded) {
+  SbatchOptions o =
+      MustParse({"--comment=my run", "--wckey", "proj", "--mail-user=a@b.c", "--reservation=maint",
+                 "--container=/oci/bundle", "--export-file=/tmp/env", "--uid=alice", "--gid", "100",
+                 "--deadline=now+2hours"});
+  EXPECT_EQ(o.comment, "my run");
+  EXPECT_EQ(o.wckey, "proj");
+  EXPECT_EQ(o.mail_user, "a@b.c");
+  EXPECT_EQ(o.reservation, "maint");
+  EXPECT_EQ(o.container, "/oci/bundle");
+  EXPECT_EQ(o.export_file, "/tmp/env");
+  EXPECT_EQ(o.uid, "alice");
+  EXPECT_EQ(o.gid, "100");
+  EXPECT_EQ(o.deadline, "now+2hours");
+  EXPECT_EQ(ErrorOf({"--comment"}),
+            "option '--comment' requires an argument\nTry \"sbatch --help\" for more information");
+  EXPECT_EQ(ExitOf({"--comment"}), 255);
+}
+
+TEST(SbatchCommandLineTest, MailType) {
+  EXPECT_FALSE(MustParse({}).mail_type.has_value());
+  EXPECT_EQ(MustParse({"--mail-type=BEGIN,END,FAIL"}).mail_type, kMailBegin | kMailEnd | kMailFail);
+  EXPECT_EQ(MailTypeString(*MustParse({"--mail-type=all"}).mail_type),
+            "INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT");
+  EXPECT_EQ(MustParse({"--mail-type=NONE"}).mail_type, 0);
+  EXPECT_EQ(MailTypeString(*MustParse({"--mail-type=time_limit_90,ARRAY_TASKS"}).mail_type),
+            "ARRAY_TASKS,TIME_LIMIT_90");
+  // Repeats add up; unknown words beside known ones are skipped, as parse_mail_type does.
+  EXPECT_EQ(MustParse({"--mail-type=BEGIN", "--mail-type=END"}).mail_type, kMailBegin | kMailEnd);
+  EXPECT_EQ(MustParse({"--mail-type=BEGIN,bogus"}).mail_type, kMailBegin);
+  for (const char* bad : {"bogus", "", ",", "BEGINS"}) {
+    EXPECT_EQ(ErrorOf({std::string("--mail-type=") + bad}),
+              "error: Invalid --mail-type specification")
+        << bad;
+    EXPECT_EQ(ExitOf({std::string("--mail-type=") + bad}), 255) << bad;
+  }
+}
+
+TEST(SbatchCommandLineTest, GetUserEnvAndPropagate) {
+  EXPECT_FALSE(MustParse({}).get_user_env.has_value());
+  SbatchOptions o = MustParse({"--get-user-env"});
+  ASSERT_TRUE(o.get_user_env.has_value());
+  EXPECT_EQ(o.get_user_env->timeout, 0);
+  EXPECT_EQ(o.get_user_env->mode, '\0');
+  o = MustParse({"--get-user-env=10L"});
+  EXPECT_EQ(o.get_user_env->timeout, 10);
+  EXPECT_EQ(o.get_user_env->mode, 'L');
+  EXPECT_EQ(MustParse({"--get-user-env=s"}).get_user_env->mode, 'S');
+  EXPECT_EQ(MustParse({"--get-user-env=5Lxyz"}).get_user_env->mode, 'L');  // first letter only
+  EXPECT_EQ(MustParse({"--get-user-env", "10"}).script_path, "10");        // optional value
+  EXPECT_EQ(ErrorOf({"--get-user-env=10x"}), "error: Invalid --get-user-env specification");
+  EXPECT_EQ(ExitOf({"--get-user-env=10x"}), 255);
+
+  EXPECT_EQ(MustParse({"--propagate"}).propagate, "ALL");
+  EXPECT_EQ(MustParse({"--propagate=CORE,NOFILE"}).propagate, "CORE,NOFILE");
+  EXPECT_FALSE(MustParse({}).propagate.has_value());
+}
+
+TEST(SbatchCommandLineTest, GpuOptions) {
+  SbatchOptions o = MustParse(
+      {"--gpus-per-task=2", "--cpus-per-gpu=8", "--mem-per-gpu=16G", "--gpu-bind=closest"});
+  EXPECT_EQ(o.gpus_per_task, 2);
+  EXPECT_EQ(o.cpus_per_gpu, 8);
+  EXPECT_EQ(o.mem_per_gpu_mib, 16 * 1024);
+  EXPECT_EQ(o.gpu_bind, "closest");
+  o = MustParse({"--gpus-per-task=a100:1"});
+  EXPECT_EQ(o.gpus_per_task, 1);
+  EXPECT_EQ(o.gpu_type, "a100");
+  for (const char* bad : {"0", "x", "a100:0", ":1", "-1"}) {
+    EXPECT_EQ(ErrorOf({std::string("--gpus-per-task=") + bad}),
+              "error: Invalid generic resource (gres) specification")
+        << bad;
+    EXPECT_EQ(ExitOf({std::string("--gpus-per-task=") + bad}), 1) << bad;
+  }
+  EXPECT_EQ(ErrorOf({"--cpus-per-gpu=0"}),
+            "error: Invalid numeric value \"0\" for --cpus-per-gpu.");
+  EXPECT_EQ(ExitOf({"--cpus-per-gpu=0"}), 1);  // parse_int exits 1
+  EXPECT_EQ(ErrorOf({"--mem-per-gpu=lots"}), "error: Invalid --mem-per-gpu specification");
+  EXPECT_EQ(ExitOf({"--mem-per-gpu=lots"}), 255);
+  for (const char* good : {"closest", "c", "none", "map_gpu:0,1", "mask_gpu:0x3,0xc",
+                           "verbose,closest", "single:1", "per_task:2", "map_gpu:0*2,1"}) {
+    EXPECT_EQ(MustParse({std::string("--gpu-bind=") + good}).gpu_bind, good) << good;
+  }
+  EXPECT_EQ(ErrorOf({"--gpu-bind=bogus"}), "error: Invalid --gpu-bind argument: gpu:bogus");
+  EXPECT_EQ(ExitOf({"--gpu-bind=bogus"}), 255);
+  EXPECT_EQ(ErrorOf({"--gpu-bind=map_gpu:0,x"}),
+            "error: Failed to validate x, offending character is x\n"
+            "error: Invalid --gpu-bind argument: gpu:map_gpu:0,x");
+  EXPECT_EQ(ErrorOf({"--gpu-bind=closest;nic:closest"}),
+            "error: Invalid --gpu-bind argument: gpu:closest;nic:closest");
+}
+
+TEST(SbatchCommandLineTest, MemAndMemPerGpuAreMutuallyExclusive) {
+  const std::string kBoth =
+      "fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.";
+  EXPECT_EQ(ErrorOf({"--mem=8G", "--mem-per-gpu=4G"}), kBoth);
+  EXPECT_EQ(ExitOf({"--mem=8G", "--mem-per-gpu=4G"}), 1);
+  // Directives count as the command line.
+  absl::StatusOr<SbatchOptions> o =
+      ParseSbatch("#!/bin/sh\n#SBATCH --mem=8G\n", {"--mem-per-gpu=4G"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), kBoth);
+  // One on the command line drops the other's variable.
+  SbatchOptions env = MustParseWithEnv({{"SBATCH_MEM_PER_NODE", "8G"}}, {"--mem-per-gpu=4G"});
+  EXPECT_FALSE(env.mem_per_node_mib.has_value());
+  EXPECT_EQ(env.mem_per_gpu_mib, 4096);
+  env = MustParseWithEnv({{"SBATCH_MEM_PER_GPU", "4G"}}, {"--mem=8G"});
+  EXPECT_EQ(env.mem_per_node_mib, 8192);
+  EXPECT_FALSE(env.mem_per_gpu_mib.has_value());
+  absl::Status both_env = EnvErrorOf({{"SBATCH_MEM_PER_GPU", "4G"}, {"SBATCH_MEM_PER_NODE", "8G"}});
+  EXPECT_EQ(both_env.message(),
+            "fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually "
+            "exclusive.");
+  EXPECT_EQ(ExitCodeOf(both_env), 1);
+}
+
+TEST(SbatchCommandLineTest, Distribution) {
+  EXPECT_EQ(MustParse({"-m", "cyclic"}).distribution, "cyclic");
+  EXPECT_EQ(MustParse({"--distribution=Block:Cyclic"}).distribution, "block:cyclic");
+  EXPECT_EQ(MustParse({"-m*:*"}).distribution, "block:cyclic");
+  EXPECT_EQ(MustParse({"-m", "*:block:*"}).distribution, "block:block:block");
+  EXPECT_EQ(MustParse({"-m", "cyclic:block:fcyclic"}).distribution, "cyclic:block:fcyclic");
+  EXPECT_EQ(MustParse({"-m", "hostfile"}).distribution, "arbitrary");
+  EXPECT_EQ(MustParse({"-m", "plane=4"}).distribution, "plane=4");
+  EXPECT_EQ(MustParse({"-m", "pack"}).distribution, "pack");
+  EXPECT_EQ(MustParse({"-m", "block,NoPack"}).distribution, "block,nopack");
+  for (const char* bad : {"bogus", "", ",pack", "block:bogus", "fcyclic", "block,foo",
+                          "block:cyclic:cyclic:cyclic", "arbitrary:block"}) {
+    EXPECT_EQ(ErrorOf({"-m", bad}), "error: Invalid --distribution specification") << bad;
+    EXPECT_EQ(ExitOf({"-m", bad}), 255) << bad;
+  }
+  for (const char* bad : {"plane", "plane=0", "plane=x", "plane=4x"}) {
+    EXPECT_EQ(ErrorOf({"-m", bad}),
+              "error: Invalid plane size or size not specified\n"
+              "error: Invalid --distribution specification")
+        << bad;
+  }
+}
+
+TEST(SbatchCommandLineTest, Hint) {
+  EXPECT_EQ(MustParse({"--hint=nomultithread"}).hint, "nomultithread");
+  EXPECT_EQ(MustParse({"--hint=compute_bound,Multithread"}).hint, "compute_bound,Multithread");
+  EXPECT_EQ(MustParse({"--hint=help"}).info, InfoRequest::kHintHelp);
+  EXPECT_EQ(ErrorOf({"--hint=bogus"}),
+            "error: unrecognized --hint argument \"bogus\", see --hint=help");
+  EXPECT_EQ(ExitOf({"--hint=bogus"}), 1);  // checked after the options, exit(error_exit)
+  EXPECT_EQ(ErrorOf({"--hint=memory_bound,"}),
+            "error: unrecognized --hint argument \"\", see --hint=help");
+}
+
+TEST(SbatchCommandLineTest, FlagsAndTimes) {
+  EXPECT_TRUE(MustParse({"-O"}).overcommit);
+  EXPECT_TRUE(MustParse({"--overcommit"}).overcommit);
+  EXPECT_TRUE(MustParse({"-W"}).wait);
+  EXPECT_TRUE(MustParse({"--wait"}).wait);
+  EXPECT_FALSE(MustParse({}).wait);
+  EXPECT_EQ(ErrorOf({"--wait=5"}),
+            "option '--wait' doesn't allow an argument\nTry \"sbatch --help\" for more "
+            "information");
+  EXPECT_EQ(MustParse({"--delay-boot=10"}).delay_boot, absl::Minutes(10));
+  EXPECT_EQ(MustParse({"--delay-boot=1:00:00"}).delay_boot, absl::Hours(1));
+  EXPECT_EQ(ErrorOf({"--delay-boot=soon"}), "error: Invalid --delay-boot specification");
+  EXPECT_EQ(ExitOf({"--delay-boot=soon"}), 255);
+}
+
+TEST(SbatchCommandLineTest, ExclusiveValuesAsSlurm) {
+  EXPECT_EQ(MustParse({"--exclusive=exclusive"}).exclusive, ExclusiveMode::kExclusive);
+  EXPECT_EQ(MustParse({"--exclusive=OverSubscribe"}).exclusive, ExclusiveMode::kOversubscribe);
+  EXPECT_EQ(ExitOf({"--exclusive=foo"}), 255);
+}
+
+TEST(SbatchCommandLineTest, SrunOnlyOptionsAreUnknown) {
+  // Slurm's sbatch has no --mpi or --cpu-bind (they are srun's).
+  EXPECT_EQ(ErrorOf({"--mpi=pmix"}),
+            "unrecognized option '--mpi=pmix'\nTry \"sbatch --help\" for more information");
+  EXPECT_EQ(ErrorOf({"--cpu-bind=cores"}),
+            "unrecognized option '--cpu-bind=cores'\nTry \"sbatch --help\" for more information");
+}
+
+TEST(SbatchCommandLineTest, ExitCodesAsSbatch) {
+  EXPECT_EQ(ExitOf({}), 0);
+  EXPECT_EQ(ExitOf({"--bogus"}), 255);
+  EXPECT_EQ(ExitOf({"-N"}), 255);
+  EXPECT_EQ(ExitOf({"--time=abc"}), 255);
+  EXPECT_EQ(ExitOf({"-N", "abc"}), 255);
+  EXPECT_EQ(ExitOf({"--mem=abc"}), 255);
+  EXPECT_EQ(ExitOf({"--signal=FOO"}), 255);
+  EXPECT_EQ(ExitOf({"--open-mode=x"}), 255);
+  EXPECT_EQ(ExitOf({"-c", "abc"}), 1);  // parse_int
+  EXPECT_EQ(ExitOf({"--switches=0"}), 1);
+  EXPECT_EQ(ExitOf({"--gres=gpu:a100:x"}), 1);  // found when the request is built
+  EXPECT_EQ(ExitCodeOf(ParseSbatch("#!/bin/sh\n#SBATCH foo.sh\n", {}).status()), 255);
+  EXPECT_EQ(ExitCodeOf(ParseSbatch("", {}).status()), 1);
+  EXPECT_EQ(ExitCodeOf(ParseSbatch("#!/bin/sh\n#SBATCH -J 'a\n", {}).status()), 1);
+}
+
+TEST(SbatchFirstPassTest, HelpUsageVersion) {
+  EXPECT_EQ(FindSbatchInfoRequest({}).value(), InfoRequest::kNone);
+  EXPECT_EQ(FindSbatchInfoRequest({"--help"}).value(), InfoRequest::kHelp);
+  EXPECT_EQ(FindSbatchInfoRequest({"-h"}).value(), InfoRequest::kHelp);
+  EXPECT_EQ(FindSbatchInfoRequest({"--usage"}).value(), InfoRequest::kUsage);
+  EXPECT_EQ(FindSbatchInfoRequest({"-V"}).value(), InfoRequest::kVersion);
+  EXPECT_EQ(FindSbatchInfoRequest({"--version"}).value(), InfoRequest::kVersion);
+  // Values are not looked at in the first pass; the first request wins.
+  EXPECT_EQ(FindSbatchInfoRequest({"--time=abc", "-V", "--help"}).value(), InfoRequest::kVersion);
+  EXPECT_EQ(FindSbatchInfoRequest({"-HV"}).value(), InfoRequest::kVersion);
+  EXPECT_EQ(FindSbatchInfoRequest({"job.sh", "--help"}).value(), InfoRequest::kNone);
+  EXPECT_EQ(FindSbatchInfoRequest({"--bogus", "--help"}).status().message(),
+            "unrecognized option '--bogus'\nTry \"sbatch --help\" for more information");
+  // In the second pass (and in directives) they do nothing.
+  EXPECT_EQ(MustParse({"--help", "job.sh"}).script_path, "job.sh");
+  EXPECT_EQ(ScriptErrorOf("#!/bin/sh\n#SBATCH --help\n"), "OK");
+}
+
+TEST(SbatchEnvironmentTest, VariablesSitBetweenDirectivesAndCommandLine) {
+  const std::string script = "#!/bin/sh\n#SBATCH -A fromscript --time=10\n";
+  SbatchOptions o =
+      MustParseWithEnv({{"SBATCH_ACCOUNT", "fromenv"}, {"SBATCH_PARTITION", "gpu"}}, {}, script);
+  EXPECT_EQ(o.account, "fromenv");
+  EXPECT_EQ(o.partition, "gpu");
+  EXPECT_EQ(o.time_limit, absl::Minutes(10));
+  o = MustParseWithEnv({{"SBATCH_ACCOUNT", "fromenv"}}, {"-A", "cli"}, script);
+  EXPECT_EQ(o.account, "cli");
+}
+
+TEST(SbatchEnvironmentTest, EachVariable) {
+  SbatchOptions o = MustParseWithEnv({
+      {"SBATCH_ARRAY_INX", "0-3"},
+      {"SBATCH_CONTAINER", "/oci"},
+      {"SBATCH_CPUS_PER_GPU", "4"},
+      {"SBATCH_DELAY_BOOT", "5"},
+      {"SBATCH_DISTRIBUTION", "cyclic"},
+      {"SBATCH_EXPORT", "NONE"},
+      {"SBATCH_GPU_BIND", "closest"},
+      {"SBATCH_GPUS_PER_TASK", "1"},
+      {"SBATCH_JOB_NAME", "envname"},
+      {"SBATCH_OPEN_MODE", "append"},
+      {"SBATCH_QOS", "high"},
+      {"SBATCH_RESERVATION", "maint"},
+      {"SBATCH_SIGNAL", "USR1@30"},
+      {"SBATCH_TIMELIMIT", "1:00:00"},
+      {"SBATCH_WCKEY", "proj"},
+      {"SBATCH_ERROR", "e.txt"},
+      {"SBATCH_INPUT", "i.txt"},
+      {"SBATCH_OUTPUT", "o.txt"},
+      {"SBATCH_REQ_SWITCH", "2"},
+      {"SBATCH_WAIT4SWITCH", "10:00"},
+      {"SBATCH_GRES", "gpu:2"},
+  });
+  EXPECT_EQ(o.array, "0-3");
+  EXPECT_EQ(o.container, "/oci");
+  EXPECT_EQ(o.cpus_per_gpu, 4);
+  EXPECT_EQ(o.delay_boot, absl::Minutes(5));
+  EXPECT_EQ(o.distribution, "cyclic");
+  EXPECT_FALSE(o.export_env->all);
+  EXPECT_EQ(o.gpu_bind, "closest");
+  EXPECT_EQ(o.gpus_per_task, 1);
+  EXPECT_EQ(o.job_name, "envname");
+  EXPECT_EQ(o.open_mode, OpenMode::kAppend);
+  EXPECT_EQ(o.qos, "high");
+  EXPECT_EQ(o.reservation, "maint");
+  EXPECT_EQ(o.signal->seconds, 30);
+  EXPECT_EQ(o.time_limit, absl::Hours(1));
+  EXPECT_EQ(o.wckey, "proj");
+  EXPECT_EQ(o.error, "e.txt");
+  EXPECT_EQ(o.input, "i.txt");
+  EXPECT_EQ(o.output, "o.txt");
+  EXPECT_EQ(o.switches, 2);
+  EXPECT_EQ(o.switches_wait, absl::Minutes(10));
+  EXPECT_EQ(o.gpus_per_node, 2);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_GPUS", "4"}}).gpus_total, 4);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_GPUS_PER_NODE", "h100:8"}}).gpu_type, "h100");
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_MEM_PER_GPU", "1G"}}).mem_per_gpu_mib, 1024);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_MEM_PER_NODE", "2G"}}).mem_per_node_mib, 2048);
+  // SBATCH_HINT is read after SLURM_HINT.
+  EXPECT_EQ(
+      MustParseWithEnv({{"SLURM_HINT", "compute_bound"}, {"SBATCH_HINT", "nomultithread"}}).hint,
+      "nomultithread");
+}
+
+TEST(SbatchEnvironmentTest, FlagsAndOptionalValues) {
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_REQUEUE", ""}}).requeue, true);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_NO_REQUEUE", "yes"}}).requeue, false);
+  EXPECT_TRUE(MustParseWithEnv({{"SBATCH_OVERCOMMIT", "1"}}).overcommit);
+  EXPECT_TRUE(MustParseWithEnv({{"SBATCH_WAIT", "YES"}}).wait);
+  EXPECT_FALSE(MustParseWithEnv({{"SBATCH_WAIT", "no"}}).wait);
+  // Any other value unsets the flag, even one a directive set.
+  SbatchOptions o =
+      MustParseWithEnv({{"SBATCH_REQUEUE", "0"}}, {}, "#!/bin/sh\n#SBATCH --requeue\n");
+  EXPECT_FALSE(o.requeue.has_value());
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_EXCLUSIVE", ""}}).exclusive, ExclusiveMode::kExclusive);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_EXCLUSIVE", "user"}}).exclusive, ExclusiveMode::kUser);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_GET_USER_ENV", ""}}).get_user_env->timeout, 0);
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_GET_USER_ENV", "30"}}).get_user_env->timeout, 30);
+  // Variables of options Canopy lacks, and unknown ones, change nothing.
+  EXPECT_EQ(MustParseWithEnv({{"SBATCH_CONSTRAINT", "a100"}, {"SBATCH_BOGUS", "x"}}).account, "");
+}
+
+TEST(SbatchEnvironmentTest, BadValuesAreTheOptionsErrors) {
+  absl::Status s = EnvErrorOf({{"SBATCH_TIMELIMIT", "abc"}});
+  EXPECT_EQ(s.message(), "error: Invalid --time specification");
+  EXPECT_EQ(ExitCodeOf(s), 255);
+  s = EnvErrorOf({{"SBATCH_CPUS_PER_GPU", "0"}});
+  EXPECT_EQ(s.message(), "error: Invalid numeric value \"0\" for --cpus-per-gpu.");
+  EXPECT_EQ(ExitCodeOf(s), 1);
+  EXPECT_EQ(EnvErrorOf({{"SBATCH_REQ_SWITCH", "x"}}).message(),
+            "error: Invalid numeric value \"x\" for --switches.");
+  EXPECT_EQ(EnvErrorOf({{"SLURM_HINT", "bogus"}}).message(),
+            "error: unrecognized --hint argument \"bogus\", see --hint=help");
+  // The command line still wins over a good variable; a bad one fails before it is read.
+  EXPECT_FALSE(EnvErrorOf({{"SBATCH_TIMELIMIT", "abc"}}, {"--time=10"}).ok());
 }
 
 }  // namespace

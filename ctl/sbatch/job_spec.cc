@@ -1,7 +1,12 @@
 #include "ctl/sbatch/job_spec.h"
 
+#include <algorithm>
+#include <cstdint>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/slurm/begin_time.h"
 #include "common/slurm/dependency.h"
 #include "common/slurm/option_values.h"
@@ -61,7 +66,99 @@ absl::Status ApplyDependency(const std::string& text, canopy::v1::JobSpec& spec)
   return absl::OkStatus();
 }
 
+absl::Status SbatchError(absl::string_view line, int exit_code) {
+  return slurm::WithExitCode(absl::InvalidArgumentError(absl::StrCat("error: ", line)), exit_code);
+}
+
+// The options Slurm records but Canopy does not act on (see types.proto), and --uid/--gid.
+absl::Status ApplyRecordedOptions(const slurm::SbatchOptions& o, const SubmitContext& context,
+                                  canopy::v1::JobSpec& spec) {
+  spec.set_comment(o.comment);
+  spec.set_wckey(o.wckey);
+  if (o.mail_type) {
+    spec.set_mail_type(slurm::MailTypeString(*o.mail_type));
+  }
+  spec.set_mail_user(o.mail_user);
+  spec.set_reservation(o.reservation);
+  if (o.delay_boot && *o.delay_boot != absl::InfiniteDuration()) {
+    SetDuration(*o.delay_boot, *spec.mutable_delay_boot());
+  }
+  spec.set_container(o.container);
+  if (o.cpus_per_gpu) {
+    spec.set_cpus_per_gpu(static_cast<int32_t>(*o.cpus_per_gpu));
+  }
+  spec.set_gpu_bind(o.gpu_bind);
+  spec.set_overcommit(o.overcommit);
+  spec.set_exclusive_mode(std::string(slurm::ExclusiveModeName(o.exclusive)));
+  auto none = [](const std::string&) { return std::optional<uint32_t>(); };
+  if (!o.uid.empty()) {
+    absl::StatusOr<uint32_t> uid =
+        context.lookup_user
+            ? slurm::ResolveRunAs(o.uid, "uid", context.caller_uid, context.lookup_user)
+            : slurm::ResolveRunAs(o.uid, "uid", context.caller_uid, none);
+    if (!uid.ok()) {
+      return uid.status();
+    }
+    spec.set_run_as_uid(*uid);
+  }
+  if (!o.gid.empty()) {
+    absl::StatusOr<uint32_t> gid =
+        context.lookup_group
+            ? slurm::ResolveRunAs(o.gid, "gid", context.caller_uid, context.lookup_group)
+            : slurm::ResolveRunAs(o.gid, "gid", context.caller_uid, none);
+    if (!gid.ok()) {
+      return gid.status();
+    }
+    spec.set_run_as_gid(*gid);
+  }
+  if (!o.get_user_env && o.propagate) {
+    if (absl::Status s = slurm::CheckPropagate(*o.propagate); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// --begin and --deadline, which need the present moment.
+absl::Status ApplyTimes(const slurm::SbatchOptions& o, const SubmitContext& context,
+                        canopy::v1::JobSpec& spec) {
+  std::optional<absl::Time> begin;
+  if (!o.begin.empty()) {
+    absl::StatusOr<absl::Time> t = slurm::ParseBeginTime(o.begin, context.now, context.tz);
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("error: Invalid --begin specification: ", t.status().message()));
+    }
+    begin = *t;
+    spec.mutable_begin_time()->set_seconds(absl::ToUnixSeconds(*t));
+  }
+  if (!o.deadline.empty()) {
+    absl::StatusOr<absl::Time> deadline = slurm::ParseDeadline(o.deadline, context.now, context.tz);
+    if (!deadline.ok()) {
+      return slurm::WithExitCode(deadline.status(), 255);
+    }
+    if (begin && *deadline < *begin) {
+      return SbatchError("Incompatible begin and deadline time specification", 1);
+    }
+    spec.mutable_deadline()->set_seconds(absl::ToUnixSeconds(*deadline));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::map<std::string, std::string> ParseExportFile(const std::string& content) {
+  const char separator = content.find('\0') != std::string::npos ? '\0' : '\n';
+  std::map<std::string, std::string> vars;
+  for (absl::string_view entry : absl::StrSplit(content, separator, absl::SkipEmpty())) {
+    const size_t eq = entry.find('=');
+    if (eq == absl::string_view::npos || eq == 0) {
+      continue;
+    }
+    vars[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+  }
+  return vars;
+}
 
 std::string WrapScript(const std::string& command) {
   // Exactly what sbatch 22.05 writes for --wrap (the comment line included).
@@ -112,9 +209,21 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     // JobSpec has no per-job GPU count: spread --gpus over the requested nodes (rounding up).
     const int64_t nodes = o.min_nodes.value_or(1) > 0 ? o.min_nodes.value_or(1) : 1;
     spec.set_gpus_per_node(static_cast<int32_t>((*o.gpus_total + nodes - 1) / nodes));
+  } else if (o.gpus_per_task) {
+    spec.set_gpus_per_node(static_cast<int32_t>(slurm::GpusPerNodeForTasks(
+        *o.gpus_per_task, o.ntasks, o.ntasks_per_node, o.min_nodes.value_or(1))));
+  }
+  if (o.gpus_per_task) {
+    spec.set_gpus_per_task(static_cast<int32_t>(*o.gpus_per_task));
+  }
+  if (o.mem_per_gpu_mib) {
+    spec.set_mem_per_gpu_mib(*o.mem_per_gpu_mib);
+    if (spec.gpus_per_node() > 0) {
+      spec.set_mem_per_node_mib(*o.mem_per_gpu_mib * spec.gpus_per_node());
+    }
   }
   spec.set_gpu_type(o.gpu_type);
-  spec.set_exclusive(o.exclusive != slurm::ExclusiveMode::kUnset);
+  spec.set_exclusive(slurm::ExclusiveNodes(o.exclusive));
   // An infinite --time (0, UNLIMITED) cannot be told apart from "unset" in JobSpec; it is left
   // unset, which gives the partition's limit.
   if (o.time_limit && *o.time_limit != absl::InfiniteDuration()) {
@@ -132,7 +241,11 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
   for (const std::string& a : o.script_args) {
     spec.add_argv(a);
   }
-  ApplyExport(o.export_env, context.env, spec);
+  ApplyExport(o.export_env, context.export_file_env.value_or(context.env), spec);
+  if (o.get_user_env) {
+    // assign(1, '1'): GCC 12 sees a false -Wrestrict overlap in operator=("1") here.
+    (*spec.mutable_environment())["SLURM_GET_USER_ENV"].assign(1, '1');
+  }
   spec.set_work_dir(o.chdir.empty() ? context.cwd : ResolvePath(o.chdir, context.cwd));
   spec.set_stdout_path(o.output);
   spec.set_stderr_path(o.error);
@@ -160,13 +273,11 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
   if (o.kill_on_invalid_dep.has_value()) {
     spec.set_kill_on_invalid_dep(*o.kill_on_invalid_dep);
   }
-  if (!o.begin.empty()) {
-    absl::StatusOr<absl::Time> begin = slurm::ParseBeginTime(o.begin, context.now, context.tz);
-    if (!begin.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("error: Invalid --begin specification: ", begin.status().message()));
-    }
-    spec.mutable_begin_time()->set_seconds(absl::ToUnixSeconds(*begin));
+  if (absl::Status s = ApplyTimes(o, context, spec); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ApplyRecordedOptions(o, context, spec); !s.ok()) {
+    return s;
   }
   return spec;
 }

@@ -1,5 +1,11 @@
 #include "ctl/sbatch/job_spec.h"
 
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "common/slurm/option_values.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::sbatch {
@@ -21,6 +27,13 @@ canopy::v1::JobSpec Build(const std::vector<std::string>& argv, SubmitContext c)
   absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*o, c);
   EXPECT_TRUE(spec.ok()) << spec.status();
   return *spec;
+}
+
+// BuildJobSpec's error for `argv` (which must parse).
+absl::Status SpecErrorOf(const std::vector<std::string>& argv, const SubmitContext& c) {
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, argv);
+  EXPECT_TRUE(o.ok()) << o.status();
+  return BuildJobSpec(*o, c).status();
 }
 
 TEST(SbatchSpecTest, DirectivesAndCommandLine) {
@@ -190,6 +203,139 @@ TEST(SbatchSpecTest, ScriptWithoutShebangIsRejectedAsSbatchDoes) {
             "error: This does not look like a batch script.  The first\n"
             "error: line must start with #! followed by the path to an interpreter.\n"
             "error: For instance: #!/bin/sh");
+}
+
+TEST(SbatchSpecTest, RecordedOptions) {
+  SubmitContext c = Context("#!/bin/sh\n#SBATCH --comment=\"from script\"\ntrue\n");
+  c.now = absl::FromUnixSeconds(1'800'000'000);
+  canopy::v1::JobSpec spec =
+      Build({"--wckey=proj", "--mail-type=END,BEGIN", "--mail-user=a@b.c", "--reservation=maint",
+             "--deadline=now+2hours", "--delay-boot=5", "--container=/oci", "--cpus-per-gpu=4",
+             "--gpu-bind=closest", "-O", "--exclusive=user", "--hint=nomultithread", "-m", "cyclic",
+             "--propagate=CORE"},
+            c);
+  EXPECT_EQ(spec.comment(), "from script");
+  EXPECT_EQ(spec.wckey(), "proj");
+  EXPECT_EQ(spec.mail_type(), "BEGIN,END");
+  EXPECT_EQ(spec.mail_user(), "a@b.c");
+  EXPECT_EQ(spec.reservation(), "maint");
+  EXPECT_EQ(spec.deadline().seconds(), 1'800'007'200);
+  EXPECT_EQ(spec.delay_boot().seconds(), 300);
+  EXPECT_EQ(spec.container(), "/oci");
+  EXPECT_EQ(spec.cpus_per_gpu(), 4);
+  EXPECT_EQ(spec.gpu_bind(), "closest");
+  EXPECT_TRUE(spec.overcommit());
+  EXPECT_TRUE(spec.exclusive());
+  EXPECT_EQ(spec.exclusive_mode(), "user");
+  EXPECT_FALSE(spec.has_run_as_uid());
+
+  spec = Build({"--mail-type=NONE", "--exclusive=oversubscribe"}, Context("#!/bin/sh\ntrue\n"));
+  EXPECT_EQ(spec.mail_type(), "NONE");
+  EXPECT_FALSE(spec.exclusive());
+  EXPECT_EQ(spec.exclusive_mode(), "oversubscribe");
+  spec = Build({}, Context("#!/bin/sh\ntrue\n"));
+  EXPECT_EQ(spec.mail_type(), "");
+  EXPECT_FALSE(spec.has_deadline());
+  EXPECT_FALSE(spec.has_delay_boot());
+  EXPECT_EQ(spec.exclusive_mode(), "");
+}
+
+TEST(SbatchSpecTest, GpusPerTaskAndMemPerGpu) {
+  const SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  canopy::v1::JobSpec spec = Build({"--gpus-per-task=2", "--ntasks-per-node=4"}, c);
+  EXPECT_EQ(spec.gpus_per_task(), 2);
+  EXPECT_EQ(spec.gpus_per_node(), 8);
+  spec = Build({"--gpus-per-task=h100:1", "-n", "6", "-N", "2", "--mem-per-gpu=10G"}, c);
+  EXPECT_EQ(spec.gpus_per_node(), 3);
+  EXPECT_EQ(spec.gpu_type(), "h100");
+  EXPECT_EQ(spec.mem_per_gpu_mib(), 10240);
+  EXPECT_EQ(spec.mem_per_node_mib(), 3 * 10240);
+  spec = Build({"--gpus-per-task=1"}, c);  // one task per node by default
+  EXPECT_EQ(spec.gpus_per_node(), 1);
+  // An explicit per-node count wins; --mem-per-gpu without GPUs per node is only recorded.
+  spec = Build({"--gpus-per-task=1", "--gres=gpu:4", "-n", "8"}, c);
+  EXPECT_EQ(spec.gpus_per_node(), 4);
+  spec = Build({"--mem-per-gpu=1G"}, c);
+  EXPECT_EQ(spec.mem_per_gpu_mib(), 1024);
+  EXPECT_EQ(spec.mem_per_node_mib(), 0);
+}
+
+TEST(SbatchSpecTest, UidAndGidAreForRoot) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  c.caller_uid = 1000;
+  absl::Status s = SpecErrorOf({"--uid=alice"}, c);
+  EXPECT_EQ(s.message(), "error: --uid only permitted by root user");
+  EXPECT_EQ(slurm::ExitCodeOf(s), 255);
+  EXPECT_EQ(SpecErrorOf({"--gid=7"}, c).message(), "error: --gid only permitted by root user");
+  c.caller_uid = 0;
+  c.lookup_user = [](const std::string& name) {
+    return name == "alice" ? std::optional<uint32_t>(1001) : std::nullopt;
+  };
+  canopy::v1::JobSpec spec = Build({"--uid=alice", "--gid=7"}, c);
+  EXPECT_EQ(spec.run_as_uid(), 1001u);
+  EXPECT_EQ(spec.run_as_gid(), 7u);
+  EXPECT_EQ(SpecErrorOf({"--uid=nobody-here"}, c).message(), "error: Invalid --uid specification");
+  EXPECT_EQ(SpecErrorOf({"--gid=staff"}, c).message(), "error: Invalid --gid specification");
+}
+
+TEST(SbatchSpecTest, DeadlineAndPropagateErrors) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  c.now = absl::FromUnixSeconds(1'800'000'000);
+  absl::Status s = SpecErrorOf({"--deadline=25:00"}, c);
+  EXPECT_EQ(s.message(),
+            "error: Invalid time specification (pos=2): 25:00\n"
+            "error: Invalid --deadline specification");
+  EXPECT_EQ(slurm::ExitCodeOf(s), 255);
+  s = SpecErrorOf({"--begin=now+2hours", "--deadline=now+1hour"}, c);
+  EXPECT_EQ(s.message(), "error: Incompatible begin and deadline time specification");
+  EXPECT_EQ(slurm::ExitCodeOf(s), 1);
+  s = SpecErrorOf({"--propagate=BOGUS"}, c);
+  EXPECT_EQ(s.message(), "error: Bad rlimit name: BOGUS\nerror: --propagate=BOGUS is not valid.");
+  EXPECT_EQ(slurm::ExitCodeOf(s), 1);
+  // sbatch only looks at --propagate without --get-user-env.
+  EXPECT_TRUE(SpecErrorOf({"--propagate=BOGUS", "--get-user-env"}, c).ok());
+}
+
+TEST(SbatchSpecTest, GetUserEnvAndExportFile) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  canopy::v1::JobSpec spec = Build({"--get-user-env"}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
+  EXPECT_EQ(spec.environment().at("HOME"), "/home/alice");
+  EXPECT_FALSE(Build({}, c).environment().contains("SLURM_GET_USER_ENV"));
+
+  // The file's variables replace sbatch's environment.
+  c.export_file_env = ParseExportFile("A=1\nB=x=y\nnot-a-var\n=skipped\n");
+  spec = Build({"--export-file=/tmp/env"}, c);
+  EXPECT_EQ(spec.environment().size(), 2u);
+  EXPECT_EQ(spec.environment().at("A"), "1");
+  EXPECT_EQ(spec.environment().at("B"), "x=y");
+  spec = Build({"--export-file=/tmp/env", "--export=ALL,C=3"}, c);
+  EXPECT_EQ(spec.environment().size(), 3u);
+}
+
+TEST(SbatchSpecTest, ExportFileFormats) {
+  const std::string nul_separated("A=1\nstill A\0B=2\0", 16);
+  std::map<std::string, std::string> vars = ParseExportFile(nul_separated);
+  EXPECT_EQ(vars.size(), 2u);
+  EXPECT_EQ(vars.at("A"), "1\nstill A");
+  EXPECT_EQ(vars.at("B"), "2");
+  EXPECT_TRUE(ParseExportFile("").empty());
+}
+
+TEST(SbatchSpecTest, ParentJobIdIsOnlyAnEnvironmentVariable) {
+  // sbatch inside a job: like Slurm's sbatch, the parent's SLURM_JOB_ID/SLURM_JOBID travel in
+  // the exported environment only, and the agent overwrites them with the new job's (its SLURM_*
+  // variables are set over the environment, agent/runtime/job_environment.cc). Nothing else in
+  // the spec refers to the parent.
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  c.env["SLURM_JOB_ID"] = "41";
+  c.env["SLURM_JOBID"] = "41";
+  c.env["SLURM_ARRAY_JOB_ID"] = "40";
+  canopy::v1::JobSpec spec = Build({}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_JOB_ID"), "41");
+  EXPECT_TRUE(spec.dependencies().empty());
+  EXPECT_EQ(spec.array_spec(), "");
+  EXPECT_EQ(spec.name(), "train.sh");
 }
 
 }  // namespace

@@ -1,18 +1,32 @@
 #include "ctl/sbatch/sbatch.h"
 
+#include <fcntl.h>
+#include <grp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/os/hostname.h"
+#include "common/os/user_info.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/option_values.h"
 #include "common/slurm/sbatch_options.h"
 #include "common/slurm/time_format.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/process_env.h"
+#include "ctl/output/job_format.h"
 #include "ctl/output/proto_time.h"
+#include "ctl/sbatch/help.h"
 #include "ctl/sbatch/job_spec.h"
 
 namespace canopy::ctl::sbatch {
@@ -23,7 +37,101 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// --export-file=FILE|FD, as Slurm's env_array_from_file: a number from 3 up that is an open
+// descriptor is read as one, anything else is a file name.
+absl::StatusOr<std::string> ReadExportFile(const std::string& name) {
+  int fd = -1;
+  if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return absl::ascii_isdigit(static_cast<unsigned char>(c));
+      })) {
+    int n = -1;
+    if (absl::SimpleAtoi(name, &n) && n >= 3 && fcntl(n, F_GETFL) >= 0) {
+      fd = n;
+    }
+  }
+  const bool own = fd < 0;
+  if (own) {
+    fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("error: Could not open user environment file ", name));
+  }
+  std::string content;
+  char buf[4096];
+  ssize_t got = 0;
+  while ((got = read(fd, buf, sizeof(buf))) != 0) {
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      break;
+    }
+    content.append(buf, static_cast<size_t>(got));
+  }
+  if (own) {
+    close(fd);
+  }
+  return content;
+}
+
+// Prints `status` as sbatch does and returns its exit status.
+int Fail(const absl::Status& status, std::ostream& err) {
+  client::PrintCliError("sbatch", status.message(), err);
+  return slurm::ExitCodeOf(status);
+}
+
+// A job, or an array task, that has ended: Slurm's IS_JOB_FINISHED. Requeued jobs come back.
+bool Finished(const canopy::v1::Job& job) {
+  return !output::IsJobActive(job.state()) && job.state() != canopy::v1::JOB_STATE_REQUEUED;
+}
+
 }  // namespace
+
+std::optional<uint32_t> LookupUserId(const std::string& name) {
+  absl::StatusOr<os::UserInfo> user = os::LookupUserByName(name);
+  return user.ok() ? std::optional<uint32_t>(user->uid) : std::nullopt;
+}
+
+std::optional<uint32_t> LookupGroupId(const std::string& name) {
+  group entry{};
+  group* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getgrnam_r(name.c_str(), &entry, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+    return std::nullopt;
+  }
+  return found->gr_gid;
+}
+
+int WaitForJob(uint32_t job_id,
+               absl::FunctionRef<absl::StatusOr<canopy::v1::ListJobsResponse>()> list_jobs,
+               absl::FunctionRef<void()> sleep, std::ostream& err) {
+  while (true) {
+    sleep();
+    absl::StatusOr<canopy::v1::ListJobsResponse> jobs = list_jobs();
+    if (!jobs.ok()) {
+      err << "sbatch: error: Currently unable to load job state information, retrying: "
+          << jobs.status().message() << "\n";
+      continue;
+    }
+    if (jobs->jobs().empty()) {
+      err << "sbatch: error: Job " << job_id << " no longer found and exit code not found\n";
+      return 0;
+    }
+    int exit_code = 0;
+    bool complete = true;
+    for (const canopy::v1::Job& job : jobs->jobs()) {
+      if (!Finished(job)) {
+        complete = false;
+        continue;
+      }
+      exit_code = std::max(exit_code, job.exit_signal() != 0 ? 1 : job.exit_code());
+    }
+    if (complete) {
+      return exit_code;
+    }
+  }
+}
 
 std::string TestOnlyLine(const canopy::v1::SubmitJobResponse& response, absl::TimeZone tz) {
   return absl::StrCat("Job ", response.job_id(), " to start at ",
@@ -36,11 +144,19 @@ std::string TestOnlyLine(const canopy::v1::SubmitJobResponse& response, absl::Ti
 
 int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
+  // sbatch's first pass: --help, --usage and --version win over everything else.
+  absl::StatusOr<slurm::InfoRequest> info = slurm::FindSbatchInfoRequest(args);
+  if (!info.ok()) {
+    return Fail(info.status(), err);
+  }
+  if (*info != slurm::InfoRequest::kNone) {
+    out << SbatchInfoText(*info);
+    return slurm::InfoExitCode(*info);
+  }
   SubmitContext context;
   absl::StatusOr<slurm::SbatchOptions> cmdline = slurm::ParseSbatchCommandLine(args);
   if (!cmdline.ok()) {
-    client::PrintCliError("sbatch", cmdline.status().message(), err);
-    return client::GetoptExitCode(cmdline.status().message());
+    return Fail(cmdline.status(), err);
   }
   if (!cmdline->wrap.empty()) {
     if (!cmdline->script_path.empty()) {
@@ -61,20 +177,34 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     context.script.assign(std::istreambuf_iterator<char>(in), {});
     context.default_name = "sbatch";
   }
-  absl::StatusOr<slurm::SbatchOptions> options = slurm::ParseSbatch(context.script, args);
+  context.env = client::ProcessEnvironment();
+  absl::StatusOr<slurm::SbatchOptions> options =
+      slurm::ParseSbatch(context.script, args, context.env);
   if (!options.ok()) {
-    client::PrintCliError("sbatch", options.status().message(), err);
-    return client::GetoptExitCode(options.status().message());
+    return Fail(options.status(), err);
+  }
+  if (options->info != slurm::InfoRequest::kNone) {  // --hint=help
+    out << SbatchInfoText(options->info);
+    return slurm::InfoExitCode(options->info);
+  }
+  if (!options->export_file.empty()) {
+    absl::StatusOr<std::string> content = ReadExportFile(options->export_file);
+    if (!content.ok()) {
+      return Fail(content.status(), err);
+    }
+    context.export_file_env = ParseExportFile(*content);
   }
   context.cwd = client::CurrentDirectory();
   context.now = absl::Now();  // --begin=now+1hour, 16:00: relative to the submission
   context.tz = absl::LocalTimeZone();
   context.short_hostname = os::Hostname(true);
-  context.env = client::ProcessEnvironment();
+  context.caller_uid = getuid();
+  context.lookup_user = LookupUserId;
+  context.lookup_group = LookupGroupId;
   absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*options, context);
   if (!spec.ok()) {
     client::PrintPrefixed("sbatch: ", spec.status().message(), err);
-    return 1;
+    return slurm::ExitCodeOf(spec.status());
   }
   absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
   if (!client.ok()) {
@@ -101,7 +231,16 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   } else {
     out << "Submitted batch job " << response->job_id() << "\n";
   }
-  return 0;
+  if (!options->wait) {
+    return 0;
+  }
+  out.flush();
+  const uint32_t job_id = response->job_id();
+  canopy::v1::ListJobsRequest request_jobs;
+  request_jobs.add_job_ids(job_id);  // the job, or every task of the array it is
+  return WaitForJob(
+      job_id, [&] { return client->ListJobs(request_jobs); },
+      [] { absl::SleepFor(absl::Seconds(1)); }, err);
 }
 
 }  // namespace canopy::ctl::sbatch

@@ -1,6 +1,10 @@
 // sbatch --test-only's line, against the one Slurm 22.05 printed in
-// tests/data/slurm-reference/accounting-outputs-22.05.txt.
+// tests/data/slurm-reference/accounting-outputs-22.05.txt; sbatch --wait's polling.
 #include "ctl/sbatch/sbatch.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -20,6 +24,77 @@ TEST(SbatchTestOnlyTest, LineMatchesSlurm) {
   EXPECT_EQ(TestOnlyLine(r, absl::UTCTimeZone()),
             "Job 1222 to start at 2026-12-03T04:11:01 using 4 processors on nodes gpu[013-016] "
             "in partition gpu");
+}
+
+canopy::v1::Job JobIn(canopy::v1::JobState state, int exit_code = 0, int exit_signal = 0) {
+  canopy::v1::Job job;
+  job.set_state(state);
+  job.set_exit_code(exit_code);
+  job.set_exit_signal(exit_signal);
+  return job;
+}
+
+// sbatch --wait against a scripted controller: each poll returns the next answer.
+struct FakeController {
+  std::vector<absl::StatusOr<canopy::v1::ListJobsResponse>> answers;
+  size_t polls = 0;
+  int sleeps = 0;
+
+  int Wait(std::ostream& err) {
+    return WaitForJob(
+        7,
+        [this]() -> absl::StatusOr<canopy::v1::ListJobsResponse> {
+          return answers[std::min(polls++, answers.size() - 1)];
+        },
+        [this] { ++sleeps; }, err);
+  }
+};
+
+canopy::v1::ListJobsResponse Jobs(std::vector<canopy::v1::Job> jobs) {
+  canopy::v1::ListJobsResponse r;
+  for (canopy::v1::Job& j : jobs) {
+    *r.add_jobs() = std::move(j);
+  }
+  return r;
+}
+
+TEST(SbatchWaitTest, ReturnsTheJobsExitCodeOnceItEnds) {
+  FakeController c;
+  c.answers = {Jobs({JobIn(canopy::v1::JOB_STATE_PENDING)}),
+               Jobs({JobIn(canopy::v1::JOB_STATE_RUNNING)}),
+               Jobs({JobIn(canopy::v1::JOB_STATE_COMPLETING, 3)}),
+               Jobs({JobIn(canopy::v1::JOB_STATE_FAILED, 3)})};
+  std::ostringstream err;
+  EXPECT_EQ(c.Wait(err), 3);
+  EXPECT_EQ(c.sleeps, 4);  // a sleep before every poll
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST(SbatchWaitTest, SignalsRequeuesArraysAndErrors) {
+  FakeController c;
+  c.answers = {Jobs({JobIn(canopy::v1::JOB_STATE_CANCELLED, 0, 15)})};
+  std::ostringstream err;
+  EXPECT_EQ(c.Wait(err), 1);  // killed by a signal
+
+  c = FakeController();
+  c.answers = {absl::UnavailableError("cannot reach canopyd"),
+               Jobs({JobIn(canopy::v1::JOB_STATE_REQUEUED)}),
+               Jobs({JobIn(canopy::v1::JOB_STATE_COMPLETED), JobIn(canopy::v1::JOB_STATE_FAILED, 2),
+                     JobIn(canopy::v1::JOB_STATE_RUNNING)}),
+               Jobs({JobIn(canopy::v1::JOB_STATE_COMPLETED), JobIn(canopy::v1::JOB_STATE_FAILED, 2),
+                     JobIn(canopy::v1::JOB_STATE_TIMEOUT, 0, 9)})};
+  err.str("");
+  EXPECT_EQ(c.Wait(err), 2);  // the highest exit code of the array's tasks
+  EXPECT_EQ(c.polls, 4u);
+  EXPECT_EQ(err.str(),
+            "sbatch: error: Currently unable to load job state information, retrying: cannot "
+            "reach canopyd\n");
+
+  c = FakeController();
+  c.answers = {Jobs({})};
+  err.str("");
+  EXPECT_EQ(c.Wait(err), 0);
+  EXPECT_EQ(err.str(), "sbatch: error: Job 7 no longer found and exit code not found\n");
 }
 
 }  // namespace

@@ -2,14 +2,18 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/slurm/getopt.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/time_format.h"
 
 namespace canopy::ctl::srun {
 namespace {
@@ -35,6 +39,32 @@ enum class Opt {
   kGpusPerNode,
   kGres,
   kVerbose,
+  kComment,
+  kWckey,
+  kMailType,
+  kMailUser,
+  kOpenMode,
+  kPropagate,
+  kGpusPerTask,
+  kGpuBind,
+  kCpusPerGpu,
+  kMemPerGpu,
+  kDistribution,
+  kMpi,
+  kCpuBind,
+  kHint,
+  kOvercommit,
+  kReservation,
+  kDeadline,
+  kDelayBoot,
+  kContainer,
+  kUid,
+  kGid,
+  kWait,
+  kTestOnly,
+  kHelp,
+  kUsage,
+  kVersion,
 };
 
 using slurm::ArgKind;
@@ -55,16 +85,63 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"time", 't', ArgKind::kRequired, Opt::kTime},
     {"nodelist", 'w', ArgKind::kRequired, Opt::kNodelist},
     {"exclude", 'x', ArgKind::kRequired, Opt::kExclude},
-    {"exclusive", '\0', ArgKind::kNone, Opt::kExclusive},
+    {"exclusive", '\0', ArgKind::kOptional, Opt::kExclusive},
     {"account", 'A', ArgKind::kRequired, Opt::kAccount},
     {"gpus-per-node", '\0', ArgKind::kRequired, Opt::kGpusPerNode},
     {"gres", '\0', ArgKind::kRequired, Opt::kGres},
     {"verbose", 'v', ArgKind::kNone, Opt::kVerbose},
+    {"comment", '\0', ArgKind::kRequired, Opt::kComment},
+    {"wckey", '\0', ArgKind::kRequired, Opt::kWckey},
+    {"mail-type", '\0', ArgKind::kRequired, Opt::kMailType},
+    {"mail-user", '\0', ArgKind::kRequired, Opt::kMailUser},
+    {"open-mode", '\0', ArgKind::kRequired, Opt::kOpenMode},
+    {"propagate", '\0', ArgKind::kOptional, Opt::kPropagate},
+    {"gpus-per-task", '\0', ArgKind::kRequired, Opt::kGpusPerTask},
+    {"gpu-bind", '\0', ArgKind::kRequired, Opt::kGpuBind},
+    {"cpus-per-gpu", '\0', ArgKind::kRequired, Opt::kCpusPerGpu},
+    {"mem-per-gpu", '\0', ArgKind::kRequired, Opt::kMemPerGpu},
+    {"distribution", 'm', ArgKind::kRequired, Opt::kDistribution},
+    {"mpi", '\0', ArgKind::kRequired, Opt::kMpi},
+    {"cpu-bind", '\0', ArgKind::kRequired, Opt::kCpuBind},
+    // OpenMPI's mpirun still spells it this way; Slurm keeps the alias.
+    {"cpu_bind", '\0', ArgKind::kRequired, Opt::kCpuBind},
+    {"hint", '\0', ArgKind::kRequired, Opt::kHint},
+    {"overcommit", 'O', ArgKind::kNone, Opt::kOvercommit},
+    {"reservation", '\0', ArgKind::kRequired, Opt::kReservation},
+    {"deadline", '\0', ArgKind::kRequired, Opt::kDeadline},
+    {"delay-boot", '\0', ArgKind::kRequired, Opt::kDelayBoot},
+    {"container", '\0', ArgKind::kRequired, Opt::kContainer},
+    {"uid", '\0', ArgKind::kRequired, Opt::kUid},
+    {"gid", '\0', ArgKind::kRequired, Opt::kGid},
+    {"wait", 'W', ArgKind::kRequired, Opt::kWait},
+    {"test-only", '\0', ArgKind::kNone, Opt::kTestOnly},
+    {"help", 'h', ArgKind::kNone, Opt::kHelp},
+    {"usage", '\0', ArgKind::kNone, Opt::kUsage},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
 };
 constexpr slurm::OptionTable kTable{"srun", slurm::Ordering::kRequireOrder, kOptions};
 
-absl::Status GresError() {
-  return absl::InvalidArgumentError("error: Invalid generic resource (gres) specification");
+// srun(1)'s input environment variables for the options Canopy checks or records.
+struct EnvironmentOption {
+  absl::string_view variable;
+  Opt option;
+};
+constexpr EnvironmentOption kSrunEnvironment[] = {
+    {"SLURM_CONTAINER", Opt::kContainer},       {"SLURM_CPU_BIND", Opt::kCpuBind},
+    {"SLURM_CPUS_PER_GPU", Opt::kCpusPerGpu},   {"SLURM_DELAY_BOOT", Opt::kDelayBoot},
+    {"SLURM_DISTRIBUTION", Opt::kDistribution}, {"SLURM_GPU_BIND", Opt::kGpuBind},
+    {"SLURM_GPUS_PER_TASK", Opt::kGpusPerTask}, {"SLURM_HINT", Opt::kHint},
+    {"SLURM_MEM_PER_GPU", Opt::kMemPerGpu},     {"SLURM_MPI_TYPE", Opt::kMpi},
+    {"SLURM_OPEN_MODE", Opt::kOpenMode},        {"SLURM_OVERCOMMIT", Opt::kOvercommit},
+    {"SLURM_RESERVATION", Opt::kReservation},   {"SLURM_WCKEY", Opt::kWckey},
+};
+
+absl::Status Error(absl::string_view text) {
+  return absl::InvalidArgumentError(absl::StrCat("error: ", text));
+}
+
+absl::Status Spec(absl::string_view long_name) {
+  return Error(absl::StrCat("Invalid --", long_name, " specification"));
 }
 
 absl::Status SetCount(absl::string_view value, absl::string_view long_name,
@@ -94,25 +171,91 @@ absl::Status SetGres(absl::string_view value, SrunOptions& o) {
     return gres.status();
   }
   if (!gres->other.empty()) {
-    return GresError();
+    return slurm::WithExitCode(Error("Invalid generic resource (gres) specification"), 1);
   }
   o.gpus_per_node = gres->gpus_per_node;
   o.gpu_type = gres->gpu_type;
   return absl::OkStatus();
 }
 
-absl::Status SetGpusPerNode(absl::string_view value, SrunOptions& o) {
-  absl::StatusOr<slurm::TypedCount> gpus = slurm::ParseGpuCount(value);
+absl::Status SetGpus(absl::string_view value, bool per_task, SrunOptions& o) {
+  absl::StatusOr<slurm::TypedCount> gpus =
+      per_task ? slurm::ParseGpusPerTask(value) : slurm::ParseGpuCount(value);
   if (!gpus.ok()) {
     return gpus.status();
   }
-  o.gpus_per_node = static_cast<int>(gpus->count);
-  o.gpu_type = gpus->type;
+  (per_task ? o.gpus_per_task : o.gpus_per_node) = static_cast<int>(gpus->count);
+  if (!per_task || !gpus->type.empty()) {
+    o.gpu_type = gpus->type;
+  }
   return absl::OkStatus();
 }
 
+absl::Status SetExclusive(std::optional<absl::string_view> arg, SrunOptions& o) {
+  absl::StatusOr<slurm::ExclusiveMode> mode = slurm::ParseExclusive(arg);
+  if (!mode.ok()) {
+    return mode.status();
+  }
+  o.exclusive_mode = *mode;
+  o.exclusive = slurm::ExclusiveNodes(*mode);
+  return absl::OkStatus();
+}
+
+absl::Status SetOpenMode(absl::string_view value, SrunOptions& o) {
+  absl::StatusOr<slurm::OpenMode> mode = slurm::ParseOpenMode(value);
+  if (!mode.ok()) {
+    return mode.status();
+  }
+  o.open_mode = *mode;
+  return absl::OkStatus();
+}
+
+absl::Status SetMailType(absl::string_view value, SrunOptions& o) {
+  absl::StatusOr<uint16_t> bits = slurm::ParseMailType(value);
+  if (!bits.ok()) {
+    return bits.status();
+  }
+  o.mail_type = o.mail_type.value_or(0) | *bits;
+  return absl::OkStatus();
+}
+
+absl::Status SetDuration(absl::string_view value, absl::string_view long_name,
+                         std::optional<absl::Duration>& out) {
+  absl::StatusOr<absl::Duration> d =
+      slurm::ParseSlurmDuration(std::string_view(value.data(), value.size()));
+  if (!d.ok()) {
+    return Spec(long_name);
+  }
+  out = *d;
+  return absl::OkStatus();
+}
+
+// -W, --wait=SECONDS: parse_int, zero allowed.
+absl::Status SetWait(absl::string_view value, SrunOptions& o) {
+  if (value == "0") {
+    o.wait_seconds = 0;
+    return absl::OkStatus();
+  }
+  return SetCount(value, "wait", o.wait_seconds);
+}
+
+// --cpu-bind: "help" prints the help text and ends srun (with 255: Slurm's option function
+// fails after printing it).
+absl::Status SetCpuBind(absl::string_view value, SrunOptions& o) {
+  absl::StatusOr<bool> help = slurm::CheckCpuBind(value);
+  if (!help.ok()) {
+    return help.status();
+  }
+  if (*help) {
+    o.info = slurm::InfoRequest::kCpuBindHelp;
+  }
+  o.cpu_bind = std::string(value);
+  return absl::OkStatus();
+}
+
+// Applies one option. `arg` is nullopt only for kNone options and bare optional ones.
 absl::Status Apply(const slurm::OptionSpec& option, std::optional<absl::string_view> arg,
-                   SrunOptions& o) {
+                   const SrunInput& input, SrunOptions& o) {
   const absl::string_view value = arg.value_or("");
   auto set = [&](std::string& field) {
     field = std::string(value);
@@ -139,7 +282,7 @@ absl::Status Apply(const slurm::OptionSpec& option, std::optional<absl::string_v
     case Opt::kJobId: {
       uint32_t id = 0;
       if (!absl::SimpleAtoi(value, &id) || id == 0) {
-        return absl::InvalidArgumentError(absl::StrCat("error: Invalid job id: ", value));
+        return Error(absl::StrCat("Invalid job id: ", value));
       }
       o.jobid = id;
       return absl::OkStatus();
@@ -164,34 +307,199 @@ absl::Status Apply(const slurm::OptionSpec& option, std::optional<absl::string_v
     case Opt::kExclude:
       return set(o.exclude);
     case Opt::kExclusive:
-      o.exclusive = true;
-      return absl::OkStatus();
+      return SetExclusive(arg, o);
     case Opt::kAccount:
       return set(o.account);
     case Opt::kGpusPerNode:
-      return SetGpusPerNode(value, o);
+      return SetGpus(value, false, o);
     case Opt::kGres:
       return SetGres(value, o);
     case Opt::kVerbose:
       ++o.verbose;
       return absl::OkStatus();
+    case Opt::kComment:
+      return set(o.comment);
+    case Opt::kWckey:
+      return set(o.wckey);
+    case Opt::kMailType:
+      return SetMailType(value, o);
+    case Opt::kMailUser:
+      return set(o.mail_user);
+    case Opt::kOpenMode:
+      return SetOpenMode(value, o);
+    case Opt::kPropagate:
+      o.propagate = std::string(arg.value_or("ALL"));
+      return absl::OkStatus();
+    case Opt::kGpusPerTask:
+      return SetGpus(value, true, o);
+    case Opt::kGpuBind:
+      if (absl::Status s = slurm::CheckGpuBind(value); !s.ok()) {
+        return s;
+      }
+      return set(o.gpu_bind);
+    case Opt::kCpusPerGpu:
+      return SetCount(value, option.long_name, o.cpus_per_gpu);
+    case Opt::kMemPerGpu: {
+      absl::StatusOr<int64_t> mib = slurm::ParseSizeMib(value, option.long_name);
+      if (!mib.ok()) {
+        return mib.status();
+      }
+      o.mem_per_gpu_mib = *mib;
+      return absl::OkStatus();
+    }
+    case Opt::kDistribution: {
+      absl::StatusOr<std::string> dist = slurm::ParseDistribution(value);
+      if (!dist.ok()) {
+        return dist.status();
+      }
+      o.distribution = *std::move(dist);
+      return absl::OkStatus();
+    }
+    case Opt::kMpi:
+      return set(o.mpi);
+    case Opt::kCpuBind:
+      return SetCpuBind(value, o);
+    case Opt::kHint:
+      o.hint = std::string(value);
+      return absl::OkStatus();
+    case Opt::kOvercommit:
+      o.overcommit = true;
+      return absl::OkStatus();
+    case Opt::kReservation:
+      return set(o.reservation);
+    case Opt::kDeadline: {
+      absl::StatusOr<absl::Time> deadline = slurm::ParseDeadline(value, input.now, input.tz);
+      if (!deadline.ok()) {
+        return deadline.status();
+      }
+      o.deadline = *deadline;
+      return absl::OkStatus();
+    }
+    case Opt::kDelayBoot:
+      return SetDuration(value, option.long_name, o.delay_boot);
+    case Opt::kContainer:
+      return set(o.container);
+    case Opt::kUid:
+      return set(o.uid);
+    case Opt::kGid:
+      return set(o.gid);
+    case Opt::kWait:
+      return SetWait(value, o);
+    case Opt::kTestOnly:
+      o.test_only = true;
+      return absl::OkStatus();
+    case Opt::kHelp:
+      o.info = slurm::InfoRequest::kHelp;
+      return absl::OkStatus();
+    case Opt::kUsage:
+      o.info = slurm::InfoRequest::kUsage;
+      return absl::OkStatus();
+    case Opt::kVersion:
+      o.info = slurm::InfoRequest::kVersion;
+      return absl::OkStatus();
   }
   return absl::InternalError("unhandled srun option");
 }
 
+// Applies one option with srun's exit status for its error (255 unless the value parser set 1).
+// Stops the parse once an option asked for a text instead of a run.
+absl::Status ApplyOption(const slurm::OptionSpec& option, std::optional<absl::string_view> arg,
+                         const SrunInput& input, SrunOptions& o) {
+  absl::Status s = slurm::WithDefaultExitCode(Apply(option, arg, input, o), 255);
+  if (s.ok() && o.info != slurm::InfoRequest::kNone) {
+    return absl::CancelledError("info");
+  }
+  return s;
+}
+
+const slurm::OptionSpec* SpecOf(Opt option) {
+  for (const slurm::OptionSpec& spec : kOptions) {
+    if (spec.IdAs<Opt>() == option) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+absl::Status ApplyEnvironment(const SrunInput& input, SrunOptions& o) {
+  for (const EnvironmentOption& e : kSrunEnvironment) {
+    auto it = input.env.find(std::string(e.variable));
+    const slurm::OptionSpec* spec = SpecOf(e.option);
+    if (it == input.env.end() || spec == nullptr) {
+      continue;
+    }
+    std::optional<absl::string_view> arg = it->second;
+    if (spec->arg == ArgKind::kNone) {
+      if (!slurm::EnvironmentFlagIsSet(it->second)) {
+        o.overcommit = false;  // the one flag variable srun reads here
+        continue;
+      }
+      arg.reset();
+    }
+    if (absl::Status s = ApplyOption(*spec, arg, input, o); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// srun's checks after all options: --propagate's names; --hint is dropped when --cpu-bind binds
+// too (Slurm's validate_hint_option), else checked.
+absl::Status Verify(SrunOptions& o) {
+  if (o.propagate.has_value()) {
+    if (absl::Status s = slurm::CheckPropagate(*o.propagate); !s.ok()) {
+      return s;
+    }
+  }
+  if (!o.hint.has_value()) {
+    return absl::OkStatus();
+  }
+  if (!o.cpu_bind.empty() && !absl::EqualsIgnoreCase(o.cpu_bind, "verbose") &&
+      !absl::EqualsIgnoreCase(o.cpu_bind, "v")) {
+    o.hint.reset();
+    return absl::OkStatus();
+  }
+  absl::StatusOr<bool> help = slurm::CheckHint(*o.hint);
+  if (!help.ok()) {
+    return help.status();
+  }
+  if (*help) {
+    o.info = slurm::InfoRequest::kHintHelp;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args) {
+absl::StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args,
+                                          const SrunInput& input) {
   SrunOptions o;
+  if (absl::Status s = ApplyEnvironment(input, o); !s.ok() && !absl::IsCancelled(s)) {
+    return s;
+  }
+  if (o.info != slurm::InfoRequest::kNone) {
+    return o;
+  }
   absl::StatusOr<std::vector<std::string>> command = slurm::ParseCommandLine(
-      kTable, args, [&o](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
-        return Apply(option, value, o);
+      kTable, args,
+      [&o, &input](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
+        return ApplyOption(option, value, input, o);
       });
+  if (o.info != slurm::InfoRequest::kNone) {
+    return o;
+  }
   if (!command.ok()) {
-    return command.status();
+    return slurm::WithDefaultExitCode(command.status(), 255);
+  }
+  if (absl::Status s = Verify(o); !s.ok()) {
+    return s;
+  }
+  if (o.info != slurm::InfoRequest::kNone) {
+    return o;
   }
   if (command->empty()) {
-    return absl::InvalidArgumentError("fatal: No command given to execute.");
+    return slurm::WithExitCode(absl::InvalidArgumentError("fatal: No command given to execute."),
+                               1);
   }
   o.command = *std::move(command);
   return o;

@@ -1,5 +1,9 @@
 #include "ctl/srun/options.h"
 
+#include <string>
+#include <vector>
+
+#include "common/slurm/option_values.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::srun {
@@ -52,6 +56,7 @@ TEST(SrunOptionsTest, ParsesOptionsAndStopsAtTheCommand) {
 
 TEST(SrunOptionsTest, Errors) {
   EXPECT_EQ(ParseSrunArgs({"-N", "2"}).status().message(), "fatal: No command given to execute.");
+  EXPECT_EQ(slurm::ExitCodeOf(ParseSrunArgs({"-N", "2"}).status()), 1);
   EXPECT_EQ(ParseSrunArgs({"--bogus", "x"}).status().message(),
             "unrecognized option '--bogus'\nTry \"srun --help\" for more information");
   EXPECT_EQ(ParseSrunArgs({"-n", "zero", "x"}).status().message(),
@@ -87,6 +92,144 @@ TEST(SrunOptionsTest, GetoptRulesAndSharedValueTexts) {
   EXPECT_EQ(ParseSrunArgs({"--gpus-per-node=x", "x"}).status().message(),
             "error: Invalid generic resource (gres) specification");
   EXPECT_EQ(*ParseSrunArgs({"-t", "0", "x"})->time_limit, absl::InfiniteDuration());
+}
+
+TEST(SrunOptionsTest, OptionsSlurmsSrunShares) {
+  SrunInput input;
+  input.now = absl::FromUnixSeconds(1'800'000'000);
+  absl::StatusOr<SrunOptions> o = ParseSrunArgs({"--comment=c",
+                                                 "--wckey=w",
+                                                 "--mail-type=FAIL",
+                                                 "--mail-user=u",
+                                                 "--open-mode=append",
+                                                 "--propagate",
+                                                 "--gpus-per-task=a100:2",
+                                                 "--gpu-bind=closest",
+                                                 "--cpus-per-gpu=4",
+                                                 "--mem-per-gpu=2G",
+                                                 "-m",
+                                                 "block:cyclic",
+                                                 "--mpi=pmix",
+                                                 "--cpu-bind=cores",
+                                                 "--cpu_bind=verbose,map_cpu:0,1",
+                                                 "-O",
+                                                 "--reservation=r",
+                                                 "--deadline=now+1hour",
+                                                 "--delay-boot=2",
+                                                 "--container=/oci",
+                                                 "--uid=0",
+                                                 "--gid=0",
+                                                 "-W",
+                                                 "30",
+                                                 "--test-only",
+                                                 "--exclusive=user",
+                                                 "python",
+                                                 "x.py"},
+                                                input);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->comment, "c");
+  EXPECT_EQ(o->wckey, "w");
+  EXPECT_EQ(o->mail_type, slurm::kMailFail);
+  EXPECT_EQ(o->mail_user, "u");
+  EXPECT_EQ(o->open_mode, slurm::OpenMode::kAppend);
+  EXPECT_EQ(o->propagate, "ALL");
+  EXPECT_EQ(o->gpus_per_task, 2);
+  EXPECT_EQ(o->gpu_type, "a100");
+  EXPECT_EQ(o->gpu_bind, "closest");
+  EXPECT_EQ(o->cpus_per_gpu, 4);
+  EXPECT_EQ(o->mem_per_gpu_mib, 2048);
+  EXPECT_EQ(o->distribution, "block:cyclic");
+  EXPECT_EQ(o->mpi, "pmix");
+  EXPECT_EQ(o->cpu_bind, "verbose,map_cpu:0,1");
+  EXPECT_TRUE(o->overcommit);
+  EXPECT_EQ(o->reservation, "r");
+  EXPECT_EQ(o->deadline, input.now + absl::Hours(1));
+  EXPECT_EQ(o->delay_boot, absl::Minutes(2));
+  EXPECT_EQ(o->container, "/oci");
+  EXPECT_EQ(o->uid, "0");
+  EXPECT_EQ(o->gid, "0");
+  EXPECT_EQ(o->wait_seconds, 30);
+  EXPECT_TRUE(o->test_only);
+  EXPECT_TRUE(o->exclusive);
+  EXPECT_EQ(o->exclusive_mode, slurm::ExclusiveMode::kUser);
+  EXPECT_EQ(o->command, (std::vector<std::string>{"python", "x.py"}));
+  // Bare --exclusive still works, and =oversubscribe is not exclusive.
+  EXPECT_TRUE(ParseSrunArgs({"--exclusive", "x"})->exclusive);
+  EXPECT_FALSE(ParseSrunArgs({"--exclusive=oversubscribe", "x"})->exclusive);
+  EXPECT_EQ(*ParseSrunArgs({"-W0", "x"})->wait_seconds, 0);
+}
+
+TEST(SrunOptionsTest, BadValuesWithSrunsTextsAndExitCodes) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+    int exit_code;
+  };
+  const std::vector<Case> cases = {
+      {{"--mail-type=bogus", "x"}, "error: Invalid --mail-type specification", 255},
+      {{"--open-mode=x", "x"}, "error: Invalid --open-mode specification", 255},
+      {{"--gpus-per-task=0", "x"}, "error: Invalid generic resource (gres) specification", 1},
+      {{"--gpu-bind=bogus", "x"}, "error: Invalid --gpu-bind argument: gpu:bogus", 255},
+      {{"--cpus-per-gpu=x", "x"}, "error: Invalid numeric value \"x\" for --cpus-per-gpu.", 1},
+      {{"--mem-per-gpu=x", "x"}, "error: Invalid --mem-per-gpu specification", 255},
+      {{"-m", "bogus", "x"}, "error: Invalid --distribution specification", 255},
+      {{"--cpu-bind=numa", "x"},
+       "error: unrecognized --cpu-bind argument \"numa\"\nfatal: Failed to parse --cpu-bind= "
+       "values.",
+       1},
+      {{"--hint=bogus", "x"}, "error: unrecognized --hint argument \"bogus\", see --hint=help", 1},
+      {{"--deadline=25:00", "x"},
+       "error: Invalid time specification (pos=2): 25:00\nerror: Invalid --deadline "
+       "specification",
+       255},
+      {{"--delay-boot=x", "x"}, "error: Invalid --delay-boot specification", 255},
+      {{"--exclusive=x", "x"}, "error: Invalid --exclusive specification", 255},
+      {{"-W", "-1", "x"}, "error: Invalid numeric value \"-1\" for --wait.", 1},
+      {{"--propagate=bad", "x"},
+       "error: Bad rlimit name: bad\nerror: --propagate=bad is not valid.",
+       1},
+      {{"--bogus", "x"},
+       "unrecognized option '--bogus'\nTry \"srun --help\" for more information",
+       255},
+      {{"-n", "1"}, "fatal: No command given to execute.", 1},
+      // srun has no --get-user-env, --export-file, --requeue or --parsable (sbatch's).
+      {{"--get-user-env", "x"},
+       "unrecognized option '--get-user-env'\nTry \"srun --help\" for more information",
+       255},
+      {{"--parsable", "x"},
+       "unrecognized option '--parsable'\nTry \"srun --help\" for more information",
+       255},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<SrunOptions> o = ParseSrunArgs(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0];
+    EXPECT_EQ(o.status().message(), c.message) << c.args[0];
+    EXPECT_EQ(slurm::ExitCodeOf(o.status()), c.exit_code) << c.args[0];
+  }
+  // --hint is dropped, unchecked, when --cpu-bind binds too (Slurm's validate_hint_option).
+  EXPECT_FALSE(ParseSrunArgs({"--hint=bogus", "--cpu-bind=cores", "x"})->hint.has_value());
+}
+
+TEST(SrunOptionsTest, InputEnvironment) {
+  SrunInput input;
+  input.env = {
+      {"SLURM_MPI_TYPE", "pmi2"},   {"SLURM_CPU_BIND", "cores"}, {"SLURM_DISTRIBUTION", "cyclic"},
+      {"SLURM_GPUS_PER_TASK", "1"}, {"SLURM_MEM_PER_GPU", "1G"}, {"SLURM_OVERCOMMIT", "1"},
+      {"SLURM_RESERVATION", "r"},   {"SLURM_WCKEY", "w"},        {"SLURM_JOB_NAME", "not-read"}};
+  absl::StatusOr<SrunOptions> o = ParseSrunArgs({"--mpi=none", "x"}, input);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->mpi, "none");  // the command line wins
+  EXPECT_EQ(o->cpu_bind, "cores");
+  EXPECT_EQ(o->distribution, "cyclic");
+  EXPECT_EQ(o->gpus_per_task, 1);
+  EXPECT_EQ(o->mem_per_gpu_mib, 1024);
+  EXPECT_TRUE(o->overcommit);
+  EXPECT_EQ(o->reservation, "r");
+  EXPECT_EQ(o->wckey, "w");
+  EXPECT_EQ(o->job_name, "");
+  input.env = {{"SLURM_DISTRIBUTION", "bogus"}};
+  EXPECT_EQ(ParseSrunArgs({"x"}, input).status().message(),
+            "error: Invalid --distribution specification");
 }
 
 }  // namespace

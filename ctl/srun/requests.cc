@@ -1,9 +1,60 @@
 #include "ctl/srun/requests.h"
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/slurm/option_values.h"
 
 namespace canopy::ctl::srun {
+namespace {
+
+// The options the allocation records for scontrol and sacct (types.proto), and GPU requests per
+// task folded into per-node ones as sbatch does (ctl/sbatch/job_spec.h).
+void RecordOptions(const SrunOptions& o, canopy::v1::JobSpec& spec) {
+  spec.set_comment(o.comment);
+  spec.set_wckey(o.wckey);
+  if (o.mail_type) {
+    spec.set_mail_type(slurm::MailTypeString(*o.mail_type));
+  }
+  spec.set_mail_user(o.mail_user);
+  spec.set_reservation(o.reservation);
+  if (o.deadline) {
+    spec.mutable_deadline()->set_seconds(absl::ToUnixSeconds(*o.deadline));
+  }
+  if (o.delay_boot && *o.delay_boot != absl::InfiniteDuration()) {
+    spec.mutable_delay_boot()->set_seconds(absl::ToInt64Seconds(*o.delay_boot));
+  }
+  spec.set_container(o.container);
+  if (o.gpus_per_task) {
+    spec.set_gpus_per_task(*o.gpus_per_task);
+    if (spec.gpus_per_node() == 0) {
+      auto widen = [](std::optional<int> n) {
+        return n ? std::optional<int64_t>(*n) : std::nullopt;
+      };
+      spec.set_gpus_per_node(static_cast<int32_t>(slurm::GpusPerNodeForTasks(
+          *o.gpus_per_task, widen(o.ntasks), widen(o.ntasks_per_node), o.nodes.value_or(1))));
+    }
+  }
+  spec.set_cpus_per_gpu(o.cpus_per_gpu.value_or(0));
+  if (o.mem_per_gpu_mib) {
+    spec.set_mem_per_gpu_mib(*o.mem_per_gpu_mib);
+    spec.set_mem_per_node_mib(*o.mem_per_gpu_mib * spec.gpus_per_node());
+  }
+  spec.set_gpu_bind(o.gpu_bind);
+  spec.set_overcommit(o.overcommit);
+  spec.set_exclusive_mode(std::string(slurm::ExclusiveModeName(o.exclusive_mode)));
+  if (o.run_as_uid) {
+    spec.set_run_as_uid(*o.run_as_uid);
+  }
+  if (o.run_as_gid) {
+    spec.set_run_as_gid(*o.run_as_gid);
+  }
+}
+
+}  // namespace
 
 canopy::v1::JobSpec BuildAllocationSpec(const SrunOptions& o, const std::string& cwd,
                                         const std::string& short_hostname) {
@@ -30,6 +81,7 @@ canopy::v1::JobSpec BuildAllocationSpec(const SrunOptions& o, const std::string&
   spec.set_work_dir(cwd);
   spec.set_submit_dir(cwd);
   spec.set_submit_host(short_hostname);
+  RecordOptions(o, spec);
   return spec;
 }
 

@@ -11,7 +11,10 @@
 
 namespace canopy::ctl::srun {
 
-// The job srun submits outside an allocation: empty script, resources from the options.
+// The job srun submits outside an allocation: empty script, resources from the options, and the
+// options Slurm records for scontrol and sacct (--comment, --mail-type, --deadline, ...).
+// --gpus-per-task gives gpus_per_node when no per-node count is set, and --mem-per-gpu gives
+// mem_per_node_mib, as sbatch's spec does.
 canopy::v1::JobSpec BuildAllocationSpec(const SrunOptions& options, const std::string& cwd,
                                         const std::string& short_hostname);
 

@@ -24,5 +24,38 @@ TEST(SrunOptionsTest, AllocationAndStep) {
   EXPECT_EQ(step.environment().size(), 2u);  // --export default ALL
 }
 
+TEST(SrunOptionsTest, AllocationRecordsWhatSlurmShows) {
+  SrunInput input;
+  input.now = absl::FromUnixSeconds(1'800'000'000);
+  absl::StatusOr<SrunOptions> o =
+      ParseSrunArgs({"-n", "4", "--gpus-per-task=1", "--mem-per-gpu=2G", "--comment=c", "--wckey=w",
+                     "--mail-type=BEGIN", "--mail-user=u", "--reservation=r",
+                     "--deadline=now+1hour", "--delay-boot=1", "--container=/oci",
+                     "--cpus-per-gpu=2", "--gpu-bind=none", "-O", "--exclusive=mcs", "x"},
+                    input);
+  ASSERT_TRUE(o.ok()) << o.status();
+  o->run_as_uid = 5;
+  canopy::v1::JobSpec spec = BuildAllocationSpec(*o, "/cwd", "login1");
+  EXPECT_EQ(spec.gpus_per_task(), 1);
+  EXPECT_EQ(spec.gpus_per_node(), 4);  // 4 tasks on one node
+  EXPECT_EQ(spec.mem_per_gpu_mib(), 2048);
+  EXPECT_EQ(spec.mem_per_node_mib(), 4 * 2048);
+  EXPECT_EQ(spec.comment(), "c");
+  EXPECT_EQ(spec.wckey(), "w");
+  EXPECT_EQ(spec.mail_type(), "BEGIN");
+  EXPECT_EQ(spec.mail_user(), "u");
+  EXPECT_EQ(spec.reservation(), "r");
+  EXPECT_EQ(spec.deadline().seconds(), 1'800'003'600);
+  EXPECT_EQ(spec.delay_boot().seconds(), 60);
+  EXPECT_EQ(spec.container(), "/oci");
+  EXPECT_EQ(spec.cpus_per_gpu(), 2);
+  EXPECT_EQ(spec.gpu_bind(), "none");
+  EXPECT_TRUE(spec.overcommit());
+  EXPECT_TRUE(spec.exclusive());
+  EXPECT_EQ(spec.exclusive_mode(), "mcs");
+  EXPECT_EQ(spec.run_as_uid(), 5u);
+  EXPECT_FALSE(spec.has_run_as_gid());
+}
+
 }  // namespace
 }  // namespace canopy::ctl::srun

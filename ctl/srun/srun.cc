@@ -1,6 +1,7 @@
 #include "ctl/srun/srun.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <random>
@@ -12,10 +13,13 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/os/hostname.h"
+#include "common/slurm/option_values.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/process_env.h"
 #include "ctl/output/job_format.h"
+#include "ctl/sbatch/sbatch.h"
+#include "ctl/srun/help.h"
 #include "ctl/srun/options.h"
 #include "ctl/srun/requests.h"
 #include "ctl/srun/step_io_server.h"
@@ -84,14 +88,63 @@ absl::Status WaitForAllocation(client::ControllerClient& client, uint32_t job_id
   }
 }
 
+// --uid/--gid: root only, resolved to ids (slurm::ResolveRunAs).
+absl::Status ResolveUidAndGid(SrunOptions& o) {
+  if (!o.uid.empty()) {
+    absl::StatusOr<uint32_t> uid =
+        slurm::ResolveRunAs(o.uid, "uid", getuid(), sbatch::LookupUserId);
+    if (!uid.ok()) {
+      return uid.status();
+    }
+    o.run_as_uid = *uid;
+  }
+  if (!o.gid.empty()) {
+    absl::StatusOr<uint32_t> gid =
+        slurm::ResolveRunAs(o.gid, "gid", getuid(), sbatch::LookupGroupId);
+    if (!gid.ok()) {
+      return gid.status();
+    }
+    o.run_as_gid = *gid;
+  }
+  return absl::OkStatus();
+}
+
+// srun --test-only: when and where the allocation would start, as sbatch --test-only says it
+// (slurm_job_will_run prints the same line for both), without running anything.
+int TestOnly(client::ControllerClient& controller, canopy::v1::JobSpec spec, std::ostream& err) {
+  canopy::v1::SubmitJobRequest request;
+  *request.mutable_spec() = std::move(spec);
+  request.set_test_only(true);
+  absl::StatusOr<canopy::v1::SubmitJobResponse> response = controller.SubmitJob(request);
+  if (!response.ok()) {
+    client::PrintPrefixed("srun: error: allocation failure: ", response.status().message(), err);
+    return 1;
+  }
+  err << "srun: " << sbatch::TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int RunSrun(const std::vector<std::string>& args, const std::string& controller, std::ostream& out,
             std::ostream& err) {
-  absl::StatusOr<SrunOptions> options = ParseSrunArgs(args);
+  const std::map<std::string, std::string> env = client::ProcessEnvironment();
+  SrunInput input;
+  input.env = env;
+  input.now = absl::Now();  // --deadline=now+1hour, 16:00
+  input.tz = absl::LocalTimeZone();
+  absl::StatusOr<SrunOptions> options = ParseSrunArgs(args, input);
   if (!options.ok()) {
     client::PrintCliError("srun", options.status().message(), err);
-    return client::GetoptExitCode(options.status().message());
+    return slurm::ExitCodeOf(options.status());
+  }
+  if (options->info != slurm::InfoRequest::kNone) {
+    out << SrunInfoText(options->info);
+    return slurm::InfoExitCode(options->info);
+  }
+  if (absl::Status s = ResolveUidAndGid(*options); !s.ok()) {
+    client::PrintCliError("srun", s.message(), err);
+    return slurm::ExitCodeOf(s);
   }
   // Block Ctrl-C before gRPC starts threads, so only this thread sees it (polled below).
   sigset_t block;
@@ -105,8 +158,10 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     err << "srun: error: " << client.status().message() << "\n";
     return 1;
   }
-  const std::map<std::string, std::string> env = client::ProcessEnvironment();
   const std::string cwd = client::CurrentDirectory();
+  if (options->test_only) {
+    return TestOnly(*client, BuildAllocationSpec(*options, cwd, os::Hostname(true)), err);
+  }
   uint32_t job_id = options->jobid.value_or(0);
   if (job_id == 0) {
     if (auto it = env.find("SLURM_JOB_ID"); it != env.end()) {

@@ -1,7 +1,9 @@
 // `srun`: runs a command as a job step. Inside an allocation (SLURM_JOB_ID or --jobid) it
 // creates a step of that job; outside, it first submits an allocation-only job, waits for it to
 // run, and completes it with the step's exit code at the end. Task output comes back over
-// srun's StepIo server (step_io_server.h) and is printed per line (step_output.h).
+// srun's StepIo server (step_io_server.h) and is printed per line (step_output.h). --help,
+// --usage and --version print Slurm's texts (help.h); --test-only only asks when an allocation
+// would start.
 #pragma once
 
 #include <ostream>
