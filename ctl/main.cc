@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ctl/canopyctl/canopyctl.h"
+#include "ctl/sacct/sacct.h"
 #include "ctl/sacctmgr/sacctmgr.h"
 #include "ctl/sbatch/sbatch.h"
 #include "ctl/scancel/scancel.h"
@@ -48,12 +49,15 @@ int main(int argc, char** argv) {
   if (name == "sacctmgr") {
     return canopy::ctl::sacctmgr::RunSacctmgr(args, std::cout, std::cerr);
   }
+  if (name == "sacct") {
+    return canopy::ctl::sacct::RunSacct(args, std::cout, std::cerr);
+  }
   if (name == "canopyctl") {
     return canopy::ctl::canopyctl::RunCanopyctl(args, std::cout, std::cerr);
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
-               " scancel, srun, sshare, sprio and sacctmgr; '"
+               " scancel, srun, sshare, sprio, sacctmgr and sacct; '"
             << name << "' is not one of its front ends\n";
   return 2;
 }

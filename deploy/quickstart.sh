@@ -3,8 +3,9 @@
 # canopy-agent hosting 16 virtual nodes with fake GPUs on 127.0.0.1, shows the nodes and the
 # topology, submits a 4-node and a 2-node 8-GPU job and three 1-GPU jobs with sbatch (the
 # multi-node ones run an srun step), shows where they ran and their output; then the queue policy:
-# accounts and a QOS through sacctmgr, a job array, a dependency and a hold, sprio and sshare, and
-# an inference job that preempts two array tasks under one leaf switch. It stops everything it
+# accounts and a QOS through sacctmgr, a job array, a dependency and a hold, sprio and sshare,
+# an inference job that preempts two array tasks under one leaf switch, and sacct's record of
+# every job (the preempted runs too). It stops everything it
 # started when it ends (or on Ctrl-C).
 #
 #   ./deploy/quickstart.sh            # run the demo and exit
@@ -54,8 +55,11 @@ CANOPY_CONFIG="$CONFIG" "$BUILD_DIR/agent/server/canopy-agent" --virtual_nodes '
 PIDS+=($!)
 
 CTL="$BUILD_DIR/ctl/canopyctl"
-# sbatch, srun, squeue, ... are canopyctl under Slurm's names; job scripts find srun on PATH.
-export PATH="$BUILD_DIR/ctl:$PATH"
+# sbatch, srun, squeue, sacct, ... are canopyctl under Slurm's names; job scripts find srun on
+# PATH.
+mkdir -p "$WORK/bin"
+"$CTL" install-links "$WORK/bin" >/dev/null
+export PATH="$WORK/bin:$PATH"
 for _ in $(seq 1 100); do
   idle=$("$CTL" nodes 2>/dev/null | awk '$2 == "idle"' | wc -l)
   [ "$idle" -eq 16 ] && break
@@ -70,13 +74,13 @@ echo "\$ canopyctl topology"
 "$CTL" topology
 echo
 echo "\$ scontrol show topology"
-"$BUILD_DIR/ctl/scontrol" show topology
+scontrol show topology
 echo
 echo "\$ sinfo"
-"$BUILD_DIR/ctl/sinfo"
+sinfo
 echo
 echo "\$ scontrol show hostnames 'gpu[001-003]'"
-"$BUILD_DIR/ctl/scontrol" show hostnames 'gpu[001-003]'
+scontrol show hostnames 'gpu[001-003]'
 
 JOBS="$WORK/jobs"
 mkdir -p "$JOBS"
@@ -150,11 +154,15 @@ done
 run squeue -o '%.8i %.9q %.8j %.2t %.8r %N'
 run scontrol release "$HELD"
 run scancel -u "$ME"
+echo
+echo "# accounting: every job, the runs preemption requeued (-D), and who cancelled what"
+sleep 1
+run sacct -a -X -D --format=JobID,JobName%8,QOS%9,State%14,ExitCode,Restarts,NodeList%14
 cd "$ROOT"
 
 if [ "${QUICKSTART_KEEP:-0}" = 1 ]; then
   echo
-  echo "Cluster is up: export CANOPY_CONTROLLER=$CANOPY_CONTROLLER PATH=$BUILD_DIR/ctl:\$PATH"
+  echo "Cluster is up: export CANOPY_CONTROLLER=$CANOPY_CONTROLLER PATH=$WORK/bin:\$PATH"
   echo "and use sbatch, squeue, srun, scancel, sinfo, scontrol or canopyctl. Ctrl-C stops it."
   wait
 fi

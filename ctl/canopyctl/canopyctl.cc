@@ -1,8 +1,11 @@
 #include "ctl/canopyctl/canopyctl.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <system_error>
 
 #include "absl/time/clock.h"
+#include "ctl/canopyctl/install_links.h"
 #include "ctl/canopyctl/options.h"
 #include "ctl/canopyctl/render.h"
 #include "ctl/client/controller_client.h"
@@ -121,6 +124,27 @@ int CancelCommand(ControllerClient& client, const std::vector<std::string>& args
   return rc;
 }
 
+int InstallLinksCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  InstallLinksOptions options;
+  if (absl::Status s = ParseInstallLinksArgs(args, options); !s.ok()) {
+    err << s.message() << "\n";
+    return kUsageExit;
+  }
+  // The links name this very binary, by its absolute path.
+  std::error_code ec;
+  options.target = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) {
+    err << "canopyctl install-links: cannot tell where canopyctl is: " << ec.message() << "\n";
+    return 1;
+  }
+  if (absl::Status s = InstallLinks(options, out); !s.ok()) {
+    err << "canopyctl install-links: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, std::ostream& err) {
@@ -134,6 +158,9 @@ int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, st
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "run") {
     return srun::RunSrun(rest, line.controller, out, err);
+  }
+  if (command == "install-links") {
+    return InstallLinksCommand(rest, out, err);
   }
   if (command != "nodes" && command != "topology" && command != "ping" && command != "drain" &&
       command != "down" && command != "resume" && command != "jobs" && command != "job" &&

@@ -21,11 +21,12 @@ commands:
   cancel ID...                    cancel jobs
   run [SRUN OPTIONS] CMD [ARGS]   run CMD as a job step, as srun does
   whoami                          who the controller thinks you are
+  install-links [--force] DIR     make sbatch, srun, squeue, sacct, ... in DIR links to canopyctl
 
 The controller is found from --controller, else $CANOPY_CONTROLLER, else the config named by
 $CANOPY_CONFIG or $SLURM_CONF (its unix socket when readable, so job commands know who you
-are). Called as scontrol, sinfo, sbatch, squeue, scancel or srun, the same binary acts as that
-Slurm command.
+are). Called as sbatch, srun, squeue, scancel, sinfo, scontrol, sacct, sacctmgr, sshare or
+sprio, the same binary acts as that Slurm command.
 )";
 
 CommandLine SplitCommandLine(const std::vector<std::string>& all_args) {

@@ -197,7 +197,8 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
                    " TimeMin=N/A"),
       absl::StrCat("SubmitTime=", stamp(job.submit_time()), " EligibleTime=", eligible),
       absl::StrCat("AccrueTime=", accrue),
-      absl::StrCat("StartTime=", start, " EndTime=", end, " Deadline=N/A"),
+      absl::StrCat("StartTime=", start, " EndTime=", end,
+                   " Deadline=", spec.has_deadline() ? stamp(spec.deadline()) : "N/A"),
       absl::StrCat("SuspendTime=None SecsPreSuspend=0 LastSchedEval=", last_eval,
                    " Scheduler=Main"),
       absl::StrCat("Partition=", job.partition(), " AllocNode:Sid=", spec.submit_host(), ":0"),
@@ -220,8 +221,16 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   lines.push_back(absl::StrCat("MinCPUsNode=", std::max(1, spec.cpus_per_task()), " MinMemoryNode=",
                                spec.mem_per_node_mib() > 0 ? Mem(spec.mem_per_node_mib()) : "0",
                                " MinTmpDiskNode=0"));
-  lines.push_back("Features=(null) DelayBoot=00:00:00");
-  lines.push_back(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK",
+  lines.push_back(
+      absl::StrCat("Features=(null) DelayBoot=",
+                   Clock(spec.has_delay_boot() ? absl::Seconds(spec.delay_boot().seconds())
+                                               : absl::ZeroDuration())));
+  // --exclusive=user|mcs shows as USER|MCS, a bare --exclusive as NO (Slurm's OverSubscribe).
+  const std::string oversubscribe = spec.exclusive_mode() == "user"  ? "USER"
+                                    : spec.exclusive_mode() == "mcs" ? "MCS"
+                                    : spec.exclusive()               ? "NO"
+                                                                     : "OK";
+  lines.push_back(absl::StrCat("OverSubscribe=", oversubscribe,
                                " Contiguous=0 Licenses=(null) Network=(null)"));
   lines.push_back("Command=(null)");
   lines.push_back(absl::StrCat("WorkDir=", spec.work_dir()));

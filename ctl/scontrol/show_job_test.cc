@@ -249,6 +249,22 @@ TEST(ShowJobTest, QosIsTheJobsOwn) {
               HasSubstr(" Account=(null) QOS=(null)\n"));
 }
 
+TEST(ShowJobTest, DeadlineDelayBootAndExclusiveUser) {
+  canopy::v1::Job job = Pending1220();
+  canopy::v1::JobSpec& spec = *job.mutable_spec();
+  *spec.mutable_deadline() = At(2026, 12, 4, 8, 0, 0);
+  spec.mutable_delay_boot()->set_seconds(300);
+  spec.set_exclusive(true);
+  spec.set_exclusive_mode("user");
+  const std::string out = RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {});
+  EXPECT_THAT(out, HasSubstr(" Deadline=2026-12-04T08:00:00\n"));
+  EXPECT_THAT(out, HasSubstr("   Features=(null) DelayBoot=00:05:00\n"));
+  EXPECT_THAT(out, HasSubstr("   OverSubscribe=USER Contiguous=0"));
+  spec.clear_exclusive_mode();
+  EXPECT_THAT(RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {}),
+              HasSubstr("   OverSubscribe=NO Contiguous=0"));
+}
+
 TEST(ShowJobTest, OneLinerEndsWithASpace) {
   canopy::v1::Job job = Pending1220();
   job.set_job_id(1221);
