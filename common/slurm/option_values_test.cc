@@ -1,6 +1,7 @@
 // The value parsers sbatch and srun share, called directly (sbatch_options_test.cc checks them
 // through sbatch's command line, with the texts of Slurm 22.05.8's sbatch).
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 
 #include <csignal>
 #include <cstdint>

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "common/slurm/getopt.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 #include "common/slurm/time_format.h"
 
 namespace canopy::slurm {
@@ -637,59 +638,6 @@ void SetScript(const std::vector<std::string>& operands, SbatchOptions& o) {
   }
 }
 
-bool IsSpace(char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); }
-
-// Splits the text after "#SBATCH" as Slurm 22.05's _get_argument() does.
-absl::Status SplitDirective(absl::string_view rest, int line_number,
-                            std::vector<std::string>& out) {
-  size_t pos = 0;
-  while (true) {
-    const size_t start = pos;
-    while (pos < rest.size() && IsSpace(rest[pos])) {
-      ++pos;
-    }
-    if (pos >= rest.size()) {
-      return absl::OkStatus();
-    }
-    std::string word;
-    char quote = '\0';
-    bool escape = false;
-    while (pos < rest.size() && (quote != '\0' || !IsSpace(rest[pos]))) {
-      const char c = rest[pos];
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-        ++pos;
-        continue;
-      } else if (quote != '\0') {
-        if (c == quote) {
-          quote = '\0';
-          ++pos;
-          continue;
-        }
-      } else if (c == '"' || c == '\'') {
-        quote = c;
-        ++pos;
-        continue;
-      } else if (c == '#') {
-        break;  // an unquoted, unescaped '#': the rest of the line is a comment
-      }
-      word.push_back(c);
-      ++pos;
-    }
-    if (quote != '\0') {
-      return absl::InvalidArgumentError(absl::StrCat("fatal: line ", line_number, ": Unmatched `",
-                                                     std::string(1, quote), "` in [",
-                                                     rest.substr(start), "]"));
-    }
-    if (word.empty()) {
-      return absl::OkStatus();  // Slurm stops at an empty word ("" or a comment)
-    }
-    out.push_back(std::move(word));
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv) {
@@ -728,27 +676,6 @@ absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::stri
     return s;
   }
   return o;
-}
-
-absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_view script) {
-  constexpr absl::string_view kMagic = "#SBATCH";
-  std::vector<std::string> args;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(script, '\n')) {
-    ++line_number;
-    if (absl::StartsWith(line, kMagic)) {
-      absl::Status status = SplitDirective(line.substr(kMagic.size()), line_number, args);
-      if (!status.ok()) {
-        return status;
-      }
-      continue;
-    }
-    absl::string_view stripped = absl::StripLeadingAsciiWhitespace(line);
-    if (!stripped.empty() && stripped[0] != '#') {
-      break;  // the first command ends the directives
-    }
-  }
-  return args;
 }
 
 absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,

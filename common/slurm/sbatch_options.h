@@ -44,6 +44,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 
 namespace canopy::slurm {
 

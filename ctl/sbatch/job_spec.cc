@@ -10,6 +10,7 @@
 #include "common/slurm/begin_time.h"
 #include "common/slurm/dependency.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 
 namespace canopy::ctl::sbatch {
 namespace {

@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "common/slurm/getopt.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 #include "common/slurm/time_format.h"
 
 namespace canopy::ctl::srun {

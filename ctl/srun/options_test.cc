@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::srun {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 
 namespace canopy::ctl::srun {
 namespace {

@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "common/os/hostname.h"
 #include "common/slurm/option_values.h"
+#include "common/slurm/recorded_option_values.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/process_env.h"
