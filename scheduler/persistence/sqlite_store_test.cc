@@ -137,6 +137,30 @@ core::Job FullJob(core::JobId id) {
   return j;
 }
 
+// Takes a database back to schema 6 (what migration 7 added), to test that migration.
+constexpr char kUndoSchema7[] = R"sql(
+    DROP INDEX jobs_in_memory;
+    DROP INDEX jobs_by_end;
+    DROP TABLE job_attempts;
+    DROP TABLE job_steps;
+    ALTER TABLE jobs DROP COLUMN in_memory;
+    ALTER TABLE jobs DROP COLUMN cancelled_by;
+    ALTER TABLE jobs DROP COLUMN comment;
+    ALTER TABLE jobs DROP COLUMN wckey;
+    ALTER TABLE jobs DROP COLUMN mail_type;
+    ALTER TABLE jobs DROP COLUMN mail_user;
+    ALTER TABLE jobs DROP COLUMN reservation;
+    ALTER TABLE jobs DROP COLUMN deadline_us;
+    ALTER TABLE jobs DROP COLUMN delay_boot_us;
+    ALTER TABLE jobs DROP COLUMN container;
+    ALTER TABLE jobs DROP COLUMN gpus_per_task;
+    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
+    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
+    ALTER TABLE jobs DROP COLUMN gpu_bind;
+    ALTER TABLE jobs DROP COLUMN overcommit;
+    ALTER TABLE jobs DROP COLUMN exclusive_mode;
+)sql";
+
 // What an older schema did not store.
 void ClearRecordedOptions(core::JobSpec& s) {
   s.wckey.clear();
@@ -318,27 +342,7 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
     m.job_upserts.push_back(std::make_shared<const core::Job>(job));
     ASSERT_TRUE(store->Commit(m).ok());
   }
-  Sql(R"sql(
-    DROP INDEX jobs_in_memory;
-    DROP INDEX jobs_by_end;
-    DROP TABLE job_attempts;
-    DROP TABLE job_steps;
-    ALTER TABLE jobs DROP COLUMN in_memory;
-    ALTER TABLE jobs DROP COLUMN cancelled_by;
-    ALTER TABLE jobs DROP COLUMN comment;
-    ALTER TABLE jobs DROP COLUMN wckey;
-    ALTER TABLE jobs DROP COLUMN mail_type;
-    ALTER TABLE jobs DROP COLUMN mail_user;
-    ALTER TABLE jobs DROP COLUMN reservation;
-    ALTER TABLE jobs DROP COLUMN deadline_us;
-    ALTER TABLE jobs DROP COLUMN delay_boot_us;
-    ALTER TABLE jobs DROP COLUMN container;
-    ALTER TABLE jobs DROP COLUMN gpus_per_task;
-    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
-    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
-    ALTER TABLE jobs DROP COLUMN gpu_bind;
-    ALTER TABLE jobs DROP COLUMN overcommit;
-    ALTER TABLE jobs DROP COLUMN exclusive_mode;
+  Sql(absl::StrCat(kUndoSchema7, R"sql(
     ALTER TABLE jobs DROP COLUMN dependencies;
     ALTER TABLE jobs DROP COLUMN dependency_any;
     ALTER TABLE jobs DROP COLUMN kill_on_invalid_dep;
@@ -347,7 +351,7 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
     ALTER TABLE jobs DROP COLUMN qos;
     ALTER TABLE jobs DROP COLUMN requested_qos;
     PRAGMA user_version = 4;
-  )sql");
+  )sql"));
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 1u);
@@ -373,32 +377,12 @@ TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
     m.job_upserts.push_back(std::make_shared<const core::Job>(job));
     ASSERT_TRUE(store->Commit(m).ok());
   }
-  Sql(R"sql(
-    DROP INDEX jobs_in_memory;
-    DROP INDEX jobs_by_end;
-    DROP TABLE job_attempts;
-    DROP TABLE job_steps;
-    ALTER TABLE jobs DROP COLUMN in_memory;
-    ALTER TABLE jobs DROP COLUMN cancelled_by;
-    ALTER TABLE jobs DROP COLUMN comment;
-    ALTER TABLE jobs DROP COLUMN wckey;
-    ALTER TABLE jobs DROP COLUMN mail_type;
-    ALTER TABLE jobs DROP COLUMN mail_user;
-    ALTER TABLE jobs DROP COLUMN reservation;
-    ALTER TABLE jobs DROP COLUMN deadline_us;
-    ALTER TABLE jobs DROP COLUMN delay_boot_us;
-    ALTER TABLE jobs DROP COLUMN container;
-    ALTER TABLE jobs DROP COLUMN gpus_per_task;
-    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
-    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
-    ALTER TABLE jobs DROP COLUMN gpu_bind;
-    ALTER TABLE jobs DROP COLUMN overcommit;
-    ALTER TABLE jobs DROP COLUMN exclusive_mode;
+  Sql(absl::StrCat(kUndoSchema7, R"sql(
     DROP TABLE qos;
     ALTER TABLE jobs DROP COLUMN qos;
     ALTER TABLE jobs DROP COLUMN requested_qos;
     PRAGMA user_version = 5;
-  )sql");
+  )sql"));
   std::unique_ptr<SqliteStore> store = Open();
   absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
@@ -424,27 +408,7 @@ TEST_F(SqliteStoreTest, Schema6JobsStayInMemoryAndGetAccountingTables) {
     m.job_upserts.push_back(std::make_shared<const core::Job>(job));
     ASSERT_TRUE(store->Commit(m).ok());
   }
-  Sql(absl::StrCat("BEGIN;", R"sql(
-    DROP INDEX jobs_in_memory;
-    DROP INDEX jobs_by_end;
-    DROP TABLE job_attempts;
-    DROP TABLE job_steps;
-    ALTER TABLE jobs DROP COLUMN in_memory;
-    ALTER TABLE jobs DROP COLUMN cancelled_by;
-    ALTER TABLE jobs DROP COLUMN comment;
-    ALTER TABLE jobs DROP COLUMN wckey;
-    ALTER TABLE jobs DROP COLUMN mail_type;
-    ALTER TABLE jobs DROP COLUMN mail_user;
-    ALTER TABLE jobs DROP COLUMN reservation;
-    ALTER TABLE jobs DROP COLUMN deadline_us;
-    ALTER TABLE jobs DROP COLUMN delay_boot_us;
-    ALTER TABLE jobs DROP COLUMN container;
-    ALTER TABLE jobs DROP COLUMN gpus_per_task;
-    ALTER TABLE jobs DROP COLUMN cpus_per_gpu;
-    ALTER TABLE jobs DROP COLUMN mem_per_gpu_mib;
-    ALTER TABLE jobs DROP COLUMN gpu_bind;
-    ALTER TABLE jobs DROP COLUMN overcommit;
-    ALTER TABLE jobs DROP COLUMN exclusive_mode;
+  Sql(absl::StrCat("BEGIN;", kUndoSchema7, R"sql(
     PRAGMA user_version = 6;
     COMMIT;
   )sql"));
