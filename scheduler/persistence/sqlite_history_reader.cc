@@ -280,7 +280,8 @@ absl::StatusOr<std::vector<HistoryJob>> SqliteHistoryReader::Read(const HistoryQ
       db,
       "SELECT attempt, step_id, name, state, start_time_us, end_time_us, exit_code, exit_signal, "
       "nodes, ntasks, cpus, gpus FROM job_steps WHERE job_id = ?1 ORDER BY attempt, step_id");
-  for (const auto* st : {&attempts, &steps}) {
+  absl::StatusOr<SqliteStatement> nodes_of = PrepareJobNodes(db);
+  for (const auto* st : {&attempts, &steps, &nodes_of}) {
     if (!st->ok()) {
       return st->status();
     }
@@ -302,7 +303,7 @@ absl::StatusOr<std::vector<HistoryJob>> SqliteHistoryReader::Read(const HistoryQ
       continue;
     }
     std::vector<StoredNodeShare> nodes;
-    if (absl::Status s = ReadJobNodes(db, h.job.id.value(), nodes); !s.ok()) {
+    if (absl::Status s = ReadJobNodes(db, nodes_of->get(), h.job.id.value(), nodes); !s.ok()) {
       return s;
     }
     h.nodes = ToNodes(std::move(nodes));

@@ -442,7 +442,7 @@ absl::Status ReadNodeRows(sqlite3* db, sqlite3_stmt* s, uint32_t job_id,
 // Each job's allocation, from its job_nodes rows (one indexed lookup per job that has nodes:
 // the cost follows the jobs loaded, not the history kept).
 absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
-  absl::StatusOr<SqliteStatement> stmt = Prepare(db, kSelectNodes);
+  absl::StatusOr<SqliteStatement> stmt = PrepareJobNodes(db);
   if (!stmt.ok()) {
     return stmt.status();
   }
@@ -564,12 +564,11 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
   return absl::OkStatus();
 }
 
-absl::Status ReadJobNodes(sqlite3* db, uint32_t job_id, std::vector<StoredNodeShare>& out) {
-  absl::StatusOr<SqliteStatement> stmt = Prepare(db, kSelectNodes);
-  if (!stmt.ok()) {
-    return stmt.status();
-  }
-  return ReadNodeRows(db, stmt->get(), job_id, out);
+absl::StatusOr<SqliteStatement> PrepareJobNodes(sqlite3* db) { return Prepare(db, kSelectNodes); }
+
+absl::Status ReadJobNodes(sqlite3* db, sqlite3_stmt* stmt, uint32_t job_id,
+                          std::vector<StoredNodeShare>& out) {
+  return ReadNodeRows(db, stmt, job_id, out);
 }
 
 absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {

@@ -51,7 +51,10 @@ struct StoredNodeShare {
   std::vector<int> gpu_indexes;
 };
 
-// Appends the job's job_nodes rows, in allocation order.
-absl::Status ReadJobNodes(sqlite3* db, uint32_t job_id, std::vector<StoredNodeShare>& out);
+// The statement ReadJobNodes runs: prepared once by a reader of many jobs.
+absl::StatusOr<SqliteStatement> PrepareJobNodes(sqlite3* db);
+// Appends the job's job_nodes rows, in allocation order, with a statement of PrepareJobNodes.
+absl::Status ReadJobNodes(sqlite3* db, sqlite3_stmt* stmt, uint32_t job_id,
+                          std::vector<StoredNodeShare>& out);
 
 }  // namespace canopy::persistence
