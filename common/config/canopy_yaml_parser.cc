@@ -242,6 +242,7 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
   NodeConfig node;
   std::vector<std::string> names;
   YamlValue names_value;
+  bool cpus_given = false;
   absl::Status s = reader_.ForEachEntry(
       entry, [&](const std::string& key, const YamlValue& value) -> absl::Status {
         if (key == "names") {
@@ -249,7 +250,20 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
           return Assign(NodeNames(value), names);
         }
         if (key == "cpus") {
+          cpus_given = true;
           return Assign(reader_.Int(value, 1, kIntMax, "a positive integer"), node.cpus);
+        }
+        // The CPU layout, as slurm.conf's Sockets, CoresPerSocket and ThreadsPerCore.
+        if (key == "sockets") {
+          return Assign(reader_.Int(value, 1, kIntMax, "a positive integer"), node.sockets);
+        }
+        if (key == "cores_per_socket") {
+          return Assign(reader_.Int(value, 1, kIntMax, "a positive integer"),
+                        node.cores_per_socket);
+        }
+        if (key == "threads_per_core") {
+          return Assign(reader_.Int(value, 1, kIntMax, "a positive integer"),
+                        node.threads_per_core);
         }
         if (key == "memory_mib") {
           return Assign(reader_.Int(value, 1, kInt64Max, "a positive number of MiB"),
@@ -272,6 +286,26 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
   }
   if (names.empty()) {
     return reader_.Error(entry, "names: required (a hostlist such as gpu[001-016])");
+  }
+  if (node.sockets > 0 || node.cores_per_socket > 0 || node.threads_per_core > 0) {
+    // As in slurm.conf: a layout given in part counts one for the rest, and gives the CPU
+    // count when cpus is not given.
+    node.boards = 1;
+    node.sockets = std::max(node.sockets, 1);
+    node.cores_per_socket = std::max(node.cores_per_socket, 1);
+    node.threads_per_core = std::max(node.threads_per_core, 1);
+    // Each factor is at most INT_MAX: check after each product to avoid overflow.
+    int64_t cpus = node.sockets;
+    for (int64_t factor : {int64_t{node.cores_per_socket}, int64_t{node.threads_per_core}}) {
+      cpus = cpus > kIntMax ? cpus : cpus * factor;
+    }
+    if (!cpus_given) {
+      if (cpus > kIntMax) {
+        return reader_.Error(entry,
+                             "cpus: sockets x cores_per_socket x threads_per_core is too large");
+      }
+      node.cpus = static_cast<int>(cpus);
+    }
   }
   std::vector<NodeConfig> nodes;
   nodes.reserve(names.size());
@@ -416,7 +450,8 @@ absl::Status YamlConfigParser::PartitionEntry(const YamlValue& entry) {
           p.up = state == "UP";
           return absl::OkStatus();
         }
-        absl::StatusOr<bool> policy = internal::ReadPartitionPolicyKey(reader_, key, value, p.policy);
+        absl::StatusOr<bool> policy =
+            internal::ReadPartitionPolicyKey(reader_, key, value, p.policy);
         if (!policy.ok()) {
           return policy.status();
         }

@@ -190,6 +190,47 @@ TEST(CanopyYamlTest, Defaults) {
   EXPECT_EQ(config->nodes[0].weight, 1);
 }
 
+// The CPU layout reads the same from YAML as from slurm.conf's Sockets/CoresPerSocket/
+// ThreadsPerCore: missing parts count one, and the product is the CPU count unless given.
+TEST(CanopyYamlTest, CpuLayoutMatchesSlurmConf) {
+  absl::StatusOr<ClusterConfig> yaml = Parse(R"(
+nodes:
+  - names: a[1-2]
+    sockets: 2
+    cores_per_socket: 16
+  - names: b1
+    cpus: 8
+)");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  absl::StatusOr<ClusterConfig> slurm = ParseSlurmConf(
+      "NodeName=a[1-2] Sockets=2 CoresPerSocket=16\nNodeName=b1 CPUs=8\n", "slurm.conf",
+      /*read_topology=*/false);
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  ASSERT_EQ(yaml->nodes.size(), 3u);
+  ASSERT_EQ(slurm->nodes.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const NodeConfig& a = yaml->nodes[i];
+    const NodeConfig& b = slurm->nodes[i];
+    EXPECT_EQ(a.cpus, b.cpus) << a.name;
+    EXPECT_EQ(a.boards, b.boards) << a.name;
+    EXPECT_EQ(a.sockets, b.sockets) << a.name;
+    EXPECT_EQ(a.cores_per_socket, b.cores_per_socket) << a.name;
+    EXPECT_EQ(a.threads_per_core, b.threads_per_core) << a.name;
+  }
+  EXPECT_EQ(yaml->nodes[0].cpus, 32);
+  EXPECT_EQ(yaml->nodes[0].threads_per_core, 1);
+  EXPECT_EQ(yaml->nodes[2].sockets, 0);  // only CPUs: Slurm's default layout, decided later
+
+  absl::StatusOr<ClusterConfig> huge = Parse(R"(
+nodes:
+  - names: c1
+    sockets: 2147483647
+    cores_per_socket: 2147483647
+    threads_per_core: 2147483647
+)");
+  EXPECT_THAT(huge.status().message(), HasSubstr("too large"));
+}
+
 TEST(CanopyYamlTest, Durations) {
   auto timeout = [](const std::string& value) {
     absl::StatusOr<ClusterConfig> config =
@@ -292,17 +333,18 @@ scheduler: {interval: 5s, type: builtin}
 controller: {tls: true, host: h}
 nodes:
   - names: a
-    sockets: 2
+    boards: 2
     gpus: {type: h100, count: 1, memory: 80g}
   - names: b
-    sockets: 2
+    boards: 2
 partitions:
   - {name: p, qos: high}
 Logging: again
 )");
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_THAT(config->unused_keys, ElementsAre("logging", "scheduler.interval", "controller.tls", "nodes.sockets",
-                                               "nodes.gpus.memory", "partitions.qos"));
+  EXPECT_THAT(config->unused_keys,
+              ElementsAre("logging", "scheduler.interval", "controller.tls", "nodes.boards",
+                          "nodes.gpus.memory", "partitions.qos"));
 }
 
 TEST(CanopyYamlTest, TopologySectionIsReEmitted) {

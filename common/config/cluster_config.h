@@ -32,6 +32,12 @@ struct NodeConfig {
   std::vector<GpuConfig> gpus;
   int weight = 1;
   std::vector<std::string> features;
+  // The CPU layout Slurm reports (scontrol show node, sinfo %z). With only CPUs= configured,
+  // Slurm's default: CPUs sockets of one single-threaded core each. 0 = that default.
+  int boards = 0;
+  int sockets = 0;
+  int cores_per_socket = 0;
+  int threads_per_core = 0;
 };
 
 struct PartitionConfig {

@@ -249,6 +249,19 @@ absl::StatusOr<NodeConfig> BuildNode(const SlurmWhere& where, const SlurmNodeVal
     node.gpus = *values.gpus;
   }
   node.weight = values.weight.value_or(1);
+  if (values.boards || values.sockets || values.sockets_per_board || values.cores_per_socket ||
+      values.threads_per_core) {
+    node.boards = values.boards.value_or(1);
+    const int64_t sockets = values.sockets
+                                ? *values.sockets
+                                : int64_t{node.boards} * values.sockets_per_board.value_or(1);
+    if (sockets > kIntMax) {
+      return where.Error("Sockets", "Boards x SocketsPerBoard is too large");
+    }
+    node.sockets = static_cast<int>(sockets);
+    node.cores_per_socket = values.cores_per_socket.value_or(1);
+    node.threads_per_core = values.threads_per_core.value_or(1);
+  }
   if (values.features) {
     node.features = *values.features;
   }
