@@ -8,6 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
@@ -131,6 +133,26 @@ absl::StatusOr<BillingWeights> ParseTresBillingWeights(absl::string_view text) {
     }
   }
   return w;
+}
+
+std::string FormatTresBillingWeights(const BillingWeights& w) {
+  if (!w.set) {
+    return "";
+  }
+  std::vector<std::string> items;
+  auto add = [&](absl::string_view tres, double weight, absl::string_view unit = "") {
+    if (weight != 0) {
+      items.push_back(absl::StrFormat("%s=%g%s", tres, weight, unit));
+    }
+  };
+  add("CPU", w.cpu);
+  add("Mem", w.mem_per_mib * 1024, "G");
+  add("Node", w.node);
+  add("GRES/gpu", w.gpu);
+  for (const auto& [type, weight] : w.gpu_by_type) {
+    add(absl::StrCat("GRES/gpu:", type), weight);
+  }
+  return absl::StrJoin(items, ",");
 }
 
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view text) {

@@ -45,6 +45,9 @@ struct BillingWeights {
                   bool max_tres) const;
 };
 absl::StatusOr<BillingWeights> ParseTresBillingWeights(absl::string_view text);
+// The weights in TRESBillingWeights' syntax, memory per GiB: "CPU=0.5,Mem=0.25G,GRES/gpu=2";
+// "" when not set. ParseTresBillingWeights reads it back to equal weights.
+std::string FormatTresBillingWeights(const BillingWeights& weights);
 
 // SchedulerParameters: the backfill options Canopy uses, with Slurm's defaults; the rest are
 // listed in `other` (Slurm has dozens; they are not errors).

@@ -42,6 +42,15 @@ TEST(SchedulingValuesTest, TresBillingWeights) {
   EXPECT_THAT(ParseTresBillingWeights("CPU").status().message(), HasSubstr("TRES=weight"));
 }
 
+TEST(SchedulingValuesTest, TresBillingWeightsFormatReadsBack) {
+  EXPECT_EQ(FormatTresBillingWeights(BillingWeights{}), "");
+  const BillingWeights w = *ParseTresBillingWeights("GRES/gpu:h100=4,CPU=0.5,Mem=0.25G,GRES/gpu=2");
+  EXPECT_EQ(FormatTresBillingWeights(w), "CPU=0.5,Mem=0.25G,GRES/gpu=2,GRES/gpu:h100=4");
+  const BillingWeights back = *ParseTresBillingWeights(FormatTresBillingWeights(w));
+  EXPECT_DOUBLE_EQ(back.mem_per_mib, w.mem_per_mib);
+  EXPECT_EQ(back.gpu_by_type, w.gpu_by_type);
+}
+
 TEST(SchedulingValuesTest, SchedulerParametersKeepSlurmsDefaults) {
   SchedulerParameters d = *ParseSchedulerParameters("");
   EXPECT_EQ(d.bf_window, absl::Minutes(1440));

@@ -247,6 +247,15 @@ absl::StatusOr<canopy::v1::ListAccountingResponse> ControllerClient::ListAccount
   return response;
 }
 
+absl::StatusOr<canopy::v1::GetConfigResponse> ControllerClient::GetConfig() {
+  canopy::v1::GetConfigResponse response;
+  grpc::Status s = stub_->GetConfig(NewContext().get(), canopy::v1::GetConfigRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
   canopy::v1::UpdateJobResponse response;
   grpc::Status s = stub_->UpdateJob(NewContext().get(), request, &response);

@@ -65,6 +65,7 @@ class ControllerClient {
   // answers with the caller's own jobs.
   absl::StatusOr<canopy::v1::ListAccountingResponse> ListAccounting(
       const canopy::v1::ListAccountingRequest& request);
+  absl::StatusOr<canopy::v1::GetConfigResponse> GetConfig();
 
   // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
   // on this machine (srun then serves its step I/O on 127.0.0.1 only).

@@ -71,6 +71,27 @@ struct TimeLimitChange {
   absl::Duration add = absl::ZeroDuration();
 };
 
+// scontrol update job ID Name= Comment= Partition= NumNodes= ExcNodeList= ReqNodeList=
+// Dependency=: the fields given change (job_edit.h).
+struct JobEdit {
+  std::optional<std::string> name;
+  std::optional<std::string> comment;
+  std::optional<std::string> partition;
+  std::optional<int32_t> min_nodes;
+  std::optional<int32_t> max_nodes;           // 0 = same as min_nodes
+  std::optional<std::string> excluded_nodes;  // hostlist; "" clears
+  std::optional<std::string> required_nodes;  // hostlist; "" clears
+  // Replaces the dependency list (empty clears it), ANDed or, with dependency_any, ORed.
+  std::optional<std::vector<core::Dependency>> dependencies;
+  bool dependency_any = false;
+
+  // Fields only a pending job may change.
+  bool ChangesPendingOnly() const {
+    return partition || min_nodes || max_nodes || excluded_nodes || required_nodes || dependencies;
+  }
+  bool empty() const { return !name && !comment && !ChangesPendingOnly(); }
+};
+
 // srun inside an allocation: a step of `job`.
 struct StepRequest {
   core::JobId job;

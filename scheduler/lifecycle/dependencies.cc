@@ -2,12 +2,14 @@
 #include "scheduler/lifecycle/dependencies.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "scheduler/lifecycle/admission.h"
 
 namespace canopy::lifecycle {
@@ -491,6 +493,62 @@ absl::Status ResolveDependencies(const LifecycleState& s, core::JobSpec& spec) {
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpec spec,
+                                 Effects& effects) {
+  if (job.state != core::JobState::kPending) {
+    return absl::FailedPreconditionError("Job is no longer pending execution");
+  }
+  for (const core::Dependency& item : spec.dependencies) {
+    if (item.type != DependencyType::kSingleton &&
+        (item.job_id == job.id.value() ||
+         (job.array_job_id != 0 && item.job_id == job.array_job_id))) {
+      return absl::InvalidArgumentError(absl::StrCat("dependency ", Describe(item),
+                                                     ": a job cannot depend on itself",
+                                                     "\nJob dependency problem"));
+    }
+  }
+  if (absl::Status st = ResolveDependencies(s, spec); !st.ok()) {
+    // Slurm's update answer is the last line without sbatch's "Batch job submission failed: ".
+    std::string message(st.message());
+    absl::StrReplaceAll({{"Batch job submission failed: ", ""}}, &message);
+    return absl::InvalidArgumentError(message);
+  }
+  Unwatch(s, job);
+  job.spec.dependencies = std::move(spec.dependencies);
+  job.spec.dependency_any = spec.dependency_any;
+  s.Touch(job.id, effects);
+  StartWaiting(s, job.id, effects);
+  Regate(s, job, effects);  // an emptied list no longer holds the job back
+  return absl::OkStatus();
+}
+
+void RenameJob(LifecycleState& s, core::Job& job, std::string name, Effects& effects) {
+  if (job.spec.name == name) {
+    return;
+  }
+  const bool was_watched = s.deps.tracked.contains(job.id);
+  if (was_watched) {
+    Unwatch(s, job);  // its singleton item waits under the old name
+  }
+  std::optional<core::JobId> released;  // the old name's first waiter, which `job` may block
+  if (NameGroup* old = FindName(s, job); old != nullptr) {
+    old->pending.erase(job.id);
+    old->running.erase(job.id);
+    if (!old->waiting.empty()) {
+      released = *old->waiting.begin();
+    }
+  }
+  job.spec.name = std::move(name);
+  NoteJobState(s, job);  // joins the new name's group, if singletons look at it
+  if (was_watched) {
+    Watch(s, job);
+    Evaluate(s, job.id, effects);
+  }
+  if (released.has_value()) {
+    Evaluate(s, *released, effects);
+  }
 }
 
 void StartWaiting(LifecycleState& s, core::JobId id, Effects& effects) {

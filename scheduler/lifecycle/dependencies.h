@@ -36,6 +36,18 @@ core::DependencyState DependencyOutcome(const core::JobSpec& spec);
 // line and Slurm's "Batch job submission failed: Job dependency problem" on the second.
 absl::Status ResolveDependencies(const LifecycleState& s, core::JobSpec& spec);
 
+// scontrol update job ID Dependency=: replaces a pending job's dependency list (`spec` holds the
+// new items, unresolved, and dependency_any) after the checks of ResolveDependencies, plus one:
+// a job may not depend on itself. Stops watching the old items, starts waiting on the new ones
+// and gives the job the reason they give it. FailedPrecondition if it is not pending.
+absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpec spec,
+                                 Effects& effects);
+
+// scontrol update job ID Name=: renames `job`, moving it between the (user, name) groups that
+// singleton dependencies look at, and re-evaluating the singleton waiter its old name may
+// have released and its own singleton item under the new name.
+void RenameJob(LifecycleState& s, core::Job& job, std::string name, Effects& effects);
+
 // A job just queued or restored: starts watching what its dependency names, evaluates it, and
 // gives the job the reason it waits for (Regate).
 void StartWaiting(LifecycleState& s, core::JobId id, Effects& effects);

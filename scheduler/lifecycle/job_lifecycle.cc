@@ -7,6 +7,7 @@
 #include "scheduler/lifecycle/agent_reports.h"
 #include "scheduler/lifecycle/cancel.h"
 #include "scheduler/lifecycle/job_control.h"
+#include "scheduler/lifecycle/job_edit.h"
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/priorities.h"
 #include "scheduler/lifecycle/qos_limits.h"
@@ -77,12 +78,27 @@ absl::Status JobLifecycle::SetJobNice(core::JobId id, int32_t nice, const Caller
   return lifecycle::SetJobNice(state_, id, nice, caller, effects);
 }
 
+absl::Status JobLifecycle::EditJob(core::JobId id, const JobEdit& edit, const Caller& caller,
+                                   Effects& effects) {
+  return lifecycle::EditJob(state_, id, edit, caller, effects);
+}
+
 absl::Status JobLifecycle::TopJob(core::JobId id, const Caller& caller, Effects& effects) {
   return lifecycle::TopJob(state_, id, caller, effects);
 }
 
 std::vector<fairshare::AssociationSpec> JobLifecycle::AssociationsToSave() const {
   return state_.accounting.tree().Specs();
+}
+
+absl::btree_map<uint32_t, std::vector<core::StepRecord>> JobLifecycle::RunningSteps() const {
+  absl::btree_map<uint32_t, std::vector<core::StepRecord>> out;
+  for (const auto& [id, live] : state_.live) {
+    for (const auto& [step_id, step] : live.steps) {
+      out[id.value()].push_back(step.record);
+    }
+  }
+  return out;
 }
 
 persistence::UsageState JobLifecycle::UsageToSave() const {

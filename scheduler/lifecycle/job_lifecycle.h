@@ -8,8 +8,8 @@
 // from its Clock: every command returns its Effects (jobs to save, messages for agents), which
 // the caller persists before it sends the messages and answers the clients. The work is done by
 // units, one concern each (docs/design/job_lifecycle.md): admission.h, dependencies.h,
-// launch.h, ending.h, cancel.h, job_control.h, steps.h, timers.h, agent_reports.h, restore.h,
-// priorities.h, over the shared lifecycle_state.h.
+// job_edit.h, launch.h, ending.h, cancel.h, job_control.h, steps.h, timers.h, agent_reports.h,
+// restore.h, priorities.h, over the shared lifecycle_state.h.
 //
 // The life of a batch job:
 //   PENDING --pass--> CONFIGURING: capacity taken, LaunchJob sent to every node
@@ -30,12 +30,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/core/job.h"
+#include "scheduler/core/job_history.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/lifecycle/commands.h"
 #include "scheduler/lifecycle/effects.h"
@@ -84,6 +86,8 @@ class JobLifecycle {
                                            Effects& effects);
   absl::Status SetJobTimeLimit(core::JobId id, const TimeLimitChange& change, const Caller& caller,
                                Effects& effects);
+  // Name, comment, partition, node counts and lists, dependencies (job_edit.h).
+  absl::Status EditJob(core::JobId id, const JobEdit& edit, const Caller& caller, Effects& effects);
 
   // ---- Priorities and accounts (priorities.h)
   absl::Status SetAssociations(fairshare::AssociationTree tree, const Caller& caller,
@@ -119,6 +123,8 @@ class JobLifecycle {
   size_t pending_count() const { return state_.pending.size(); }
   size_t cleanup_holds() const { return state_.holds.size(); }
   const Accounting& accounting() const { return state_.accounting; }
+  // Every job's running srun steps, by job id then ascending step id.
+  absl::btree_map<uint32_t, std::vector<core::StepRecord>> RunningSteps() const;
 
  private:
   JobLifecycle(std::shared_ptr<const config::ClusterConfig> config,

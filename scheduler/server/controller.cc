@@ -241,6 +241,7 @@ void Controller::RunOwnerLoop() {
       dirty_chunks_.insert(id.value() / kJobChunkSize);
     }
     batch.mutations.job_upserts = PublishJobs();
+    steps_dirty_ = steps_dirty_ || !batch.effects.steps.empty();
     TakeHistory(batch, now);
     NoteAccounting(batch.effects);
     if (save_associations_) {
@@ -358,6 +359,7 @@ absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations
 void Controller::Publish() {
   auto snapshot = std::make_shared<ClusterSnapshot>();
   snapshot->taken = clock_->Now();
+  snapshot->next_job_id = jobs_->next_job_id();
   snapshot->config = config_;
   snapshot->topology = topology_;
   // Copying every node record is the costly part of a publish on a big cluster: only when a
@@ -397,6 +399,15 @@ void Controller::Publish() {
     published_accounting_version_ = jobs_->accounting().version;
   }
   snapshot->accounting = accounting_snapshot_;
+  if (steps_dirty_ || steps_snapshot_ == nullptr ||
+      jobs_->capacity_version() != steps_capacity_version_) {
+    steps_snapshot_ =
+        std::make_shared<const absl::btree_map<uint32_t, std::vector<core::StepRecord>>>(
+            jobs_->RunningSteps());
+    steps_dirty_ = false;
+    steps_capacity_version_ = jobs_->capacity_version();
+  }
+  snapshot->steps = steps_snapshot_;
   last_publish_ = snapshot->taken;
   heard_since_publish_ = false;
   absl::MutexLock lock(&snapshot_mu_);

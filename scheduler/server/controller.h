@@ -73,12 +73,12 @@ class Controller {
                                                    lifecycle::Caller caller);
   absl::Status CancelStep(lifecycle::CancelStepRequest request, lifecycle::Caller caller);
   absl::Status CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller);
-  // scontrol update job Priority=/Nice=/TimeLimit= and scontrol top (lifecycle/priorities.h,
-  // lifecycle/job_control.h), all in one batch.
+  // scontrol update job Priority=/Nice=/TimeLimit=/Name=/Partition=/... and scontrol top
+  // (lifecycle/priorities.h, lifecycle/job_control.h, lifecycle/job_edit.h), all in one batch.
   absl::Status UpdateJob(core::JobId id, std::optional<uint32_t> priority,
                          std::optional<int32_t> nice,
                          std::optional<lifecycle::TimeLimitChange> time_limit, bool top,
-                         lifecycle::Caller caller);
+                         lifecycle::JobEdit edit, lifecycle::Caller caller);
   // scontrol hold/uhold/release/requeue/requeuehold (lifecycle/job_control.h).
   absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> ControlJobs(
       lifecycle::JobActionRequest request, lifecycle::Caller caller);
@@ -176,6 +176,11 @@ class Controller {
   // The snapshot's copy of the fair-share state, and the version it was copied at.
   std::shared_ptr<const lifecycle::Accounting> accounting_snapshot_;
   uint64_t published_accounting_version_ = 0;
+  // Running steps as last published; rebuilt when a step started or ended, or jobs' use of
+  // nodes changed (a job ending ends its steps).
+  std::shared_ptr<const absl::btree_map<uint32_t, std::vector<core::StepRecord>>> steps_snapshot_;
+  bool steps_dirty_ = true;
+  uint64_t steps_capacity_version_ = 0;
   // The published copy of each job, by id (replaced for changed jobs at every batch).
   absl::btree_map<uint32_t, std::shared_ptr<const core::Job>> published_;
   // Schema 2 records were converted at start-up: drop them with the commit that saves them.

@@ -70,9 +70,14 @@ absl::Status Controller::CompleteJob(lifecycle::CompleteRequest request, lifecyc
 absl::Status Controller::UpdateJob(core::JobId id, std::optional<uint32_t> priority,
                                    std::optional<int32_t> nice,
                                    std::optional<lifecycle::TimeLimitChange> time_limit, bool top,
-                                   lifecycle::Caller caller) {
-  return RunJobCommand<bool>([this, id, priority, nice, time_limit, top,
+                                   lifecycle::JobEdit edit, lifecycle::Caller caller) {
+  return RunJobCommand<bool>([this, id, priority, nice, time_limit, top, edit = std::move(edit),
                               caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
+           if (!edit.empty()) {
+             if (absl::Status s = jobs_->EditJob(id, edit, caller, batch.effects); !s.ok()) {
+               return s;
+             }
+           }
            if (time_limit.has_value()) {
              if (absl::Status s = jobs_->SetJobTimeLimit(id, *time_limit, caller, batch.effects);
                  !s.ok()) {

@@ -4,6 +4,9 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/status_convert.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/limit_values.h"
+#include "common/slurm/scheduling_values.h"
+#include "scheduler/server/config_view.h"
 #include "scheduler/server/proto_convert.h"
 #include "scheduler/server/topology_view.h"
 
@@ -56,7 +59,8 @@ grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
         std::find(parts.begin(), parts.end(), request->partition()) == parts.end()) {
       continue;
     }
-    *response->add_nodes() = NodeToProto(node, parts, *snap->topology);
+    *response->add_nodes() =
+        NodeToProto(node, snap->config->nodes[node.id.value()], parts, *snap->topology);
   }
   return grpc::Status::OK;
 }
@@ -79,6 +83,14 @@ grpc::Status ControllerServiceImpl::ListPartitions(grpc::ServerContext*,
     for (const std::string& n : p.nodes) {
       out->add_nodes(n);
     }
+    out->set_priority_job_factor(p.policy.priority_job_factor);
+    out->set_priority_tier(p.policy.priority_tier);
+    for (const std::string& a : p.policy.allow_accounts) {
+      out->add_allow_accounts(a);
+    }
+    out->set_preempt_mode(std::string(slurm::PreemptModeName(p.policy.preempt_mode)));
+    *out->mutable_grace_time() = rpc::ToProtoDuration(p.policy.grace_time);
+    out->set_billing_weights(slurm::FormatTresBillingWeights(p.policy.billing));
   }
   return grpc::Status::OK;
 }
@@ -144,6 +156,23 @@ grpc::Status ControllerServiceImpl::Ping(grpc::ServerContext*, const canopy::v1:
   response->set_version(CANOPY_VERSION);
   response->set_hostname(hostname_);
   response->set_uptime_seconds(absl::ToInt64Seconds(snap->taken - controller_->start_time()));
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::GetConfig(grpc::ServerContext*,
+                                              const canopy::v1::GetConfigRequest*,
+                                              canopy::v1::GetConfigResponse* response) {
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  const ConfigFacts facts{.boot_time = controller_->start_time(),
+                          .next_job_id = snap->next_job_id,
+                          .version = CANOPY_VERSION};
+  for (auto& [key, value] : ConfigEntries(*snap->config, facts)) {
+    canopy::v1::ConfigEntry* entry = response->add_entries();
+    entry->set_key(std::move(key));
+    entry->set_value(std::move(value));
+  }
+  *response->mutable_as_of() = rpc::ToProtoTime(snap->taken);
+  response->set_hostname(hostname_);
   return grpc::Status::OK;
 }
 

@@ -95,6 +95,8 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status ListAccounting(grpc::ServerContext* context,
                               const canopy::v1::ListAccountingRequest* request,
                               canopy::v1::ListAccountingResponse* response) override;
+  grpc::Status GetConfig(grpc::ServerContext* context, const canopy::v1::GetConfigRequest* request,
+                         canopy::v1::GetConfigResponse* response) override;
 
  private:
   // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
@@ -103,6 +105,10 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Who is calling: authenticated (with name, groups and operator rights) over the unix socket,
   // anonymous otherwise.
   lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
+  // PrivateData=jobs (squeue, scontrol show job): an anonymous caller sees no jobs (refused),
+  // an ordinary user only their own, an operator every job.
+  grpc::Status CheckPrivateJobs(const lifecycle::Caller& caller) const;
+  bool MaySee(const lifecycle::Caller& caller, const core::Job& job) const;
   // Whom a submission is for: the caller, or with the spec's run_as_uid/run_as_gid (sbatch
   // --uid/--gid) the named user, when the caller is root (PermissionDenied otherwise; NotFound
   // for a uid unknown here). Logged, so every submission on behalf of someone is on record.

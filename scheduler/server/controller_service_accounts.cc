@@ -99,10 +99,15 @@ grpc::Status ControllerServiceImpl::UpdateJob(grpc::ServerContext* context,
                                               const canopy::v1::UpdateJobRequest* request,
                                               canopy::v1::UpdateJobResponse*) {
   const std::optional<lifecycle::TimeLimitChange> time_limit = TimeLimitFromProto(*request);
+  absl::StatusOr<lifecycle::JobEdit> edit = JobEditFromProto(*request);
+  if (!edit.ok()) {
+    return rpc::ToGrpcStatus(edit.status());
+  }
   if (!request->has_priority() && !request->has_nice() && !request->top() &&
-      !time_limit.has_value()) {
+      !time_limit.has_value() && edit->empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "nothing to change: give priority, nice, time_limit or top");
+                        "nothing to change: give priority, nice, time_limit, top, name, comment, "
+                        "partition, node counts or lists, or dependencies");
   }
   std::optional<uint32_t> priority;
   if (request->has_priority()) {
@@ -113,7 +118,8 @@ grpc::Status ControllerServiceImpl::UpdateJob(grpc::ServerContext* context,
     nice = request->nice();
   }
   return rpc::ToGrpcStatus(controller_->UpdateJob(core::JobId(request->job_id()), priority, nice,
-                                                  time_limit, request->top(), CallerOf(context)));
+                                                  time_limit, request->top(), *std::move(edit),
+                                                  CallerOf(context)));
 }
 
 }  // namespace canopy::server

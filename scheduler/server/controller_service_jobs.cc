@@ -13,6 +13,30 @@
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
+namespace {
+
+// The job's running steps, from the same snapshot as the job.
+void AddSteps(const ClusterSnapshot& snap, canopy::v1::Job& job) {
+  for (const core::StepRecord& step : snap.StepsOf(job.job_id())) {
+    *job.add_steps() = StepToProto(step, *snap.topology);
+  }
+}
+
+}  // namespace
+
+grpc::Status ControllerServiceImpl::CheckPrivateJobs(const lifecycle::Caller& caller) const {
+  if (!caller.authenticated && controller_->config().scheduling.accounting.private_jobs()) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "Access/permission denied: PrivateData=jobs shows jobs only to their "
+                        "owners; connect over canopyd's unix socket");
+  }
+  return grpc::Status::OK;
+}
+
+bool ControllerServiceImpl::MaySee(const lifecycle::Caller& caller, const core::Job& job) const {
+  return !controller_->config().scheduling.accounting.private_jobs() || caller.is_operator ||
+         job.user_id == caller.uid;
+}
 
 lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* context) const {
   lifecycle::Caller caller;
@@ -126,22 +150,32 @@ grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext*,
+grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
                                            const canopy::v1::GetJobRequest* request,
                                            canopy::v1::Job* response) {
+  const lifecycle::Caller caller = CallerOf(context);
+  if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
+    return denied;
+  }
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   const core::Job* job = snap->FindJob(request->job_id());
-  if (job == nullptr) {
+  // With PrivateData=jobs another user's job is, to an ordinary user, one that does not exist.
+  if (job == nullptr || !MaySee(caller, *job)) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
                         absl::StrCat("Invalid job id specified: ", request->job_id()));
   }
   *response = ToProto(*job, *snap->topology);
+  AddSteps(*snap, *response);
   return grpc::Status::OK;
 }
 
-grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
+grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
                                              const canopy::v1::ListJobsRequest* request,
                                              canopy::v1::ListJobsResponse* response) {
+  const lifecycle::Caller caller = CallerOf(context);
+  if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
+    return denied;
+  }
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   const absl::Time now = controller_->Now();
   const absl::flat_hash_set<uint32_t> ids(request->job_ids().begin(), request->job_ids().end());
@@ -168,10 +202,15 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext*,
     if (!request->user_name().empty() && job.user_name != request->user_name()) {
       return;
     }
+    if (!MaySee(caller, job)) {
+      return;
+    }
     if (!request->partition().empty() && job.partition != request->partition()) {
       return;
     }
-    *response->add_jobs() = ToProto(job, *snap->topology);
+    canopy::v1::Job* out = response->add_jobs();
+    *out = ToProto(job, *snap->topology);
+    AddSteps(*snap, *out);
   });
   if (!ids.empty() && response->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");

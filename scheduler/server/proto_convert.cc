@@ -51,7 +51,7 @@ state::NodeRegistration FromProto(const canopy::v1::Register& reg) {
   return r;
 }
 
-canopy::v1::Node NodeToProto(const state::NodeRecord& node,
+canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeConfig& config,
                              const std::vector<std::string>& partitions,
                              const topology::Topology& topology) {
   canopy::v1::Node out;
@@ -96,6 +96,21 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node,
   out.set_alloc_memory_mib(node.alloc_memory_mib);
   out.set_slurm_state(state::SlurmStateName(node, false));
   out.set_slurm_state_long(state::SlurmStateName(node, true));
+  for (const std::string& f : config.features) {
+    out.add_features(f);
+  }
+  out.set_weight(config.weight);
+  if (config.sockets > 0) {
+    out.set_boards(config.boards);
+    out.set_sockets(config.sockets);
+    out.set_cores_per_socket(config.cores_per_socket);
+    out.set_threads_per_core(config.threads_per_core);
+  } else {  // only CPUs= configured: Slurm reports one single-threaded core per socket
+    out.set_boards(1);
+    out.set_sockets(config.cpus);
+    out.set_cores_per_socket(1);
+    out.set_threads_per_core(1);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "common/rpc/status_convert.h"
 #include "google/protobuf/repeated_ptr_field.h"
 #include "scheduler/core/job.h"
+#include "scheduler/core/job_history.h"
 #include "scheduler/lifecycle/commands.h"
 #include "scheduler/lifecycle/effects.h"
 #include "scheduler/state/node_record.h"
@@ -28,8 +29,9 @@ state::NodeRegistration FromProto(const canopy::v1::Register& reg);
 std::vector<state::GpuStatus> GpusFromProto(
     const google::protobuf::RepeatedPtrField<canopy::v1::Gpu>& gpus);
 
-// `partitions` are the partitions holding the node; `topology` gives its switch path.
-canopy::v1::Node NodeToProto(const state::NodeRecord& node,
+// `partitions` are the partitions holding the node; `topology` gives its switch path; `config`
+// is its NodeName line (features, weight, CPU layout).
+canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeConfig& config,
                              const std::vector<std::string>& partitions,
                              const topology::Topology& topology);
 
@@ -46,6 +48,8 @@ canopy::v1::JobSpec ToProto(const core::JobSpec& spec);
 
 // The wire record of a job: its allocation by node name, with the leaf switches it spans.
 canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology);
+// A running srun step, its nodes by name.
+canopy::v1::JobStep StepToProto(const core::StepRecord& step, const topology::Topology& topology);
 // A record stored by schema 2 (a serialised canopy.v1.Job) as the core's record. A node name the
 // topology no longer has is InvalidArgument naming it.
 absl::StatusOr<core::Job> FromProto(const canopy::v1::Job& record,
@@ -64,6 +68,10 @@ lifecycle::JobActionRequest FromProto(const canopy::v1::RequeueJobsRequest& requ
 // The TimeLimit part of an UpdateJob request; nullopt when it changes no time limit.
 std::optional<lifecycle::TimeLimitChange> TimeLimitFromProto(
     const canopy::v1::UpdateJobRequest& request);
+// The Name/Comment/Partition/NumNodes/ExcNodeList/ReqNodeList/Dependency part of an UpdateJob
+// request (empty when it changes none). InvalidArgument naming the field for a dependency of
+// unknown type or a negative node count.
+absl::StatusOr<lifecycle::JobEdit> JobEditFromProto(const canopy::v1::UpdateJobRequest& request);
 
 canopy::v1::SubmitJobResponse ToProto(const lifecycle::SubmitAnswer& answer);
 canopy::v1::CancelJobResponse ToProto(const std::vector<lifecycle::CancelAnswer>& answers);

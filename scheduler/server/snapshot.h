@@ -8,9 +8,11 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/job.h"
+#include "scheduler/core/job_history.h"
 #include "scheduler/lifecycle/accounting.h"
 #include "scheduler/state/node_record.h"
 #include "scheduler/topology/topology.h"
@@ -27,6 +29,7 @@ struct JobChunk {
 
 struct ClusterSnapshot {
   absl::Time taken;
+  uint32_t next_job_id = 1;  // the id the next submission gets
   std::shared_ptr<const config::ClusterConfig> config;
   std::shared_ptr<const topology::Topology> topology;
   std::shared_ptr<const std::vector<state::NodeRecord>> nodes;  // indexed by NodeId; shared
@@ -36,6 +39,19 @@ struct ClusterSnapshot {
   // Associations, usage, fair share and the priority weights, as of the last recalculation or
   // change of associations (sshare, sprio, sacctmgr show). Shared between snapshots.
   std::shared_ptr<const lifecycle::Accounting> accounting;
+  // Running srun steps of every job, by job id then step id (squeue -s, scontrol show steps).
+  // Shared between snapshots; rebuilt only when a step starts or ends.
+  std::shared_ptr<const absl::btree_map<uint32_t, std::vector<core::StepRecord>>> steps;
+
+  // The running steps of job `id`, ascending step id; empty if none.
+  const std::vector<core::StepRecord>& StepsOf(uint32_t id) const {
+    static const std::vector<core::StepRecord> kNone;
+    if (steps == nullptr) {
+      return kNone;
+    }
+    auto it = steps->find(id);
+    return it == steps->end() ? kNone : it->second;
+  }
 
   // Calls fn(const core::Job&) for every job, ascending id.
   template <typename Fn>
