@@ -7,6 +7,7 @@
 #include "ctl/canopyctl/canopyctl.h"
 #include "ctl/sacct/sacct.h"
 #include "ctl/sacctmgr/sacctmgr.h"
+#include "ctl/salloc/salloc.h"
 #include "ctl/sbatch/sbatch.h"
 #include "ctl/scancel/scancel.h"
 #include "ctl/scontrol/scontrol.h"
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
   if (name == "srun") {
     return canopy::ctl::srun::RunSrun(args, "", std::cout, std::cerr);
   }
+  if (name == "salloc") {
+    return canopy::ctl::salloc::RunSalloc(args, std::cout, std::cerr);
+  }
   if (name == "sshare") {
     return canopy::ctl::sshare::RunSshare(args, std::cout, std::cerr);
   }
@@ -57,7 +61,7 @@ int main(int argc, char** argv) {
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
-               " scancel, srun, sshare, sprio, sacctmgr and sacct; '"
+               " scancel, srun, salloc, sshare, sprio, sacctmgr and sacct; '"
             << name << "' is not one of its front ends\n";
   return 2;
 }

@@ -9,16 +9,16 @@
 
 namespace canopy::slurm {
 
-Environment JobVariables(const JobEnvironmentInput& job) {
+Environment AllocationVariables(const JobEnvironmentInput& job) {
   const int32_t nodes = std::max<int32_t>(1, static_cast<int32_t>(job.nodes.size()));
   const std::string nodelist = CompressHostlist(job.nodes);
   // The same block distribution srun uses for steps (task_layout.h); a job's nodes were already
   // cut down to its task count at submission, so every node gets at least one task.
   absl::StatusOr<TaskLayout> layout = LayOutTasks(nodes, nodes, job.ntasks, job.ntasks_per_node);
-  const int32_t ntasks = layout.ok()           ? layout->ntasks
-                         : job.ntasks > 0       ? job.ntasks
+  const int32_t ntasks = layout.ok()               ? layout->ntasks
+                         : job.ntasks > 0          ? job.ntasks
                          : job.ntasks_per_node > 0 ? nodes * job.ntasks_per_node
-                                                : nodes;
+                                                   : nodes;
 
   Environment env;
   const std::string job_id = absl::StrCat(job.job_id);
@@ -34,9 +34,8 @@ Environment JobVariables(const JobEnvironmentInput& job) {
   if (job.ntasks_per_node > 0) {
     env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(job.ntasks_per_node);
   }
-  env["SLURM_TASKS_PER_NODE"] = layout.ok() ? layout->TasksPerNodeString()
-                                            : CompressCounts(std::vector<int32_t>(nodes, 1));
-  env["SLURM_CPUS_ON_NODE"] = absl::StrCat(job.cpus);
+  env["SLURM_TASKS_PER_NODE"] =
+      layout.ok() ? layout->TasksPerNodeString() : CompressCounts(std::vector<int32_t>(nodes, 1));
   // The launch carries this node's CPU count only: the allocation is taken as uniform.
   env["SLURM_JOB_CPUS_PER_NODE"] = CompressCounts(std::vector<int32_t>(nodes, job.cpus));
   env["SLURM_JOB_PARTITION"] = job.partition;
@@ -48,6 +47,16 @@ Environment JobVariables(const JobEnvironmentInput& job) {
   env["SLURM_SUBMIT_HOST"] = job.submit_host;
   env["SLURM_CLUSTER_NAME"] = job.cluster_name;
   env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count);
+  if (job.array_job_id != 0) {
+    env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
+    env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
+  }
+  return env;
+}
+
+Environment JobVariables(const JobEnvironmentInput& job) {
+  Environment env = AllocationVariables(job);
+  env["SLURM_CPUS_ON_NODE"] = absl::StrCat(job.cpus);
   env["SLURMD_NODENAME"] = job.node_name;
   env["SLURM_NODEID"] = absl::StrCat(job.node_index);
   env["SLURM_PROCID"] = "0";
@@ -59,10 +68,6 @@ Environment JobVariables(const JobEnvironmentInput& job) {
     env["SLURM_GPUS_ON_NODE"] = absl::StrCat(job.gpu_indexes.size());
     env["SLURM_JOB_GPUS"] = gpus;
     env[job.amd_gpus ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = gpus;
-  }
-  if (job.array_job_id != 0) {
-    env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
-    env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
   }
   return env;
 }

@@ -35,11 +35,11 @@ struct JobEnvironmentInput {
   uint32_t array_task_id = 0;
 
   // This node.
-  std::string node_name;  // SLURMD_NODENAME
-  int32_t node_index = 0;  // SLURM_NODEID
-  int32_t cpus = 0;        // CPUs given to the job here (SLURM_CPUS_ON_NODE)
+  std::string node_name;             // SLURMD_NODENAME
+  int32_t node_index = 0;            // SLURM_NODEID
+  int32_t cpus = 0;                  // CPUs given to the job here (SLURM_CPUS_ON_NODE)
   std::vector<int32_t> gpu_indexes;  // GPUs given to the job here
-  bool amd_gpus = false;  // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
+  bool amd_gpus = false;             // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
   std::string topology_addr;
   std::string topology_addr_pattern;
 };
@@ -53,6 +53,11 @@ struct StepEnvironmentInput {
   int32_t num_nodes = 0;
   std::string tasks_per_node;  // compressed counts, e.g. "2(x4)"
 };
+
+// The variables that describe the allocation as a whole, with nothing of one node: what salloc
+// gives the command it runs on the submit host (SLURM_JOB_ID, SLURM_JOB_NODELIST,
+// SLURM_JOB_NUM_NODES, SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE from `cpus`, ...).
+Environment AllocationVariables(const JobEnvironmentInput& job);
 
 // The variables a job's batch script (and every step task) gets on this node: SLURM_JOB_ID,
 // SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE, SLURM_CPUS_ON_NODE, CUDA_VISIBLE_DEVICES, ...

@@ -56,6 +56,27 @@ TEST(JobEnvironmentTest, BatchTasksUseTheStepRule) {
   EXPECT_EQ(env["SLURM_ARRAY_TASK_ID"], "1");
 }
 
+// salloc's command runs on the submit host: the allocation's variables, none of a node's.
+TEST(JobEnvironmentTest, AllocationVariablesHaveNothingOfOneNode) {
+  Environment env = AllocationVariables(ThreeNodeJob());
+  EXPECT_EQ(env["SLURM_JOB_ID"], "7");
+  EXPECT_EQ(env["SLURM_JOB_NODELIST"], "gpu[1-3]");
+  EXPECT_EQ(env["SLURM_JOB_NUM_NODES"], "3");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2(x2),1");
+  EXPECT_EQ(env["SLURM_JOB_CPUS_PER_NODE"], "4(x3)");
+  for (const char* node_only :
+       {"SLURMD_NODENAME", "SLURM_NODEID", "SLURM_CPUS_ON_NODE", "SLURM_PROCID", "SLURM_LOCALID",
+        "CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS", "SLURM_TOPOLOGY_ADDR"}) {
+    EXPECT_THAT(env, Not(Contains(Key(node_only))));
+  }
+  // The batch script's are the same plus this node's.
+  Environment batch = JobVariables(ThreeNodeJob());
+  for (const auto& [key, value] : env) {
+    EXPECT_EQ(batch[key], value) << key;
+  }
+  EXPECT_EQ(batch["SLURMD_NODENAME"], "gpu2");
+}
+
 TEST(JobEnvironmentTest, StepVariablesOverrideTheJobs) {
   StepEnvironmentInput step;
   step.step_id = 2;

@@ -233,5 +233,21 @@ TEST(SrunOptionsTest, InputEnvironment) {
             "error: Invalid --distribution specification");
 }
 
+// srun --jobid=ID --overlap attaches a step to a running job (steps always share its CPUs).
+TEST(SrunOptionsTest, Overlap) {
+  absl::StatusOr<SrunOptions> o = ParseSrunArgs({"--jobid=7", "--overlap", "hostname"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->overlap);
+  EXPECT_EQ(*o->jobid, 7u);
+  EXPECT_FALSE(ParseSrunArgs({"hostname"})->overlap);
+  SrunInput input;
+  input.env = {{"SLURM_OVERLAP", "1"}, {"SLURM_OVERCOMMIT", "1"}};
+  EXPECT_TRUE(ParseSrunArgs({"hostname"}, input)->overlap);
+  input.env = {{"SLURM_OVERLAP", "0"}, {"SLURM_OVERCOMMIT", "1"}};
+  o = ParseSrunArgs({"hostname"}, input);
+  EXPECT_FALSE(o->overlap);
+  EXPECT_TRUE(o->overcommit);  // one flag's false value leaves the other alone
+}
+
 }  // namespace
 }  // namespace canopy::ctl::srun

@@ -89,6 +89,23 @@ absl::Status WaitForAllocation(client::ControllerClient& client, uint32_t job_id
   }
 }
 
+// srun --test-only: when and where the allocation would start, as sbatch --test-only says it
+// (slurm_job_will_run prints the same line for both), without running anything.
+int TestOnly(client::ControllerClient& controller, canopy::v1::JobSpec spec, std::ostream& err) {
+  canopy::v1::SubmitJobRequest request;
+  *request.mutable_spec() = std::move(spec);
+  request.set_test_only(true);
+  absl::StatusOr<canopy::v1::SubmitJobResponse> response = controller.SubmitJob(request);
+  if (!response.ok()) {
+    client::PrintPrefixed("srun: error: allocation failure: ", response.status().message(), err);
+    return 1;
+  }
+  err << "srun: " << sbatch::TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
+  return 0;
+}
+
+}  // namespace
+
 // --uid/--gid: root only, resolved to ids (slurm::ResolveRunAs).
 absl::Status ResolveUidAndGid(SrunOptions& o) {
   if (!o.uid.empty()) {
@@ -109,23 +126,6 @@ absl::Status ResolveUidAndGid(SrunOptions& o) {
   }
   return absl::OkStatus();
 }
-
-// srun --test-only: when and where the allocation would start, as sbatch --test-only says it
-// (slurm_job_will_run prints the same line for both), without running anything.
-int TestOnly(client::ControllerClient& controller, canopy::v1::JobSpec spec, std::ostream& err) {
-  canopy::v1::SubmitJobRequest request;
-  *request.mutable_spec() = std::move(spec);
-  request.set_test_only(true);
-  absl::StatusOr<canopy::v1::SubmitJobResponse> response = controller.SubmitJob(request);
-  if (!response.ok()) {
-    client::PrintPrefixed("srun: error: allocation failure: ", response.status().message(), err);
-    return 1;
-  }
-  err << "srun: " << sbatch::TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
-  return 0;
-}
-
-}  // namespace
 
 int RunSrun(const std::vector<std::string>& args, const std::string& controller, std::ostream& out,
             std::ostream& err) {

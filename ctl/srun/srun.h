@@ -10,7 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "ctl/srun/options.h"
+
 namespace canopy::ctl::srun {
+
+// --uid/--gid: root only (checked again by canopyd), resolved to ids into run_as_uid/gid
+// (slurm::ResolveRunAs). salloc resolves its own the same way.
+absl::Status ResolveUidAndGid(SrunOptions& options);
 
 // `args` excludes the program name; `controller` is canopyctl's --controller (may be empty).
 int RunSrun(const std::vector<std::string>& args, const std::string& controller, std::ostream& out,
