@@ -56,6 +56,7 @@ enum class Opt {
   kHint,
   kOvercommit,
   kOverlap,
+  kUnbuffered,
   kReservation,
   kDeadline,
   kDelayBoot,
@@ -110,6 +111,7 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"hint", '\0', ArgKind::kRequired, Opt::kHint},
     {"overcommit", 'O', ArgKind::kNone, Opt::kOvercommit},
     {"overlap", '\0', ArgKind::kNone, Opt::kOverlap},
+    {"unbuffered", 'u', ArgKind::kNone, Opt::kUnbuffered},
     {"reservation", '\0', ArgKind::kRequired, Opt::kReservation},
     {"deadline", '\0', ArgKind::kRequired, Opt::kDeadline},
     {"delay-boot", '\0', ArgKind::kRequired, Opt::kDelayBoot},
@@ -130,21 +132,14 @@ struct EnvironmentOption {
   Opt option;
 };
 constexpr EnvironmentOption kSrunEnvironment[] = {
-    {"SLURM_CONTAINER", Opt::kContainer},
-    {"SLURM_CPU_BIND", Opt::kCpuBind},
-    {"SLURM_CPUS_PER_GPU", Opt::kCpusPerGpu},
-    {"SLURM_DELAY_BOOT", Opt::kDelayBoot},
-    {"SLURM_DISTRIBUTION", Opt::kDistribution},
-    {"SLURM_GPU_BIND", Opt::kGpuBind},
-    {"SLURM_GPUS_PER_TASK", Opt::kGpusPerTask},
-    {"SLURM_HINT", Opt::kHint},
-    {"SLURM_MEM_PER_GPU", Opt::kMemPerGpu},
-    {"SLURM_MPI_TYPE", Opt::kMpi},
-    {"SLURM_OPEN_MODE", Opt::kOpenMode},
-    {"SLURM_OVERCOMMIT", Opt::kOvercommit},
-    {"SLURM_OVERLAP", Opt::kOverlap},
-    {"SLURM_RESERVATION", Opt::kReservation},
-    {"SLURM_WCKEY", Opt::kWckey},
+    {"SLURM_CONTAINER", Opt::kContainer},       {"SLURM_CPU_BIND", Opt::kCpuBind},
+    {"SLURM_CPUS_PER_GPU", Opt::kCpusPerGpu},   {"SLURM_DELAY_BOOT", Opt::kDelayBoot},
+    {"SLURM_DISTRIBUTION", Opt::kDistribution}, {"SLURM_GPU_BIND", Opt::kGpuBind},
+    {"SLURM_GPUS_PER_TASK", Opt::kGpusPerTask}, {"SLURM_HINT", Opt::kHint},
+    {"SLURM_MEM_PER_GPU", Opt::kMemPerGpu},     {"SLURM_MPI_TYPE", Opt::kMpi},
+    {"SLURM_OPEN_MODE", Opt::kOpenMode},        {"SLURM_OVERCOMMIT", Opt::kOvercommit},
+    {"SLURM_OVERLAP", Opt::kOverlap},           {"SLURM_UNBUFFEREDIO", Opt::kUnbuffered},
+    {"SLURM_RESERVATION", Opt::kReservation},   {"SLURM_WCKEY", Opt::kWckey},
 };
 
 absl::Status Error(absl::string_view text) {
@@ -379,6 +374,9 @@ absl::Status Apply(const slurm::OptionSpec& option, std::optional<absl::string_v
     case Opt::kOverlap:
       o.overlap = true;
       return absl::OkStatus();
+    case Opt::kUnbuffered:
+      o.unbuffered = true;
+      return absl::OkStatus();
     case Opt::kReservation:
       return set(o.reservation);
     case Opt::kDeadline: {
@@ -446,7 +444,9 @@ absl::Status ApplyEnvironment(const SrunInput& input, SrunOptions& o) {
     if (spec->arg == ArgKind::kNone) {
       if (!slurm::EnvironmentFlagIsSet(it->second)) {
         // The flag variables srun reads here: set to a false value, they turn the flag off.
-        (e.option == Opt::kOverlap ? o.overlap : o.overcommit) = false;
+        (e.option == Opt::kOverlap      ? o.overlap
+         : e.option == Opt::kUnbuffered ? o.unbuffered
+                                        : o.overcommit) = false;
         continue;
       }
       arg.reset();

@@ -9,17 +9,17 @@
 // Slurm 22.05's srun does (and recorded in the allocation srun submits where scontrol or sacct
 // would show them): --comment, --wckey, --mail-type, --mail-user, --open-mode, --propagate,
 // --gpus-per-task, --gpu-bind, --cpus-per-gpu, --mem-per-gpu, -m/--distribution, --mpi,
-// --cpu-bind (and OpenMPI's --cpu_bind), --hint, -O/--overcommit, --overlap, --reservation,
-// --deadline, --delay-boot, --container, --uid, --gid, -W/--wait=SECONDS, --test-only; and
-// -h/--help, --usage, -V/--version. Unique prefixes of the long names too ("--part"), as
-// getopt_long takes them. Like srun, parsing stops at the first non-option: it and the rest are the
-// command.
+// --cpu-bind (and OpenMPI's --cpu_bind), --hint, -O/--overcommit, --overlap, -u/--unbuffered,
+// --reservation, --deadline, --delay-boot, --container, --uid, --gid, -W/--wait=SECONDS,
+// --test-only; and -h/--help, --usage, -V/--version. Unique prefixes of the long names too
+// ("--part"), as getopt_long takes them. Like srun, parsing stops at the first non-option: it
+// and the rest are the command.
 //
 // Input environment variables (srun(1)) are read for the options Canopy only checks or records:
 // SLURM_CONTAINER, SLURM_CPU_BIND, SLURM_CPUS_PER_GPU, SLURM_DELAY_BOOT, SLURM_DISTRIBUTION,
 // SLURM_GPU_BIND, SLURM_GPUS_PER_TASK, SLURM_HINT, SLURM_MEM_PER_GPU, SLURM_MPI_TYPE,
-// SLURM_OPEN_MODE, SLURM_OVERCOMMIT, SLURM_OVERLAP, SLURM_RESERVATION, SLURM_WCKEY; the command
-// line wins.
+// SLURM_OPEN_MODE, SLURM_OVERCOMMIT, SLURM_OVERLAP, SLURM_RESERVATION, SLURM_UNBUFFEREDIO,
+// SLURM_WCKEY; the command line wins.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +77,9 @@ struct SrunOptions {
   // step reserves nothing inside its allocation), so this is what every step gets; accepted so
   // that `srun --jobid=ID --overlap CMD` (attach to a running job) works as in Slurm.
   bool overlap = false;
+  // -u, --unbuffered: task output is printed as it arrives instead of by whole lines (submitit
+  // runs its tasks this way). With -l, lines are still assembled so each can be labelled.
+  bool unbuffered = false;
   std::string reservation;
   std::optional<absl::Time> deadline;
   std::optional<absl::Duration> delay_boot;

@@ -249,5 +249,15 @@ TEST(SrunOptionsTest, Overlap) {
   EXPECT_TRUE(o->overcommit);  // one flag's false value leaves the other alone
 }
 
+// submitit runs its tasks with srun --unbuffered.
+TEST(SrunOptionsTest, Unbuffered) {
+  EXPECT_TRUE(ParseSrunArgs({"--unbuffered", "python"})->unbuffered);
+  EXPECT_TRUE(ParseSrunArgs({"-u", "python"})->unbuffered);
+  EXPECT_FALSE(ParseSrunArgs({"python"})->unbuffered);
+  SrunInput input;
+  input.env = {{"SLURM_UNBUFFEREDIO", "1"}};
+  EXPECT_TRUE(ParseSrunArgs({"python"}, input)->unbuffered);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::srun

@@ -273,7 +273,11 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
         attached.insert(e->node);
         break;
       case StepIoEvent::Kind::kOutput:
-        (e->stream == 1 ? err : out) << buffer.Append(e->rank, e->stream, e->data);
+        if (options->unbuffered && !options->label) {
+          (e->stream == 1 ? err : out) << e->data;
+        } else {
+          (e->stream == 1 ? err : out) << buffer.Append(e->rank, e->stream, e->data);
+        }
         (e->stream == 1 ? err : out).flush();
         break;
       case StepIoEvent::Kind::kExited:
