@@ -1,274 +1,151 @@
 #include "ctl/sinfo/render.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "common/rpc/status_convert.h"
-#include "common/slurm/format_spec.h"
 #include "common/slurm/hostlist.h"
-#include "common/slurm/time_format.h"
+#include "ctl/sinfo/fields.h"
+#include "ctl/sinfo/format.h"
+#include "ctl/sinfo/rows.h"
+#include "ctl/sinfo/sort.h"
 
 namespace canopy::ctl::sinfo {
 namespace {
 
-// Default formats, from sinfo(1).
-constexpr char kDefaultFormat[] = "%#P %.5a %.10l %.6D %.6t %N";
-constexpr char kNodeFormat[] = "%#N %.6D %#P %6t";
-// sinfo(1) shows two spaces before %N here, Slurm 22.05 prints one.
-constexpr char kSummarizeFormat[] = "%#P %.5a %.10l %.16F %N";
-constexpr char kReasonFormat[] = "%20E %9u %19H %N";
+// sinfo's MIN_NODE_FIELD_SIZE and MIN_PART_FIELD_SIZE.
+constexpr int kMinSizedWidth = 9;
 
-std::string Header(char field) {
-  switch (field) {
-    case 'P':
-      return "PARTITION";
-    case 'a':
-      return "AVAIL";
-    case 'l':
-      return "TIMELIMIT";
-    case 'D':
-      return "NODES";
-    case 't':
-    case 'T':
-      return "STATE";
-    case 'N':
-      return "NODELIST";
-    case 'c':
-      return "CPUS";
-    case 'm':
-      return "MEMORY";
-    case 'G':
-      return "GRES";
-    case 'F':
-      return "NODES(A/I/O/T)";
-    case 'E':
-      return "REASON";
-    case 'u':
-      return "USER";
-    case 'H':
-      return "TIMESTAMP";
-    default:
-      return std::string(1, field);
-  }
-}
-
-std::string TimeLimit(const canopy::v1::Partition& p) {
-  if (!p.has_max_time()) {
-    return "infinite";
-  }
-  return slurm::FormatSlurmDuration(rpc::FromProtoDuration(p.max_time()));
-}
-
-std::string Gres(const canopy::v1::Node& n) {
-  if (n.gpus_configured() == 0) {
-    return "(null)";
-  }
-  return n.gpu_type().empty() ? absl::StrCat("gpu:", n.gpus_configured())
-                              : absl::StrCat("gpu:", n.gpu_type(), ":", n.gpus_configured());
-}
-
-// A row: some nodes (of one partition, or none with -R) that print alike.
-struct Row {
-  const canopy::v1::Partition* partition = nullptr;
-  std::vector<const canopy::v1::Node*> nodes;
-};
-
-std::string Value(char field, const Row& row, absl::TimeZone tz) {
-  const canopy::v1::Node& first = *row.nodes.front();
-  switch (field) {
-    case 'P':
-      return row.partition == nullptr
-                 ? ""
-                 : absl::StrCat(row.partition->name(), row.partition->is_default() ? "*" : "");
-    case 'a':
-      return row.partition == nullptr ? "" : (row.partition->up() ? "up" : "down");
-    case 'l':
-      return row.partition == nullptr ? "" : TimeLimit(*row.partition);
-    case 'D':
-      return absl::StrCat(row.nodes.size());
-    case 't':
-      return first.slurm_state();
-    case 'T':
-      return first.slurm_state_long();
-    case 'N': {
-      std::vector<std::string> names;
-      for (const auto* n : row.nodes) {
-        names.push_back(n->name());
-      }
-      return slurm::CompressHostlist(names);
-    }
-    case 'c':
-      return absl::StrCat(first.cpus());
-    case 'm':
-      return absl::StrCat(first.real_memory_mib());
-    case 'G':
-      return Gres(first);
-    case 'F': {
-      int a = 0, i = 0, o = 0;
-      for (const auto* n : row.nodes) {
-        const std::string& s = n->slurm_state();
-        if (absl::StartsWith(s, "alloc") || absl::StartsWith(s, "mix") || s == "drng") {
-          ++a;
-        } else if (s == "idle") {
-          ++i;
-        } else {
-          ++o;
-        }
-      }
-      return absl::StrCat(a, "/", i, "/", o, "/", row.nodes.size());
-    }
-    case 'E':
-      return first.reason().empty() ? "none" : first.reason();
-    case 'u':
-      return first.reason_user().empty() ? "Unknown" : first.reason_user();
-    case 'H':
-      return first.has_reason_time()
-                 ? slurm::FormatSlurmTimestamp(rpc::FromProtoTime(first.reason_time()), tz)
-                 : "Unknown";
-    default:
-      return "";
-  }
-}
-
-// Rows group nodes that print the same in every field but the per-group ones (N, D, F).
-std::vector<Row> GroupRows(const std::vector<slurm::FormatItem>& items, const SinfoOptions& options,
-                           const std::vector<const canopy::v1::Partition*>& partitions,
-                           const std::vector<const canopy::v1::Node*>& nodes, absl::TimeZone tz) {
-  std::vector<Row> rows;
-  auto key_of = [&](const Row& single) {
-    std::string key;
-    for (const slurm::FormatItem& it : items) {
-      if (it.field != 0 && it.field != 'N' && it.field != 'D' && it.field != 'F') {
-        absl::StrAppend(&key, Value(it.field, single, tz), "\x1f");
-      }
-    }
-    return key;
-  };
-  auto group = [&](const canopy::v1::Partition* p,
-                   const std::vector<const canopy::v1::Node*>& members) {
-    std::map<std::string, size_t> index;
-    for (const canopy::v1::Node* n : members) {
-      Row single{p, {n}};
-      if (options.node_oriented) {
-        rows.push_back(single);
-        continue;
-      }
-      const std::string key = options.summarize ? std::string() : key_of(single);
-      auto [it, inserted] = index.emplace(key, rows.size());
-      if (inserted) {
-        rows.push_back(single);
-      } else {
-        rows[it->second].nodes.push_back(n);
-      }
-    }
-  };
-  if (options.reasons) {
-    std::vector<const canopy::v1::Node*> with_reason;
-    for (const auto* n : nodes) {
-      if (!n->reason().empty() && (n->drain() || n->state() == canopy::v1::NODE_STATE_DOWN)) {
-        with_reason.push_back(n);
-      }
-    }
-    group(nullptr, with_reason);
-    return rows;
-  }
-  std::map<std::string, const canopy::v1::Node*> by_name;
-  for (const auto* n : nodes) {
-    by_name[n->name()] = n;
-  }
-  for (const canopy::v1::Partition* p : partitions) {
-    std::vector<const canopy::v1::Node*> members;
-    for (const std::string& name : p->nodes()) {
-      if (auto it = by_name.find(name); it != by_name.end()) {
-        members.push_back(it->second);
-      }
-    }
-    group(p, members);
-  }
-  return rows;
-}
-
-std::string Fit(const std::string& value, const slurm::FormatItem& item, size_t width) {
-  if (width == 0) {
+// _print_str: cut to `width`, then pad to it; width 0 prints the value whole.
+std::string Fit(const std::string& value, int width, bool right) {
+  if (width <= 0) {
     return value;
   }
-  if (value.size() >= width) {
-    return value.substr(0, width);
+  const size_t w = static_cast<size_t>(width);
+  if (value.size() >= w) {
+    return value.substr(0, w);
   }
-  const std::string pad(width - value.size(), ' ');
-  return item.right ? pad + value : value + pad;
+  const std::string pad(w - value.size(), ' ');
+  return right ? pad + value : value + pad;
+}
+
+RowSelection SelectionOf(const SinfoOptions& options) {
+  RowSelection s;
+  s.node_oriented = options.node_oriented;
+  s.list_reasons = options.reasons;
+  s.exact = options.exact;
+  s.dead = options.dead;
+  s.responding = options.responding;
+  s.partitions = options.partitions;
+  s.states = options.states;
+  if (options.nodes_given) {
+    // A list sinfo cannot read selects no node (Slurm prints its partitions empty).
+    absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(options.nodes);
+    s.node_names = names.ok() ? *std::move(names) : std::vector<std::string>();
+  }
+  return s;
+}
+
+// The width each column prints at: its own, or for the sized default columns the widest value.
+std::vector<int> Widths(const SinfoFormat& format, const std::vector<Row>& rows,
+                        const FieldContext& context) {
+  std::vector<int> widths;
+  for (const Column& c : format.columns) {
+    int width = c.width;
+    const bool sized = (c.field == Field::kNodeList && format.size_node_list) ||
+                       (c.field == Field::kPartition && format.size_partition);
+    if (sized) {
+      width = kMinSizedWidth;
+      for (const Row& row : rows) {
+        const std::string value = c.field == Field::kPartition ? PartitionCell(row, 0)
+                                                               : FieldValue(c.field, row, context);
+        width = std::max(width, static_cast<int>(value.size()));
+      }
+    }
+    widths.push_back(width);
+  }
+  return widths;
+}
+
+std::string Line(const SinfoFormat& format, const std::vector<int>& widths, const Row* row,
+                 const FieldContext& context) {
+  std::string line = format.prefix;
+  for (size_t i = 0; i < format.columns.size(); ++i) {
+    const Column& c = format.columns[i];
+    if (c.field == Field::kInvalid) {
+      absl::StrAppend(&line, c.literal, c.suffix);
+      continue;
+    }
+    std::string value;
+    if (row == nullptr) {
+      value = std::string(FieldHeader(c.field));
+    } else if (c.field == Field::kPartition) {
+      value = PartitionCell(*row, widths[i]);
+    } else {
+      value = FieldValue(c.field, *row, context);
+    }
+    absl::StrAppend(&line, Fit(value, widths[i], c.right), c.suffix);
+  }
+  return line + "\n";
 }
 
 }  // namespace
 
-std::string RenderSinfo(const SinfoOptions& options,
+SinfoOutput RenderSinfo(const SinfoOptions& options,
                         const canopy::v1::ListPartitionsResponse& partitions,
-                        const canopy::v1::ListNodesResponse& nodes, absl::TimeZone tz) {
-  std::string format = options.format;
-  if (format.empty()) {
-    format = options.reasons         ? kReasonFormat
-             : options.summarize     ? kSummarizeFormat
-             : options.node_oriented ? kNodeFormat
-                                     : kDefaultFormat;
+                        const canopy::v1::ListNodesResponse& nodes, const RenderContext& context) {
+  SinfoOutput result;
+  const std::string blank = options.iterate_seconds > 0 ? "\n" : "";
+  if (options.reservations) {
+    result.out = absl::StrCat("No reservations in the system\n", blank);
+    return result;
   }
-  const std::vector<slurm::FormatItem> items = slurm::ParseFormatSpec(format);
-  std::set<std::string> wanted_parts;
-  for (absl::string_view p : absl::StrSplit(options.partition, ',', absl::SkipEmpty())) {
-    wanted_parts.insert(std::string(p));
+  ParsedFormat parsed =
+      options.format_long ? ParseLongFormat(options.format) : ParseFormat(options.format);
+  for (const std::string& warning : parsed.warnings) {
+    absl::StrAppend(&result.err, warning, "\n");
   }
-  std::vector<const canopy::v1::Partition*> parts;
-  for (const auto& p : partitions.partitions()) {
-    if (wanted_parts.empty() || wanted_parts.contains(p.name())) {
-      parts.push_back(&p);
-    }
-  }
-  std::vector<const canopy::v1::Node*> node_list;
-  for (const auto& n : nodes.nodes()) {
-    node_list.push_back(&n);
-  }
-  const std::vector<Row> rows = GroupRows(items, options, parts, node_list, tz);
+  SinfoFormat& format = parsed.format;
+  format.size_partition = options.size_partition;
+  format.size_node_list = options.size_node_list;
 
-  std::vector<std::vector<std::string>> cells(rows.size());
-  std::vector<size_t> widths(items.size(), 0);
-  for (size_t c = 0; c < items.size(); ++c) {
-    const slurm::FormatItem& it = items[c];
-    if (it.field == 0) {
-      continue;
-    }
-    widths[c] = it.width;
-    if (it.automatic) {
-      widths[c] = std::max<size_t>(it.width, Header(it.field).size());
-    }
+  std::vector<const canopy::v1::Partition*> parts;
+  for (const canopy::v1::Partition& p : partitions.partitions()) {
+    parts.push_back(&p);
   }
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (size_t c = 0; c < items.size(); ++c) {
-      const std::string v =
-          items[c].field == 0 ? items[c].literal : Value(items[c].field, rows[r], tz);
-      if (items[c].automatic) {
-        widths[c] = std::max(widths[c], v.size());
-      }
-      cells[r].push_back(v);
-    }
+  std::vector<NodeInfo> infos;
+  infos.reserve(nodes.nodes_size());
+  for (const canopy::v1::Node& n : nodes.nodes()) {
+    infos.push_back(NodeInfo{&n, SlurmNodeState(n, context.planned_nodes.contains(n.name()))});
   }
-  std::string out;
-  auto emit = [&](auto value_at) {
-    std::string line;
-    for (size_t c = 0; c < items.size(); ++c) {
-      line += items[c].field == 0 ? items[c].literal : Fit(value_at(c), items[c], widths[c]);
-    }
-    absl::StrAppend(&out, line, "\n");
-  };
+  std::vector<Row> rows = BuildRows(format, SelectionOf(options), parts, infos);
+  SortRows(options.sort, options.node_oriented, rows);
+
+  FieldContext fields{context.tz, context.uid_of};
+  const std::vector<int> widths = Widths(format, rows, fields);
   if (!options.no_header) {
-    emit([&](size_t c) { return Header(items[c].field); });
+    if (options.long_output || options.iterate_seconds > 0) {
+      absl::StrAppend(&result.out,
+                      absl::FormatTime("%a %b %d %H:%M:%S %Y", context.now, context.tz), "\n");
+    }
+    absl::StrAppend(&result.out, Line(format, widths, nullptr, fields));
   }
-  for (size_t r = 0; r < rows.size(); ++r) {
-    emit([&](size_t c) { return cells[r][c]; });
+  for (const Row& row : rows) {
+    absl::StrAppend(&result.out, Line(format, widths, &row, fields));
   }
-  return out;
+  absl::StrAppend(&result.out, blank);
+  return result;
+}
+
+std::set<std::string> PlannedNodes(const canopy::v1::ListJobsResponse& jobs) {
+  std::set<std::string> planned;
+  for (const canopy::v1::Job& job : jobs.jobs()) {
+    if (job.state() == canopy::v1::JOB_STATE_PENDING) {
+      planned.insert(job.expected_nodes().begin(), job.expected_nodes().end());
+    }
+  }
+  return planned;
 }
 
 }  // namespace canopy::ctl::sinfo
