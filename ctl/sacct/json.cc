@@ -3,12 +3,14 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/output/job_format.h"
+#include "ctl/output/json_value.h"
 #include "ctl/output/proto_time.h"
-#include "ctl/sacct/json_value.h"
 #include "ctl/sacct/values.h"
 
 namespace canopy::ctl::sacct {
 namespace {
+
+using output::JsonValue;
 
 using canopy::v1::AccountingRecord;
 using canopy::v1::AccountingStep;

@@ -1,8 +1,7 @@
 // sacct --json against the head of Slurm 22.05's output in tests/data/slurm-reference/
-// accounting-outputs-22.05.txt ("sacct --json -j 1212 | head -c 1500"), and the writer's rules.
+// accounting-outputs-22.05.txt ("sacct --json -j 1212 | head -c 1500").
 #include "ctl/sacct/json.h"
 
-#include "ctl/sacct/json_value.h"
 #include "ctl/sacct/render.h"
 #include "ctl/sacct/test_cluster.h"
 #include "gtest/gtest.h"
@@ -60,27 +59,6 @@ TEST(SacctJsonTest, JobMembers) {
         "\"CPUs\": 2,", "\"memory\": 8192"}) {
     EXPECT_NE(out.find(member), std::string::npos) << member << "\n" << out;
   }
-}
-
-TEST(SacctJsonTest, WriterLayoutAndEscapes) {
-  JsonValue doc = JsonValue::Object();
-  doc.Set("a", JsonValue::Array())
-      .Set("b", JsonValue::Object())
-      .Set("c", JsonValue::Array().Push(JsonValue::Int(-1)).Push(JsonValue::Bool(true)))
-      .Set("d", JsonValue::Null());
-  EXPECT_EQ(doc.Pretty(),
-            "{\n"
-            "  \"a\": [\n"
-            "  ],\n"
-            "  \"b\": {\n"
-            "  },\n"
-            "  \"c\": [\n"
-            "    -1,\n"
-            "    true\n"
-            "  ],\n"
-            "  \"d\": null\n"
-            "}");
-  EXPECT_EQ(JsonQuote("a/b\"c\\d\n\t\x01\xc3\xa9"), "\"a\\/b\\\"c\\\\d\\n\\t\\u0001\xc3\xa9\"");
 }
 
 }  // namespace

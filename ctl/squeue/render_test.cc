@@ -227,14 +227,15 @@ TEST_F(SqueueFormatTest, QosIsTheJobsOwn) {
   jobs_.mutable_jobs(1)->mutable_spec()->set_account("ml");  // job 2: a record without a QOS
   EXPECT_EQ(Render({"-h", "-j", "1,2,3", "-o", "%i %q"}), "1 high\n2 normal\n3 (null)\n");
   EXPECT_EQ(Render({"-j", "1", "-O", "JobID:4,QOS:.6"}), "JOBI   QOS\n1     high\n");
-  // The later of -o and -O wins.
-  EXPECT_EQ(Render({"-h", "-j", "1", "-O", "QOS:5", "-o", "%i"}), "1\n");
-  EXPECT_EQ(Render({"-h", "-j", "1", "-o", "%i", "-O", "QOS:5"}), "high \n");
+  // squeue refuses -o with -O, in either order.
+  EXPECT_EQ(ParseSqueueArgs({"-O", "QOS:5", "-o", "%i"}).status().message(),
+            "error: -o (--format) is incompatible with -O (--Format)");
+  EXPECT_EQ(ParseSqueueArgs({"-o", "%i", "-O", "QOS:5"}).status().message(),
+            "error: -O (--Format) is incompatible with -o (--format)");
 }
 
 TEST_F(SqueueFormatTest, FiltersAndWidths) {
-  EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%-6i|%.4P|%3j"}),
-            "8     | gpu|job\n4     | gpu|job\n");
+  EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%6i|%.4P|%3j"}), "8     | gpu|job\n4     | gpu|job\n");
   EXPECT_EQ(Render({"-h", "-j", "5", "-o", "%i"}), "5_1\n5_2\n5_3\n");
   EXPECT_EQ(Render({"-h", "--jobs=5_2,9", "-o", "%i"}), "9\n5_2\n");
   EXPECT_EQ(Render({"-h", "-u", "nobody"}), "");

@@ -1,35 +1,118 @@
 #include "ctl/squeue/squeue.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/os/user_info.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/squeue/help.h"
 #include "ctl/squeue/render.h"
 
 namespace canopy::ctl::squeue {
+namespace {
+
+std::optional<std::string> Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+}
+
+SqueueEnvironment ProcessEnvironment() {
+  SqueueEnvironment env;
+  env.squeue_format = Env("SQUEUE_FORMAT");
+  env.squeue_format2 = Env("SQUEUE_FORMAT2");
+  env.squeue_sort = Env("SQUEUE_SORT");
+  env.uid = static_cast<uint32_t>(getuid());
+  // uid_from_string: a name, else a number.
+  env.lookup_user = [](const std::string& user) -> std::optional<uint32_t> {
+    absl::StatusOr<os::UserInfo> info = os::LookupUserByName(user);
+    if (info.ok()) {
+      return info->uid;
+    }
+    uint32_t uid = 0;
+    if (absl::SimpleAtoi(user, &uid)) {
+      return uid;
+    }
+    return std::nullopt;
+  };
+  return env;
+}
+
+RenderEnvironment Names() {
+  RenderEnvironment env;
+  env.tz = absl::LocalTimeZone();
+  env.group_name = [](uint32_t gid) {
+    absl::StatusOr<std::string> group = os::LookupGroupName(gid);
+    return group.ok() ? *group : absl::StrCat(gid);
+  };
+  return env;
+}
+
+// One listing: 0, or squeue's exit code for a failure.
+int ListOnce(const SqueueOptions& options, client::ControllerClient& client, std::ostream& out,
+             std::ostream& err) {
+  // Filtering is done here (squeue filters client-side too): one request, and "-j 5" can match
+  // every task of array 5.
+  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = client.ListJobs({});
+  if (!jobs.ok()) {
+    err << "squeue: error: " << jobs.status().message() << "\n";
+    return 1;
+  }
+  if (NoRequestedJobFound(options, *jobs)) {
+    err << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  const SqueueOutput result = RenderSqueueOutput(options, *jobs, Names());
+  err << result.err;
+  out << result.out;
+  return result.exit_code;
+}
+
+}  // namespace
 
 int RunSqueue(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<SqueueOptions> options = ParseSqueueArgs(args);
+  absl::StatusOr<SqueueOptions> options = ParseSqueueArgs(args, ProcessEnvironment());
   if (!options.ok()) {
     client::PrintCliError("squeue", options.status().message(), err);
+    if (absl::StrContains(options.status().message(), "Unrecognized option")) {
+      out << SqueueUsage();
+    }
     return 1;
+  }
+  switch (options->info) {
+    case InfoRequest::kHelp:
+      out << SqueueHelp();
+      return 0;
+    case InfoRequest::kUsage:
+      out << SqueueUsage();
+      return 0;
+    case InfoRequest::kVersion:
+      out << SqueueVersion();
+      return 0;
+    case InfoRequest::kNone:
+      break;
+  }
+  for (const std::string& warning : options->warnings) {
+    err << warning;
   }
   absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
   if (!client.ok()) {
     err << "squeue: error: " << client.status().message() << "\n";
     return 1;
   }
-  // Filtering is done here (squeue filters client-side too): one request, and "-j 5" can match
-  // every task of array 5.
-  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = client->ListJobs({});
-  if (!jobs.ok()) {
-    err << "squeue: error: " << jobs.status().message() << "\n";
-    return 1;
+  // -i: list again every N seconds, a blank line after each listing, until interrupted.
+  while (true) {
+    const int rc = ListOnce(*options, *client, out, err);
+    if (options->iterate_seconds <= 0 || rc != 0) {
+      return rc;
+    }
+    out << "\n" << std::flush;
+    absl::SleepFor(absl::Seconds(options->iterate_seconds));
   }
-  if (NoRequestedJobFound(*options, *jobs)) {
-    err << "slurm_load_jobs error: Invalid job id specified\n";
-    return 1;
-  }
-  out << RenderSqueue(*options, *jobs, absl::LocalTimeZone());
-  return 0;
 }
 
 }  // namespace canopy::ctl::squeue

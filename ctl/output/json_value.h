@@ -1,8 +1,8 @@
-// A small JSON document builder for sacct --json, printed the way Slurm 22.05's serializer
-// (json-c with JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) prints: two-space indents,
-// "key": value, keys in insertion order, empty arrays and objects as "[" / "{" and the closing
-// bracket on its own line, '/' escaped as "\/", control characters as \uXXXX, other bytes as
-// they are. Thread-compatible.
+// A small JSON document builder for sacct and squeue --json, printed the way Slurm 22.05's
+// serializer (json-c with JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) prints: two-space
+// indents, "key": value, keys in insertion order, empty arrays and objects as "[" / "{" and the
+// closing bracket on its own line, '/' escaped as "\/", control characters as \uXXXX, other bytes
+// as they are. Thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace canopy::ctl::sacct {
+namespace canopy::ctl::output {
 
 class JsonValue {
  public:
@@ -47,4 +47,4 @@ class JsonValue {
 // json-c's json_escape_str, quotes included.
 std::string JsonQuote(const std::string& s);
 
-}  // namespace canopy::ctl::sacct
+}  // namespace canopy::ctl::output

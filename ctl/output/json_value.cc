@@ -1,11 +1,11 @@
-#include "ctl/sacct/json_value.h"
+#include "ctl/output/json_value.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace canopy::ctl::sacct {
+namespace canopy::ctl::output {
 namespace {
 
 void Indent(int level, std::string& out) { out.append(static_cast<size_t>(level) * 2, ' '); }
@@ -132,4 +132,4 @@ std::string JsonQuote(const std::string& s) {
   return out + "\"";
 }
 
-}  // namespace canopy::ctl::sacct
+}  // namespace canopy::ctl::output
