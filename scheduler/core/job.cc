@@ -106,6 +106,10 @@ absl::string_view JobReasonName(JobReason reason) {
       return "AssocMaxWallDurationPerJobLimit";
     case JobReason::kInvalidQOS:
       return "InvalidQOS";
+    case JobReason::kNonZeroExitCode:
+      return "NonZeroExitCode";
+    case JobReason::kTimeLimit:
+      return "TimeLimit";
   }
   return "None";
 }

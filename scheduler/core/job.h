@@ -84,8 +84,12 @@ enum class JobReason {
   kAssocMaxMemoryPerJob,
   kAssocMaxWallDurationPerJobLimit,
   kInvalidQOS,
+  // Why a finished job ended as it did, as Slurm keeps it (squeue -t all): FAILED with a
+  // non-zero exit code or a signal, TIMEOUT.
+  kNonZeroExitCode,
+  kTimeLimit,
 };
-inline constexpr int kJobReasonCount = 42;
+inline constexpr int kJobReasonCount = 44;
 
 // "PENDING", "RUNNING", "NODE_FAIL", ... as squeue -l / sacct print them.
 absl::string_view JobStateName(JobState state);

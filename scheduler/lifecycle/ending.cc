@@ -74,6 +74,11 @@ void EndNow(LifecycleState& s, core::Job& job, core::JobState final_state, Effec
   }
   s.LeaveNodes(job.id, job.allocation, effects);
   job.completing_to.reset();
+  if (final_state == core::JobState::kFailed && (job.exit_code != 0 || job.exit_signal != 0)) {
+    job.reason = core::JobReason::kNonZeroExitCode;
+  } else if (final_state == core::JobState::kTimeout) {
+    job.reason = core::JobReason::kTimeLimit;
+  }
   s.Touch(job.id, effects);
   effects.schedule = true;
   effects.info.push_back(absl::StrCat("job ", job.id.value(), " ended ",

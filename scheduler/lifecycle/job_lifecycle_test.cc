@@ -213,7 +213,8 @@ TEST_F(JobLifecycleTest, GangLaunchConfirmExitCleanupComplete) {
   const core::Job& done = Job(id);
   EXPECT_EQ(done.state, JobState::kFailed);
   EXPECT_EQ(done.exit_code, 3);
-  EXPECT_THAT(Nodes(id), ElementsAre("gpu1", "gpu2"));  // where it ran stays on record
+  EXPECT_EQ(done.reason, core::JobReason::kNonZeroExitCode);  // as Slurm's squeue -t all shows
+  EXPECT_THAT(Nodes(id), ElementsAre("gpu1", "gpu2"));        // where it ran stays on record
   EXPECT_EQ(FreeGpus(0), 4);
   EXPECT_EQ(done.end_time, clock_.Now());
 }
@@ -308,6 +309,7 @@ TEST_F(JobLifecycleTest, TimeLimitKillsAndEndsAsTimeout) {
   EXPECT_EQ(Job(id).state, JobState::kCompleting);
   Report(0, id, JobPhase::kCleanedUp);
   EXPECT_EQ(Job(id).state, JobState::kTimeout);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kTimeLimit);
   EXPECT_EQ(Job(id).exit_signal, 15);
 }
 
