@@ -11,6 +11,7 @@
 #include "common/slurm/dependency.h"
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
+#include "ctl/client/wire_dependency.h"
 
 namespace canopy::ctl::sbatch {
 namespace {
@@ -26,24 +27,6 @@ std::string ResolvePath(const std::string& path, const std::string& cwd) {
   return absl::StrCat(cwd, cwd.empty() || cwd.back() == '/' ? "" : "/", path);
 }
 
-canopy::v1::JobDependency::Type WireType(slurm::DependencyType type) {
-  switch (type) {
-    case slurm::DependencyType::kAfter:
-      return canopy::v1::JobDependency::TYPE_AFTER;
-    case slurm::DependencyType::kAfterAny:
-      return canopy::v1::JobDependency::TYPE_AFTER_ANY;
-    case slurm::DependencyType::kAfterOk:
-      return canopy::v1::JobDependency::TYPE_AFTER_OK;
-    case slurm::DependencyType::kAfterNotOk:
-      return canopy::v1::JobDependency::TYPE_AFTER_NOT_OK;
-    case slurm::DependencyType::kAfterCorr:
-      return canopy::v1::JobDependency::TYPE_AFTER_CORR;
-    case slurm::DependencyType::kSingleton:
-      return canopy::v1::JobDependency::TYPE_SINGLETON;
-  }
-  return canopy::v1::JobDependency::TYPE_UNSPECIFIED;
-}
-
 // --dependency into the spec. canopyd checks that the jobs exist.
 absl::Status ApplyDependency(const std::string& text, canopy::v1::JobSpec& spec) {
   absl::StatusOr<slurm::DependencyList> list = slurm::ParseDependency(text);
@@ -52,17 +35,7 @@ absl::Status ApplyDependency(const std::string& text, canopy::v1::JobSpec& spec)
         absl::StrCat("error: ", list.status().message(),
                      "\nerror: Batch job submission failed: Job dependency problem"));
   }
-  for (const slurm::DependencyItem& item : list->items) {
-    canopy::v1::JobDependency* d = spec.add_dependencies();
-    d->set_type(WireType(item.type));
-    d->set_job_id(item.job_id);
-    if (item.task_id.has_value()) {
-      d->set_array_task_id(*item.task_id);
-    }
-    if (item.minutes > 0) {
-      SetDuration(absl::Minutes(item.minutes), *d->mutable_delay());
-    }
-  }
+  client::AppendWireDependencies(*list, *spec.mutable_dependencies());
   spec.set_dependency_any(list->any);
   return absl::OkStatus();
 }

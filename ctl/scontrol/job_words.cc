@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "common/slurm/time_format.h"
+#include "ctl/scontrol/job_update_keys.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
@@ -180,7 +181,14 @@ absl::StatusOr<JobUpdate> ParseJobUpdate(const std::vector<std::string>& words) 
       }
       changes = true;
     } else {
-      return Invalid(absl::StrCat("Update of this parameter is not supported: ", word));
+      absl::StatusOr<bool> applied = ApplyJobRequestKey(key, value, update.request);
+      if (!applied.ok()) {
+        return applied.status();
+      }
+      if (!*applied) {
+        return Invalid(absl::StrCat("Update of this parameter is not supported: ", word));
+      }
+      changes = true;
     }
   }
   if (!have_job) {

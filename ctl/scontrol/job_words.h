@@ -5,7 +5,9 @@
 //              hold/release: every pending job of that name the caller may act on)
 //   update     job ID KEY=VALUE...   or   JobId=ID KEY=VALUE... (keys in any case):
 //              Priority=N (0 holds), Nice=N, TimeLimit=TIME, TimeLimit+=TIME, TimeLimit-=TIME
-//              (TIME as --time: minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]], or UNLIMITED)
+//              (TIME as --time: minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]], or UNLIMITED),
+//              Name=, Comment=, Partition=, NumNodes=N[-M], MinNodes=N, ExcNodeList=,
+//              ReqNodeList=, Dependency= (job_update_keys.h)
 #pragma once
 
 #include <cstdint>

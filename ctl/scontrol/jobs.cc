@@ -215,6 +215,25 @@ int TopJobs(const std::vector<std::string>& args, std::ostream& err) {
   return rc;
 }
 
+int SuspendJobs(const std::vector<std::string>& args, bool quiet, std::ostream& err) {
+  absl::StatusOr<JobList> list = ParseJobList(args);
+  if (!list.ok()) {
+    err << list.status().message() << "\n";
+    return 1;
+  }
+  if (!list->job_name.empty()) {
+    // Slurm's suspend takes job ids only.
+    err << "Invalid job id specified for job jobname=" << list->job_name << "\n";
+    return 1;
+  }
+  for (const JobTarget& t : list->targets) {
+    if (!quiet) {
+      err << "Requested operation not supported on this system for job " << t.text << "\n";
+    }
+  }
+  return 1;
+}
+
 int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
   absl::StatusOr<JobUpdate> update = ParseJobUpdate(args);
   if (!update.ok()) {

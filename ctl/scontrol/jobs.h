@@ -1,5 +1,6 @@
 // scontrol's job commands, run against canopyd (the thin part: words in job_words.h, the record
-// in show_job.h): show job, hold, uhold, release, requeue, requeuehold, top, update job.
+// in show_job.h): show job, hold, uhold, release, requeue, requeuehold, top, suspend, resume,
+// update job.
 // Errors go to `err` one line per job, as "<Slurm's reason> for job <ID>", and make the
 // command exit 1. Thread-compatible.
 #pragma once
@@ -21,6 +22,11 @@ int ControlJobs(Command command, const std::vector<std::string>& args, std::ostr
 
 // top JOB_LIST: the first listed ends up first.
 int TopJobs(const std::vector<std::string>& args, std::ostream& err);
+
+// suspend|resume JOB_LIST: Canopy does not suspend jobs. Each job gets what Slurm 22.05 prints
+// when its controller answers ESLURM_NOT_SUPPORTED: "Requested operation not supported on this
+// system for job ID" (stderr, exit 1; nothing with -Q). canopyd is not asked.
+int SuspendJobs(const std::vector<std::string>& args, bool quiet, std::ostream& err);
 
 // update job ID KEY=VALUE...
 int UpdateJob(const std::vector<std::string>& args, std::ostream& err);

@@ -57,6 +57,16 @@ absl::StatusOr<ScontrolRequest> ParseShow(const std::vector<std::string>& rest) 
     request.command = Command::kShowTopology;
   } else if (Abbrev(entity, "jobs", 1) || Abbrev(entity, "jobid", 4)) {
     request.command = Command::kShowJob;
+  } else if (Abbrev(entity, "config", 1)) {
+    request.command = Command::kShowConfig;
+  } else if (Abbrev(entity, "nodes", 1)) {
+    request.command = Command::kShowNode;
+  } else if (Abbrev(entity, "partitions", 2) || Abbrev(entity, "partitionname", 2)) {
+    request.command = Command::kShowPartition;
+  } else if (Abbrev(entity, "reservations", 1) || Abbrev(entity, "reservationname", 1)) {
+    request.command = Command::kShowReservation;
+  } else if (Abbrev(entity, "steps", 2)) {
+    request.command = Command::kShowSteps;
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid entity:", entity, " for keyword:show "));
@@ -85,7 +95,31 @@ std::optional<Command> JobCommand(const std::string& word) {
   if (Abbrev(word, "top", 3)) {
     return Command::kTop;
   }
+  if (Abbrev(word, "suspend", 2)) {
+    return Command::kSuspend;
+  }
+  if (Abbrev(word, "resume", 3)) {
+    return Command::kResume;
+  }
   return std::nullopt;
+}
+
+// write batch_script JOBID [FILE|-]. Slurm reads "batch_script" from its first five letters.
+absl::StatusOr<ScontrolRequest> ParseWrite(const std::string& keyword,
+                                           const std::vector<std::string>& rest) {
+  if (rest.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("too few arguments for keyword:", keyword));
+  }
+  if (!Abbrev(rest[0], "batch_script", 5)) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid write argument:", rest[0]));
+  }
+  if (rest.size() > 3) {
+    return absl::InvalidArgumentError(absl::StrCat("too many arguments for keyword:", keyword));
+  }
+  ScontrolRequest request;
+  request.command = Command::kWriteBatchScript;
+  request.args.assign(rest.begin() + 1, rest.end());
+  return request;
 }
 
 }  // namespace
@@ -131,6 +165,8 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
     request = ScontrolRequest();
     request->command = Command::kUpdate;
     request->args = rest;
+  } else if (Abbrev(args[0], "write", 5)) {
+    request = ParseWrite(args[0], rest);
   } else if (Abbrev(args[0], "ping", 4)) {
     request = ScontrolRequest();
     request->command = Command::kPing;

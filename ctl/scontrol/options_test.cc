@@ -22,6 +22,46 @@ TEST(ScontrolOptionsTest, KeywordsAndEntities) {
   EXPECT_EQ(ParseScontrolArgs({"pin"}).status().message(), "invalid keyword: pin");
 }
 
+TEST(ScontrolOptionsTest, NewShowEntities) {
+  EXPECT_EQ(ParseScontrolArgs({"show", "node", "gpu001"})->command, Command::kShowNode);
+  EXPECT_EQ(ParseScontrolArgs({"show", "nodes"})->command, Command::kShowNode);
+  EXPECT_EQ(ParseScontrolArgs({"show", "n"})->command, Command::kShowNode);
+  EXPECT_EQ(ParseScontrolArgs({"show", "node=gpu[001-002]"})->args,
+            (std::vector<std::string>{"gpu[001-002]"}));
+  EXPECT_EQ(ParseScontrolArgs({"show", "partition"})->command, Command::kShowPartition);
+  EXPECT_EQ(ParseScontrolArgs({"show", "pa", "gpu"})->command, Command::kShowPartition);
+  EXPECT_EQ(ParseScontrolArgs({"show", "PartitionName=gpu"})->command, Command::kShowPartition);
+  EXPECT_EQ(ParseScontrolArgs({"show", "config"})->command, Command::kShowConfig);
+  EXPECT_EQ(ParseScontrolArgs({"show", "c"})->command, Command::kShowConfig);
+  EXPECT_EQ(ParseScontrolArgs({"show", "reservation"})->command, Command::kShowReservation);
+  EXPECT_EQ(ParseScontrolArgs({"show", "res"})->command, Command::kShowReservation);
+  EXPECT_EQ(ParseScontrolArgs({"show", "ReservationName=r1"})->command, Command::kShowReservation);
+  EXPECT_EQ(ParseScontrolArgs({"show", "steps"})->command, Command::kShowSteps);
+  EXPECT_EQ(ParseScontrolArgs({"show", "step", "5.0"})->command, Command::kShowSteps);
+  // Too short to tell apart from Slurm's other entities.
+  EXPECT_EQ(ParseScontrolArgs({"show", "p"}).status().message(),
+            "invalid entity:p for keyword:show ");
+  EXPECT_EQ(ParseScontrolArgs({"show", "s"}).status().message(),
+            "invalid entity:s for keyword:show ");
+  EXPECT_EQ(ParseScontrolArgs({"show", "nodename=gpu001"}).status().message(),
+            "invalid entity:nodename for keyword:show ");
+}
+
+TEST(ScontrolOptionsTest, WriteBatchScript) {
+  absl::StatusOr<ScontrolRequest> r = ParseScontrolArgs({"write", "batch_script", "5", "-"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->command, Command::kWriteBatchScript);
+  EXPECT_EQ(r->args, (std::vector<std::string>{"5", "-"}));
+  EXPECT_EQ(ParseScontrolArgs({"write", "batch"})->args, std::vector<std::string>{});
+  EXPECT_EQ(ParseScontrolArgs({"write"}).status().message(), "too few arguments for keyword:write");
+  EXPECT_EQ(ParseScontrolArgs({"write", "batch_script", "5", "f", "g"}).status().message(),
+            "too many arguments for keyword:write");
+  EXPECT_EQ(ParseScontrolArgs({"write", "bat", "5"}).status().message(),
+            "invalid write argument:bat");
+  EXPECT_EQ(ParseScontrolArgs({"writ", "batch_script", "5"}).status().message(),
+            "invalid keyword: writ");
+}
+
 TEST(ScontrolOptionsTest, GetoptOptionsAnywhereOnTheLine) {
   absl::StatusOr<ScontrolRequest> r = ParseScontrolArgs({"-o", "show", "-dv", "topology", "-v"});
   ASSERT_TRUE(r.ok()) << r.status();

@@ -1,5 +1,5 @@
-// What scontrol prints from canopyd's answers, in Slurm 22.05's formats (tests/data/slurm-reference/
-// cli-outputs-22.05.txt). Pure; thread-safe.
+// What scontrol prints from canopyd's answers, in Slurm 22.05's formats
+// (tests/data/slurm-reference/ cli-outputs-22.05.txt). Pure; thread-safe.
 #pragma once
 
 #include <optional>

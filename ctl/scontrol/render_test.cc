@@ -1,5 +1,6 @@
-// `scontrol show topology` for the reference cluster of tests/data/slurm-reference/cli-outputs-22.05.txt
-// (8 leaves of 8 nodes under one core switch), compared with what Slurm 22.05 printed there.
+// `scontrol show topology` for the reference cluster of
+// tests/data/slurm-reference/cli-outputs-22.05.txt (8 leaves of 8 nodes under one core switch),
+// compared with what Slurm 22.05 printed there.
 #include "ctl/scontrol/render.h"
 
 #include "absl/strings/str_cat.h"

@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/scontrol/batch_script.h"
+#include "ctl/scontrol/info_commands.h"
 #include "ctl/scontrol/job_words.h"
 #include "ctl/scontrol/jobs.h"
 #include "ctl/scontrol/options.h"
@@ -146,6 +148,9 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
     err << request.status().message() << "\n";
     return 1;
   }
+  InfoOptions info;
+  info.one_liner = request->one_liner;
+  info.quiet = request->quiet;
   switch (request->command) {
     case Command::kShowHostnames:
       return ShowHostnames(request->args, out, err);
@@ -170,6 +175,21 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
       return ControlJobs(request->command, request->args, err);
     case Command::kTop:
       return TopJobs(request->args, err);
+    case Command::kSuspend:
+    case Command::kResume:
+      return SuspendJobs(request->args, request->quiet, err);
+    case Command::kShowNode:
+      return ShowNodes(request->args, info, out, err);
+    case Command::kShowPartition:
+      return ShowPartitions(request->args, info, out, err);
+    case Command::kShowConfig:
+      return ShowConfig(out, err);
+    case Command::kShowReservation:
+      return ShowReservations(request->args, info, out);
+    case Command::kShowSteps:
+      return ShowSteps(request->args, info, out, err);
+    case Command::kWriteBatchScript:
+      return WriteBatchScript(request->args, request->quiet, out, err);
   }
   return 1;
 }

@@ -1,8 +1,9 @@
 // `scontrol`, as far as Canopy serves it (options.h): show hostnames|hostlist|hostlistsorted|
-// topology|job, update NodeName=... State=DRAIN|DOWN|RESUME Reason=..., update job ID KEY=VALUE,
-// hold|uhold|release|requeue|requeuehold|top JOB_LIST (jobs.h), ping. Output and exit codes
-// follow Slurm 22.05 (tests/data/slurm-reference/cli-outputs-22.05.txt). The thin main: reads
-// $SLURM_NODELIST and hostlist files, asks canopyd, prints. Thread-compatible.
+// topology|job|node|partition|config|reservation|steps, update NodeName=... State=DRAIN|DOWN|
+// RESUME Reason=..., update job ID KEY=VALUE, hold|uhold|release|requeue|requeuehold|top|
+// suspend|resume JOB_LIST (jobs.h), write batch_script (batch_script.h), ping. Output and exit
+// codes follow Slurm 22.05 (/work/shared/reference/slurm/cli-outputs-22.05.txt). The thin main:
+// reads $SLURM_NODELIST and hostlist files, asks canopyd, prints. Thread-compatible.
 #pragma once
 
 #include <ostream>

@@ -100,6 +100,55 @@ TEST(ScontrolTest, UnknownEntityAndKeyword) {
   EXPECT_EQ(Sc({"frobnicate"}).code, 1);
 }
 
+TEST(ScontrolTest, NoReservationsLikeSlurm) {
+  Result r = Sc({"show", "reservation"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "No reservations in the system\n");
+  EXPECT_EQ(r.err, "");
+  r = Sc({"show", "res", "maint"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "Reservation maint not found\n");
+  r = Sc({"-Q", "show", "res", "maint"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(ScontrolTest, SuspendAndResumeAreNotSupported) {
+  Result r = Sc({"suspend", "5,6_1"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "Requested operation not supported on this system for job 5\n"
+            "Requested operation not supported on this system for job 6_1\n");
+  r = Sc({"resume", "7", "8"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "Requested operation not supported on this system for job 7\n"
+            "Requested operation not supported on this system for job 8\n");
+  r = Sc({"suspend", "x"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "Invalid job id specified for job x\n");
+  r = Sc({"suspend"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "too few arguments for keyword:suspend\n");
+}
+
+TEST(ScontrolTest, BadArgumentsAreRefusedBeforeAnyRpc) {
+  Result r = Sc({"show", "node", "gpu[3-1]"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "unable to parse node list gpu[3-1]\n");
+  r = Sc({"show", "step", "5.x"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "slurm_get_job_steps error: Invalid job id specified\n");
+  // Slurm 22.05 does nothing and exits 0 when no job id follows batch_script.
+  r = Sc({"write", "batch_script"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out + r.err, "");
+  r = Sc({"write", "config"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "invalid write argument:config\n");
+}
+
 TEST(ScontrolTest, DrainWithoutReasonIsRefusedBeforeAnyRpc) {
   Result r = Sc({"update", "NodeName=gpu001", "State=DRAIN"});
   EXPECT_EQ(r.code, 1);

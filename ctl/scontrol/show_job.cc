@@ -234,6 +234,9 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
                                " Contiguous=0 Licenses=(null) Network=(null)"));
   lines.push_back("Command=(null)");
   lines.push_back(absl::StrCat("WorkDir=", spec.work_dir()));
+  if (!spec.comment().empty()) {
+    lines.push_back(absl::StrCat("Comment=", spec.comment(), " "));  // Slurm's trailing space
+  }
   lines.push_back(absl::StrCat("StdErr=", stderr_path));
   lines.push_back(
       absl::StrCat("StdIn=", spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path()));

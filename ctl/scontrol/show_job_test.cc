@@ -19,6 +19,7 @@ namespace canopy::ctl::scontrol {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 google::protobuf::Timestamp At(int y, int mo, int d, int h, int mi, int s) {
   google::protobuf::Timestamp t;
@@ -263,6 +264,16 @@ TEST(ShowJobTest, DeadlineDelayBootAndExclusiveUser) {
   spec.clear_exclusive_mode();
   EXPECT_THAT(RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {}),
               HasSubstr("   OverSubscribe=NO Contiguous=0"));
+}
+
+// Slurm adds a Comment line, with a trailing space, after WorkDir when the job has one.
+TEST(ShowJobTest, CommentLineOnlyWhenSet) {
+  canopy::v1::Job job = Pending1220();
+  EXPECT_THAT(RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {}),
+              Not(HasSubstr("Comment=")));
+  job.mutable_spec()->set_comment("epoch 3");
+  EXPECT_THAT(RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {}),
+              HasSubstr("\n   Comment=epoch 3 \n   StdErr="));
 }
 
 TEST(ShowJobTest, OneLinerEndsWithASpace) {
