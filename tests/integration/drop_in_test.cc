@@ -1,0 +1,308 @@
+// The Slurm drop-in end to end: a real canopyd and agent on loopback (4 virtual nodes of 4 fake
+// GPUs, two partitions) driven by the real sbatch, salloc, srun, squeue and scontrol.
+// `scontrol update job` moves a pending job between partitions, renames it, changes its node
+// count and clears its dependency; running srun steps show in `squeue -s` and `scontrol show
+// steps`; `scontrol show config|partition|node|reservation` answer; salloc runs a command in
+// an allocation where srun starts steps, and relinquishes it with the command's exit code.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/local_cluster.h"
+
+namespace canopy::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kConfig[] = R"(
+cluster_name: itdropin
+node_timeout: 5s
+heartbeat_interval: 500ms
+kill_wait: 2s
+launch_timeout: 10s
+min_job_age: 60s
+nodes:
+  - names: gpu[1-4]
+    cpus: 8
+    memory_mib: 64000
+    gpus: {type: h100, count: 4}
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+  - name: small
+    nodes: gpu[1-2]
+)";
+
+class DropInTest : public ::testing::Test {
+ protected:
+  DropInTest() : cluster_(kConfig) {}
+
+  void SetUp() override {
+    work_ = cluster_.dir() + "/work";
+    std::filesystem::create_directories(work_);
+    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+    ASSERT_TRUE(
+        cluster_
+            .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
+            .ok());
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "4");
+        },
+        absl::Seconds(30)));
+  }
+
+  uint32_t Sbatch(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"--parsable", "-o", "/dev/null"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CommandResult r = cluster_.FrontEndIn("sbatch", all, work_);
+    uint32_t id = 0;
+    if (r.exit_code != 0 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
+      ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
+    }
+    return id;
+  }
+
+  // squeue -h -j ID -o FORMAT, trimmed.
+  std::string Squeue(uint32_t id, const std::string& format) {
+    return std::string(absl::StripAsciiWhitespace(
+        cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(id), "-o", format})
+            .out));
+  }
+
+  CommandResult Scontrol(const std::vector<std::string>& args) {
+    return cluster_.FrontEnd("scontrol", args);
+  }
+
+  std::string Diagnostics() {
+    return absl::StrCat("canopyd log:\n", cluster_.ControllerLog(), "\nagent log:\n",
+                        cluster_.AgentLog());
+  }
+
+  LocalCluster cluster_;
+  std::string work_;
+};
+
+TEST_F(DropInTest, UpdatePendingJobPartitionNameNodesAndDependency) {
+  const uint32_t held = Sbatch({"-H", "-J", "first", "--wrap", "sleep 1"});
+  const std::string id = absl::StrCat(held);
+
+  CommandResult r =
+      Scontrol({"update", "job", id, "Partition=small", "Name=renamed", "Comment=moved"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Squeue(held, "%P %j"), "small renamed");
+  EXPECT_THAT(Scontrol({"show", "job", id}).out, HasSubstr("Comment=moved"));
+
+  r = Scontrol({"update", "job", id, "Partition=nosuch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("Invalid partition name specified"));
+  EXPECT_EQ(Squeue(held, "%P"), "small");  // refused: nothing changed
+
+  // More nodes than the partition has: the job pends on the partition limit once released.
+  ASSERT_EQ(Scontrol({"update", "JobId=" + id, "NumNodes=3"}).exit_code, 0);
+  ASSERT_EQ(Scontrol({"release", id}).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(held, "%T %r") == "PENDING PartitionNodeLimit"; },
+                        absl::Seconds(10)))
+      << Squeue(held, "%T %r");
+  ASSERT_EQ(Scontrol({"update", "job", id, "Partition=gpu"}).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(held, "%T %D") == "COMPLETED 3"; }, absl::Seconds(30)))
+      << Squeue(held, "%T %D") << Diagnostics();
+
+  // A dependency that can never be met, cleared by an update.
+  const uint32_t failing = Sbatch({"--wrap", "exit 1"});
+  const uint32_t waiting = Sbatch(
+      {"-d", absl::StrCat("afterok:", failing), "--kill-on-invalid-dep=no", "--wrap", "true"});
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(waiting, "%r") == "DependencyNeverSatisfied"; },
+                        absl::Seconds(30)))
+      << Squeue(waiting, "%T %r");
+  r = Scontrol({"update", "job", absl::StrCat(waiting), "Dependency="});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(waiting, "%T") == "COMPLETED"; }, absl::Seconds(30)))
+      << Squeue(waiting, "%T %r") << Diagnostics();
+
+  // A running job keeps its partition.
+  const uint32_t running = Sbatch({"--wrap", "sleep 30"});
+  ASSERT_TRUE(WaitUntil([&] { return Squeue(running, "%T") == "RUNNING"; }, absl::Seconds(30)));
+  r = Scontrol({"update", "job", absl::StrCat(running), "Partition=small"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("Job is no longer pending execution"));
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(running)}).exit_code, 0);
+}
+
+TEST_F(DropInTest, RunningStepsShowInSqueueAndScontrol) {
+  std::ofstream(work_ + "/steps.sh") << "#!/bin/sh\nsrun -N 2 sleep 60\n";
+  const uint32_t job = Sbatch({"-N", "2", "steps.sh"});
+  const std::string step = absl::StrCat(job, ".0");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return absl::StrContains(cluster_.FrontEnd("squeue", {"-s", "-h"}).out, step);
+      },
+      absl::Seconds(30)))
+      << cluster_.FrontEnd("squeue", {"-s"}).out << Diagnostics();
+  const std::string steps = cluster_.FrontEnd("squeue", {"-s", "-h"}).out;
+  EXPECT_THAT(steps, HasSubstr("sleep"));
+  const CommandResult shown = Scontrol({"show", "steps", absl::StrCat(job)});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_THAT(shown.out, HasSubstr(absl::StrCat("StepId=", step)));
+  EXPECT_THAT(shown.out, HasSubstr("State=RUNNING"));
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(job)}).exit_code, 0);
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return !absl::StrContains(cluster_.FrontEnd("squeue", {"-s", "-h"}).out, step);
+      },
+      absl::Seconds(30)));
+}
+
+TEST_F(DropInTest, ShowConfigPartitionNodeAndReservation) {
+  CommandResult r = Scontrol({"show", "config"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Configuration data as of "));
+  EXPECT_THAT(r.out, HasSubstr("\nClusterName             = itdropin\n"));
+  EXPECT_THAT(r.out, HasSubstr("\nMinJobAge               = 60 sec\n"));
+  EXPECT_THAT(r.out, HasSubstr("is UP\n"));
+
+  r = Scontrol({"show", "partition", "small"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PartitionName=small"));
+  EXPECT_THAT(r.out, HasSubstr("Nodes=gpu[1-2]"));
+  EXPECT_THAT(r.out, HasSubstr("TotalNodes=2"));
+  EXPECT_THAT(r.out, Not(HasSubstr("PartitionName=gpu\n")));
+
+  r = Scontrol({"show", "node", "gpu3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("NodeName=gpu3"));
+  EXPECT_THAT(r.out, HasSubstr("CPUTot=8"));
+  EXPECT_THAT(r.out, HasSubstr("RealMemory=64000"));
+  EXPECT_THAT(r.out, HasSubstr("Partitions=gpu"));
+
+  r = Scontrol({"show", "reservation"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("No reservations in the system"));
+}
+
+TEST_F(DropInTest, SallocRunsACommandInAnAllocationWithSteps) {
+  const CommandResult r = cluster_.FrontEndIn(
+      "salloc",
+      {"-N", "2", "-J", "interactive", "sh", "-c",
+       "echo job=$SLURM_JOB_ID nodes=$SLURM_JOB_NODELIST n=$SLURM_JOB_NUM_NODES; "
+       "srun -N 2 -l echo step; exit 3"},
+      work_);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err << Diagnostics();
+  EXPECT_THAT(r.err, HasSubstr("salloc: Granted job allocation "));
+  EXPECT_THAT(r.err, HasSubstr("salloc: Relinquishing job allocation "));
+  EXPECT_THAT(r.out, HasSubstr("n=2"));
+  EXPECT_THAT(r.out, HasSubstr("0: step"));
+  EXPECT_THAT(r.out, HasSubstr("1: step"));
+  // The allocation is the job the command saw, and it ended with the command's exit code.
+  const size_t at = r.out.find("job=");
+  ASSERT_NE(at, std::string::npos);
+  uint32_t job = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(r.out.substr(at + 4, r.out.find(' ', at) - at - 4), &job));
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(job, "%T") == "FAILED"; }, absl::Seconds(30)))
+      << Squeue(job, "%T %j");
+  EXPECT_EQ(Squeue(job, "%j"), "interactive");
+
+  // --no-shell leaves the allocation running until scancel.
+  const CommandResult kept = cluster_.FrontEndIn("salloc", {"--no-shell", "-N", "1"}, work_);
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  const std::string granted = "salloc: Granted job allocation ";
+  const size_t g = kept.err.find(granted);
+  ASSERT_NE(g, std::string::npos) << kept.err;
+  uint32_t kept_id = 0;
+  ASSERT_TRUE(
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(kept.err.substr(
+                           g + granted.size(), kept.err.find('\n', g) - g - granted.size())),
+                       &kept_id));
+  EXPECT_EQ(Squeue(kept_id, "%T"), "RUNNING");
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(kept_id)}).exit_code, 0);
+}
+
+// What submitit's Slurm executor sends, command for command (its submission file, sacct
+// --parsable2 polling, and `scontrol requeue $SLURM_JOB_ID` from inside the job, as its
+// checkpointing does on preemption), and dask-jobqueue's submit line parsed from sbatch's
+// "Submitted batch job N".
+TEST_F(DropInTest, ExecutorShapedSubmissionsRunToTheEnd) {
+  const std::string dir = work_;
+  std::ofstream(work_ + "/submission_file.sh")
+      << "#!/bin/bash\n"
+         "\n"
+         "# Parameters\n"
+         "#SBATCH --cpus-per-task=2\n"
+         "#SBATCH --error="
+      << dir
+      << "/%j_0_log.err\n"
+         "#SBATCH --gpus-per-node=1\n"
+         "#SBATCH --job-name=submitit\n"
+         "#SBATCH --nodes=1\n"
+         "#SBATCH --ntasks-per-node=1\n"
+         "#SBATCH --open-mode=append\n"
+         "#SBATCH --output="
+      << dir
+      << "/%j_0_log.out\n"
+         "#SBATCH --signal=USR2@90\n"
+         "#SBATCH --time=5\n"
+         "#SBATCH --wckey=submitit\n"
+         "\n"
+         "# command\n"
+         "export SUBMITIT_EXECUTOR=slurm\n"
+         "srun --unbuffered --output "
+      << dir << "/%j_%t_log.out --error " << dir
+      << "/%j_%t_log.err sh -c 'echo running restart=$SLURM_RESTART_COUNT; "
+         "if [ \"$SLURM_RESTART_COUNT\" = 0 ]; then scontrol requeue $SLURM_JOB_ID; sleep 60; "
+         "fi; echo done'\n";
+  const CommandResult submitted = cluster_.FrontEndIn("sbatch", {"submission_file.sh"}, work_);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string prefix = "Submitted batch job ";
+  ASSERT_TRUE(absl::StartsWith(submitted.out, prefix)) << submitted.out;
+  uint32_t job = 0;
+  ASSERT_TRUE(
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(submitted.out.substr(prefix.size())), &job));
+  const std::string id = absl::StrCat(job);
+
+  std::string polled;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        polled =
+            cluster_.FrontEnd("sacct", {"-o", "JobID,State,NodeList", "--parsable2", "-j", id}).out;
+        return absl::StrContains(polled, absl::StrCat("\n", id, "|COMPLETED|gpu"));
+      },
+      absl::Seconds(60)))
+      << polled << Diagnostics();
+  EXPECT_THAT(polled, HasSubstr("JobID|State|NodeList\n"));
+  const std::string log = ReadFile(absl::StrCat(work_, "/", id, "_0_log.out"));
+  EXPECT_THAT(log, HasSubstr("running restart=0"));
+  EXPECT_THAT(log, HasSubstr("running restart=1"));  // appended to, not truncated, on requeue
+  EXPECT_THAT(log, HasSubstr("done"));
+  EXPECT_EQ(Squeue(job, "%j"), "submitit");
+
+  // dask-jobqueue: plain `sbatch script`, the id taken from the first number printed.
+  std::ofstream(work_ + "/dask.sh") << "#!/usr/bin/env bash\n"
+                                       "#SBATCH -J dask-worker\n"
+                                       "#SBATCH -n 1\n"
+                                       "#SBATCH --cpus-per-task=1\n"
+                                       "#SBATCH --mem=1G\n"
+                                       "#SBATCH -t 00:30:00\n"
+                                       "sleep 60\n";
+  const CommandResult dask = cluster_.FrontEndIn("sbatch", {"dask.sh"}, work_);
+  ASSERT_EQ(dask.exit_code, 0) << dask.err;
+  uint32_t worker = 0;
+  ASSERT_TRUE(
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(absl::StripPrefix(dask.out, prefix)), &worker))
+      << dask.out;
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(worker, "%T") == "RUNNING"; }, absl::Seconds(30)));
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(worker)}).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return Squeue(worker, "%T") == "CANCELLED"; }, absl::Seconds(30)));
+}
+
+}  // namespace
+}  // namespace canopy::testing
