@@ -58,7 +58,8 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeCo
   out.set_name(node.name);
   out.set_state(ToProtoState(node.BaseState()));
   out.set_drain(node.drain);
-  out.set_not_responding(node.not_responding);
+  // As in Slurm, a node never heard from since the controller started is not responding too.
+  out.set_not_responding(node.not_responding || !node.ever_registered);
   out.set_reason(node.reason);
   if (node.reason_time != absl::InfinitePast()) {
     *out.mutable_reason_time() = rpc::ToProtoTime(node.reason_time);

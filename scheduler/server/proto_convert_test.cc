@@ -108,6 +108,37 @@ TEST_F(ProtoConvertTest, JobSpecRoundTripsThroughTheWire) {
   EXPECT_EQ(bare.begin_time, absl::InfinitePast());
 }
 
+TEST_F(ProtoConvertTest, NodeCarriesItsConfigAndNeverHeardFromIsNotResponding) {
+  state::NodeRecord node;
+  node.id = core::NodeId(0);
+  node.name = config_.nodes[0].name;
+  node.cpus = config_.nodes[0].cpus;
+  config::NodeConfig layout = config_.nodes[0];
+  layout.features = {"ib"};
+  layout.weight = 5;
+  canopy::v1::Node wire = NodeToProto(node, layout, {"gpu"}, *topology_);
+  EXPECT_TRUE(wire.not_responding());  // never registered: Slurm's "*", +NOT_RESPONDING
+  EXPECT_EQ(wire.slurm_state(), "unk*");
+  EXPECT_THAT(wire.features(), ElementsAre("ib"));
+  EXPECT_EQ(wire.weight(), 5);
+  // Only CPUs configured: Slurm's layout of single-core sockets.
+  EXPECT_EQ(wire.sockets(), layout.cpus);
+  EXPECT_EQ(wire.cores_per_socket(), 1);
+  EXPECT_EQ(wire.threads_per_core(), 1);
+  EXPECT_EQ(wire.boards(), 1);
+  layout.sockets = 2;
+  layout.cores_per_socket = 4;
+  layout.threads_per_core = 2;
+  layout.boards = 1;
+  node.ever_registered = true;
+  node.connected = true;
+  wire = NodeToProto(node, layout, {"gpu"}, *topology_);
+  EXPECT_FALSE(wire.not_responding());
+  EXPECT_EQ(wire.sockets(), 2);
+  EXPECT_EQ(wire.cores_per_socket(), 4);
+  EXPECT_EQ(wire.threads_per_core(), 2);
+}
+
 TEST_F(ProtoConvertTest, ADependencyOfUnknownTypeIsRefusedByName) {
   canopy::v1::JobSpec wire;
   wire.add_dependencies()->set_type(canopy::v1::JobDependency::TYPE_AFTER_OK);
