@@ -54,7 +54,7 @@ int RunSacct(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 1;
   }
   if (options->version) {
-    out << "slurm 22.05 (Canopy's sacct)\n";
+    out << "slurm 22.05.8 (Canopy's sacct)\n";
     return 0;
   }
   if (options->help) {

@@ -204,7 +204,7 @@ int RunSacctmgr(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   if (c.verb == Verb::kVersion) {
-    out << "slurm 22.05 (Canopy's sacctmgr)\n";
+    out << "slurm 22.05.8 (Canopy's sacctmgr)\n";
     return 0;
   }
   const bool changes = c.verb == Verb::kAdd || c.verb == Verb::kModify || c.verb == Verb::kDelete ||

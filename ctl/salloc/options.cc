@@ -176,7 +176,7 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
 std::string SallocInfoText(slurm::InfoRequest request) {
   switch (request) {
     case slurm::InfoRequest::kVersion:
-      return "slurm 22.05 (Canopy's salloc)\n";
+      return "slurm 22.05.8 (Canopy's salloc)\n";
     case slurm::InfoRequest::kUsage:
       return "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
              "              [-c cpus-per-node] [-p partition] [--hold] [-t minutes]\n"

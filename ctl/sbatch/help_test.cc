@@ -43,7 +43,7 @@ TEST(SbatchHelpTest, HelpUsageAndVersionExitZeroBeforeAnythingElse) {
   EXPECT_EQ(usage.exit_code, 0);
   EXPECT_TRUE(absl::StartsWith(usage.out, "Usage: sbatch [-N nnodes] [-n ntasks]\n"));
   EXPECT_TRUE(absl::EndsWith(usage.out, "              executable [args...]\n"));
-  EXPECT_EQ(RunWith({"-V"}).out, "slurm 22.05 (Canopy's sbatch)\n");
+  EXPECT_EQ(RunWith({"-V"}).out, "slurm 22.05.8 (Canopy's sbatch)\n");
   EXPECT_EQ(RunWith({"--version"}).exit_code, 0);
   // The first one wins; one after the script is the script's argument.
   EXPECT_EQ(RunWith({"--usage", "--help"}).out, SbatchInfoText(InfoRequest::kUsage));

@@ -48,7 +48,7 @@ constexpr char kUsage[] =
 
 // Slurm prints "slurm-wlm 22.05.8"; Canopy's front ends say which they are (as ctl/sbatch and
 // ctl/sacct do).
-constexpr char kVersion[] = "slurm 22.05 (Canopy's sinfo)\n";
+constexpr char kVersion[] = "slurm 22.05.8 (Canopy's sinfo)\n";
 
 }  // namespace
 

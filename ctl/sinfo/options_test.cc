@@ -170,7 +170,7 @@ TEST(SinfoOptionsTest, InfoTexts) {
                              "\nHelp options:\n"
                              "  --help                     show this help message\n"
                              "  --usage                    display brief usage message\n"));
-  EXPECT_EQ(SinfoInfoText(SinfoInfo::kVersion), "slurm 22.05 (Canopy's sinfo)\n");
+  EXPECT_EQ(SinfoInfoText(SinfoInfo::kVersion), "slurm 22.05.8 (Canopy's sinfo)\n");
   EXPECT_EQ(SinfoInfoText(SinfoInfo::kNone), "");
 }
 

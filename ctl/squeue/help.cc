@@ -68,7 +68,7 @@ constexpr char kUsage[] =
     "\t      [-ahjlrsv]\n";
 
 // Slurm prints "slurm-wlm 22.05.8"; Canopy's front ends say which they are (as ctl/sbatch).
-constexpr char kVersion[] = "slurm 22.05 (Canopy's squeue)\n";
+constexpr char kVersion[] = "slurm 22.05.8 (Canopy's squeue)\n";
 
 }  // namespace
 

@@ -33,7 +33,7 @@ TEST(SqueueHelpTest, InfoRequests) {
             std::string::npos);
   EXPECT_EQ(help.out.find("yaml"), std::string::npos);
   EXPECT_EQ(RunWith({"--usage", "-V"}).out, SqueueUsage());
-  EXPECT_EQ(RunWith({"-V", "--help"}).out, "slurm 22.05 (Canopy's squeue)\n");
+  EXPECT_EQ(RunWith({"-V", "--help"}).out, "slurm 22.05.8 (Canopy's squeue)\n");
   EXPECT_EQ(SqueueUsage(),
             "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
             "              [-n name] [-o format] [-p partitions] [--qos qos]\n"

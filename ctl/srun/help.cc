@@ -121,9 +121,10 @@ constexpr char kUsage[] =
     "            [--mem-per-gpu=MB]\n"
     "            executable [args...]\n";
 
-// Slurm prints "slurm 22.05.8"; Canopy's front ends say which they are (ctl/sacctmgr does the
+// Slurm prints "slurm 22.05.8"; Canopy's front ends add which they are, keeping the version
+// number tools parse (reframe reads "slurm (\d+)\.(\d+)\.(\d+)"; ctl/sacctmgr does the
 // same).
-constexpr char kVersion[] = "slurm 22.05 (Canopy's srun)\n";
+constexpr char kVersion[] = "slurm 22.05.8 (Canopy's srun)\n";
 
 // Slurm 22.05's slurm_print_cpu_bind_help text (with the task/affinity plugin).
 std::string CpuBindHelpText() {

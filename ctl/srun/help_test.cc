@@ -37,7 +37,7 @@ TEST(SrunHelpTest, Texts) {
   const std::string usage = SrunInfoText(InfoRequest::kUsage);
   EXPECT_TRUE(absl::StartsWith(usage, "Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out]"));
   EXPECT_TRUE(absl::EndsWith(usage, "            executable [args...]\n"));
-  EXPECT_EQ(SrunInfoText(InfoRequest::kVersion), "slurm 22.05 (Canopy's srun)\n");
+  EXPECT_EQ(SrunInfoText(InfoRequest::kVersion), "slurm 22.05.8 (Canopy's srun)\n");
   EXPECT_TRUE(absl::StartsWith(SrunInfoText(InfoRequest::kCpuBindHelp), "CPU bind options:\n"));
 }
 
