@@ -15,28 +15,12 @@
 #include "common/slurm/time_format.h"
 #include "ctl/output/job_format.h"
 #include "ctl/output/proto_time.h"
+#include "ctl/scontrol/record_text.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
 
 using canopy::v1::JobDependency;
-
-// Slurm's secs2time_str: "HH:MM:SS", "D-HH:MM:SS", "UNLIMITED".
-std::string Clock(absl::Duration d) {
-  if (d == absl::InfiniteDuration()) {
-    return "UNLIMITED";
-  }
-  const int64_t total = std::max<int64_t>(0, absl::ToInt64Seconds(d));
-  const int64_t days = total / 86400;
-  const std::string hms =
-      absl::StrFormat("%02d:%02d:%02d", (total / 3600) % 24, (total / 60) % 60, total % 60);
-  return days > 0 ? absl::StrCat(days, "-", hms) : hms;
-}
-
-// Sizes as Slurm prints memory: whole GiB as "4G", else MiB as "500M".
-std::string Mem(int64_t mib) {
-  return mib % 1024 == 0 ? absl::StrCat(mib / 1024, "G") : absl::StrCat(mib, "M");
-}
 
 slurm::DependencyType SlurmType(JobDependency::Type type) {
   switch (type) {
@@ -165,7 +149,7 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   }
   std::vector<std::string> tres = {absl::StrCat("cpu=", cpus)};
   if (spec.mem_per_node_mib() > 0) {
-    tres.push_back(absl::StrCat("mem=", Mem(spec.mem_per_node_mib() * nodes)));
+    tres.push_back(absl::StrCat("mem=", SlurmMem(spec.mem_per_node_mib() * nodes)));
   }
   tres.push_back(absl::StrCat("node=", nodes));
   tres.push_back(absl::StrCat("billing=", cpus));
@@ -193,8 +177,8 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
       absl::StrCat("Requeue=", spec.requeue() ? 1 : 0, " Restarts=", job.restart_count(),
                    " BatchFlag=", spec.script().empty() ? 0 : 1, " Reboot=0 ExitCode=",
                    output::ExitCodeString(job.exit_code(), job.exit_signal())),
-      absl::StrCat("RunTime=", Clock(output::JobRunTime(job, now)), " TimeLimit=", Clock(limit),
-                   " TimeMin=N/A"),
+      absl::StrCat("RunTime=", SlurmClock(output::JobRunTime(job, now)),
+                   " TimeLimit=", SlurmClock(limit), " TimeMin=N/A"),
       absl::StrCat("SubmitTime=", stamp(job.submit_time()), " EligibleTime=", eligible),
       absl::StrCat("AccrueTime=", accrue),
       absl::StrCat("StartTime=", start, " EndTime=", end,
@@ -218,13 +202,13 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   lines.push_back(absl::StrCat("TRES=", absl::StrJoin(tres, ",")));
   lines.push_back(
       absl::StrCat("Socks/Node=* NtasksPerN:B:S:C=", spec.ntasks_per_node(), ":0:*:* CoreSpec=*"));
-  lines.push_back(absl::StrCat("MinCPUsNode=", std::max(1, spec.cpus_per_task()), " MinMemoryNode=",
-                               spec.mem_per_node_mib() > 0 ? Mem(spec.mem_per_node_mib()) : "0",
-                               " MinTmpDiskNode=0"));
+  lines.push_back(absl::StrCat(
+      "MinCPUsNode=", std::max(1, spec.cpus_per_task()), " MinMemoryNode=",
+      spec.mem_per_node_mib() > 0 ? SlurmMem(spec.mem_per_node_mib()) : "0", " MinTmpDiskNode=0"));
   lines.push_back(
       absl::StrCat("Features=(null) DelayBoot=",
-                   Clock(spec.has_delay_boot() ? absl::Seconds(spec.delay_boot().seconds())
-                                               : absl::ZeroDuration())));
+                   SlurmClock(spec.has_delay_boot() ? absl::Seconds(spec.delay_boot().seconds())
+                                                    : absl::ZeroDuration())));
   // --exclusive=user|mcs shows as USER|MCS, a bare --exclusive as NO (Slurm's OverSubscribe).
   const std::string oversubscribe = spec.exclusive_mode() == "user"  ? "USER"
                                     : spec.exclusive_mode() == "mcs" ? "MCS"
