@@ -1,7 +1,6 @@
 // The value parsers sbatch and srun share, called directly (sbatch_options_test.cc checks them
 // through sbatch's command line, with the texts of Slurm 22.05.8's sbatch).
 #include "common/slurm/option_values.h"
-#include "common/slurm/recorded_option_values.h"
 
 #include <csignal>
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "common/slurm/recorded_option_values.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

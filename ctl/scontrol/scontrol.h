@@ -2,7 +2,7 @@
 // topology|job|node|partition|config|reservation|steps, update NodeName=... State=DRAIN|DOWN|
 // RESUME Reason=..., update job ID KEY=VALUE, hold|uhold|release|requeue|requeuehold|top|
 // suspend|resume JOB_LIST (jobs.h), write batch_script (batch_script.h), ping. Output and exit
-// codes follow Slurm 22.05 (/work/shared/reference/slurm/cli-outputs-22.05.txt). The thin main:
+// codes follow Slurm 22.05 (tests/data/slurm-reference/cli-outputs-22.05.txt). The thin main:
 // reads $SLURM_NODELIST and hostlist files, asks canopyd, prints. Thread-compatible.
 #pragma once
 

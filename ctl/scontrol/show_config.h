@@ -1,5 +1,5 @@
 // `scontrol show config`, in Slurm 22.05's layout (slurm_print_ctl_conf and _print_ping; the
-// reference is "scontrol show config" in /work/shared/reference/slurm/cli-outputs-22.05.txt):
+// reference is "scontrol show config" in tests/data/slurm-reference/cli-outputs-22.05.txt):
 //
 //   Configuration data as of 2026-12-02T09:43:45
 //   AccountingStorageBackupHost = (null)

@@ -1,5 +1,5 @@
 // `scontrol show config` against the lines Slurm 22.05 printed
-// (/work/shared/reference/slurm/cli-outputs-22.05.txt, "scontrol show config"): short keys padded
+// (tests/data/slurm-reference/cli-outputs-22.05.txt, "scontrol show config"): short keys padded
 // to 23 columns, longer ones printed whole, then a blank line and the controller's status.
 #include "ctl/scontrol/show_config.h"
 

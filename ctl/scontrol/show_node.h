@@ -1,6 +1,6 @@
 // `scontrol show node`'s record, in Slurm 22.05's layout (slurm_sprint_node_table; the reference
 // is "scontrol show node gpu001" and "scontrol -o show node gpu064" in
-// /work/shared/reference/slurm/cli-outputs-22.05.txt). Pure: the node and the time zone come
+// tests/data/slurm-reference/cli-outputs-22.05.txt). Pure: the node and the time zone come
 // in. Thread-safe.
 //
 // Values Canopy does not know are printed as Slurm prints them when they are unset, never

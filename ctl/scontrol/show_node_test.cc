@@ -1,4 +1,4 @@
-// `scontrol show node` against what Slurm 22.05 printed (/work/shared/reference/slurm/
+// `scontrol show node` against what Slurm 22.05 printed (tests/data/slurm-reference/
 // cli-outputs-22.05.txt: "scontrol show node gpu001", "scontrol -o show node gpu064"). Each
 // golden string is Slurm's record with only the fields Canopy does not have replaced, one
 // replacement per field, each saying why (show_node.h).

@@ -1,5 +1,5 @@
 // `scontrol show partition`'s record, in Slurm 22.05's layout (slurm_sprint_partition_info; the
-// reference is "scontrol show partition" in /work/shared/reference/slurm/cli-outputs-22.05.txt).
+// reference is "scontrol show partition" in tests/data/slurm-reference/cli-outputs-22.05.txt).
 // Pure: the partition, its member nodes and the cluster's PreemptMode come in. Thread-safe.
 //
 // TotalCPUs, TotalNodes and TRES= (cpu, mem, node, billing) are summed over the member nodes.

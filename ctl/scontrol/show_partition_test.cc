@@ -1,5 +1,5 @@
 // `scontrol show partition` against what Slurm 22.05 printed for the reference cluster
-// (/work/shared/reference/slurm/cli-outputs-22.05.txt: 64 nodes gpu[001-064] of CPUs=8 and
+// (tests/data/slurm-reference/cli-outputs-22.05.txt: 64 nodes gpu[001-064] of CPUs=8 and
 // RealMemory=4096 in partition gpu), byte for byte.
 #include "ctl/scontrol/show_partition.h"
 
