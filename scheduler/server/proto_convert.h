@@ -44,6 +44,9 @@ core::JobState FromProtoState(canopy::v1::JobState state);
 // unknown type). FromProto drops such items, so submissions are checked with this first.
 absl::Status CheckWireSpec(const canopy::v1::JobSpec& spec);
 core::JobSpec FromProto(const canopy::v1::JobSpec& spec);
+// One dependency item; nullopt for an unknown type. Its state and whole_array are the
+// controller's to decide (ResolveDependencies resets them).
+std::optional<core::Dependency> DependencyFromProto(const canopy::v1::JobDependency& item);
 canopy::v1::JobSpec ToProto(const core::JobSpec& spec);
 
 // The wire record of a job: its allocation by node name, with the leaf switches it spans.

@@ -118,9 +118,11 @@ WireDependency DependencyToProto(const core::Dependency& d) {
   return out;
 }
 
+}  // namespace
+
 // An item of a submitted spec. The state and whole_array are the controller's to decide
 // (ResolveDependencies resets them); an unknown type is kept out of the core by the caller.
-std::optional<core::Dependency> DependencyFromProto(const WireDependency& d) {
+std::optional<core::Dependency> DependencyFromProto(const canopy::v1::JobDependency& d) {
   core::Dependency out;
   bool known = false;
   for (const auto& [core_type, wire] : kDependencyTypes) {
@@ -145,8 +147,6 @@ std::optional<core::Dependency> DependencyFromProto(const WireDependency& d) {
   out.whole_array = d.whole_array();
   return out;
 }
-
-}  // namespace
 
 canopy::v1::JobState ToProtoState(core::JobState state) {
   using S = core::JobState;
@@ -411,54 +411,6 @@ canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology
   }
   out.set_qos(job.qos);
   return out;
-}
-
-absl::StatusOr<lifecycle::JobEdit> JobEditFromProto(const canopy::v1::UpdateJobRequest& r) {
-  lifecycle::JobEdit edit;
-  if (r.has_name()) {
-    edit.name = r.name();
-  }
-  if (r.has_comment()) {
-    edit.comment = r.comment();
-  }
-  if (r.has_partition()) {
-    edit.partition = r.partition();
-  }
-  if (r.has_min_nodes()) {
-    if (r.min_nodes() < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("min_nodes: expected at least 1 node, got ", r.min_nodes()));
-    }
-    edit.min_nodes = r.min_nodes();
-  }
-  if (r.has_max_nodes()) {
-    if (r.max_nodes() < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("max_nodes: expected a node count (0 = min_nodes), got ", r.max_nodes()));
-    }
-    edit.max_nodes = r.max_nodes();
-  }
-  if (r.has_excluded_nodes()) {
-    edit.excluded_nodes = r.excluded_nodes();
-  }
-  if (r.has_required_nodes()) {
-    edit.required_nodes = r.required_nodes();
-  }
-  if (r.set_dependencies()) {
-    std::vector<core::Dependency> items;
-    for (int i = 0; i < r.dependencies_size(); ++i) {
-      std::optional<core::Dependency> item = DependencyFromProto(r.dependencies(i));
-      if (!item.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat("dependencies[", i,
-                                                       "].type: unknown dependency type ",
-                                                       static_cast<int>(r.dependencies(i).type())));
-      }
-      items.push_back(*std::move(item));
-    }
-    edit.dependencies = std::move(items);
-    edit.dependency_any = r.dependency_any();
-  }
-  return edit;
 }
 
 canopy::v1::JobStep StepToProto(const core::StepRecord& step, const topology::Topology& topology) {

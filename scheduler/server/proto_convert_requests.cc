@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/server/proto_convert.h"
 
 namespace canopy::server {
@@ -126,6 +127,54 @@ canopy::v1::CreateStepResponse ToProto(const lifecycle::StepAnswer& answer) {
     out.add_tasks_per_node(n);
   }
   return out;
+}
+
+absl::StatusOr<lifecycle::JobEdit> JobEditFromProto(const canopy::v1::UpdateJobRequest& r) {
+  lifecycle::JobEdit edit;
+  if (r.has_name()) {
+    edit.name = r.name();
+  }
+  if (r.has_comment()) {
+    edit.comment = r.comment();
+  }
+  if (r.has_partition()) {
+    edit.partition = r.partition();
+  }
+  if (r.has_min_nodes()) {
+    if (r.min_nodes() < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("min_nodes: expected at least 1 node, got ", r.min_nodes()));
+    }
+    edit.min_nodes = r.min_nodes();
+  }
+  if (r.has_max_nodes()) {
+    if (r.max_nodes() < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("max_nodes: expected a node count (0 = min_nodes), got ", r.max_nodes()));
+    }
+    edit.max_nodes = r.max_nodes();
+  }
+  if (r.has_excluded_nodes()) {
+    edit.excluded_nodes = r.excluded_nodes();
+  }
+  if (r.has_required_nodes()) {
+    edit.required_nodes = r.required_nodes();
+  }
+  if (r.set_dependencies()) {
+    std::vector<core::Dependency> items;
+    for (int i = 0; i < r.dependencies_size(); ++i) {
+      std::optional<core::Dependency> item = DependencyFromProto(r.dependencies(i));
+      if (!item.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("dependencies[", i,
+                                                       "].type: unknown dependency type ",
+                                                       static_cast<int>(r.dependencies(i).type())));
+      }
+      items.push_back(*std::move(item));
+    }
+    edit.dependencies = std::move(items);
+    edit.dependency_any = r.dependency_any();
+  }
+  return edit;
 }
 
 }  // namespace canopy::server
