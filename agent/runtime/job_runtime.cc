@@ -294,6 +294,8 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   }
   job.batch_pid = *pid;
   job.batch_running = true;
+  job.batch_stderr_path = req.stderr_path;
+  job.batch_work_dir = work_dir;
   return absl::OkStatus();
 }
 

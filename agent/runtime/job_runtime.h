@@ -76,6 +76,11 @@ class JobRuntime {
   // Must not race with Shutdown(): call it from the thread that reads the controller stream.
   void LaunchStep(const canopy::v1::LaunchStep& launch);
   void KillStep(const canopy::v1::KillStep& kill);
+  // scontrol notify: to the listed steps' sruns, or appended to the batch script's stderr as
+  // Slurm's slurmstepd writes it ("slurmstepd-NODE: error: MESSAGE"), as the job's user.
+  void NotifyJob(const canopy::v1::NotifyJob& notify);
+  // sattach: copies this node's part of the step's output to another StepIo server.
+  void AttachStep(const canopy::v1::AttachStep& attach);
   void AckStatus(const canopy::v1::JobStatusAck& ack);
 
   // Jobs this node still has (launched and not yet cleaned up), ascending; not a job whose
@@ -103,6 +108,9 @@ class JobRuntime {
     // task left running in the background): kills and Gone() cover them.
     std::set<pid_t> step_groups;
     std::string spool_dir;  // removed with the job
+    // The batch script's stderr file and working directory, as it was started (notify).
+    std::string batch_stderr_path;
+    std::string batch_work_dir;
     bool killing = false;
     bool sigkill_sent = false;
     absl::Time kill_deadline = absl::InfiniteFuture();

@@ -1,4 +1,5 @@
 // JobRuntime's steps (job_runtime.h): srun's tasks on this node, as parts of a job it runs.
+#include <fcntl.h>
 #include <signal.h>
 
 #include <memory>
@@ -150,6 +151,76 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
       }
     }
   });
+}
+
+void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(notify.job_id());
+  if (it == jobs_.end()) {
+    return;
+  }
+  JobRecord& job = *it->second;
+  if (notify.step_ids_size() > 0) {
+    for (uint32_t step_id : notify.step_ids()) {
+      if (auto s = job.steps.find(step_id); s != job.steps.end()) {
+        s->second->Notify(notify.message());
+      }
+    }
+    return;
+  }
+  if (!job.batch_running || job.batch_stderr_path.empty()) {
+    spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
+                 notify.message());
+    return;
+  }
+  // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
+  // the agent never writes into a path the user chose with its own rights.
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$1\"", "canopy-notify",
+              absl::StrCat("slurmstepd-", options_.node_name, ": error: ", notify.message())};
+  req.work_dir = job.batch_work_dir;
+  req.stdin_path = "/dev/null";
+  req.stdout_path = job.batch_stderr_path;
+  req.stdout_flags = O_APPEND;
+  req.stderr_path = "/dev/null";
+  req.stderr_flags = O_APPEND;
+  req.credentials = CredentialsFor(job.launch.job());
+  absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [](int) {});
+  if (!pid.ok()) {
+    spdlog::warn("job {}: cannot append the notify message to {}: {}", notify.job_id(),
+                 job.batch_stderr_path, pid.status().message());
+  }
+}
+
+void JobRuntime::AttachStep(const canopy::v1::AttachStep& attach) {
+  canopy::v1::StepIoHello hello;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(attach.job_id());
+    if (it == jobs_.end()) {
+      return;
+    }
+    auto s = it->second->steps.find(attach.step_id());
+    if (s == it->second->steps.end()) {
+      return;
+    }
+    hello = s->second->Hello(attach.io_token());
+  }
+  // Connecting may take a moment: not under the lock. The part may end meanwhile; then the
+  // stream is closed again (destroyed below), which sattach sees as the step's end.
+  absl::StatusOr<std::unique_ptr<StepIoStream>> stream = StepIoStream::Open(
+      attach.io_address(), hello, [](int) {}, [] {});
+  if (!stream.ok()) {
+    spdlog::warn("step {}.{}: sattach at {}: {}", attach.job_id(), attach.step_id(),
+                 attach.io_address(), stream.status().message());
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  if (auto it = jobs_.find(attach.job_id()); it != jobs_.end()) {
+    if (auto s = it->second->steps.find(attach.step_id()); s != it->second->steps.end()) {
+      (void)s->second->AddAttached(*std::move(stream));
+    }
+  }
 }
 
 }  // namespace canopy::agent::runtime

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "agent/runtime/runtime_test_util.h"
@@ -217,6 +219,26 @@ TEST_F(JobRuntimeTest, SignalJobReachesTheBatchShell) {
   // The whole batch process group gets it (the shell may also report its sleep's death).
   EXPECT_THAT(ReadFile(dir_.path() + "/slurm-17.out"), ::testing::HasSubstr("got-usr1\n"));
   KillAndWait(17);
+}
+
+TEST_F(JobRuntimeTest, NotifyAppendsToTheBatchScriptsStderrAsSlurmstepdWritesIt) {
+  const std::string go = dir_.path() + "/go";
+  canopy::v1::LaunchJob launch = BatchJob(
+      23, absl::StrCat("#!/bin/sh\necho started\nwhile [ ! -e ", go, " ]; do sleep 0.05; done\n"),
+      dir_.path());
+  launch.mutable_job()->mutable_spec()->set_stderr_path("job-%j.err");
+  runtime_->LaunchJob(launch);
+  ASSERT_TRUE(WaitFor([&] { return ReadFile(dir_.path() + "/slurm-23.out") == "started\n"; }));
+  canopy::v1::NotifyJob notify;
+  notify.set_job_id(23);
+  notify.set_message("it's $HOME \\n %s");  // printed as is: no shell or printf expansion
+  runtime_->NotifyJob(notify);
+  EXPECT_TRUE(WaitFor([&] {
+    return ReadFile(dir_.path() + "/job-23.err") == "slurmstepd-n1: error: it's $HOME \\n %s\n";
+  })) << ReadFile(dir_.path() + "/job-23.err");
+  std::ofstream(go).close();
+  ASSERT_TRUE(recorder_.WaitJob(23, JobStatus::PHASE_EXITED).has_value());
+  KillAndWait(23);
 }
 
 TEST_F(JobRuntimeTest, ShutdownKillsRunningJobs) {

@@ -24,6 +24,8 @@ constexpr size_t kChunkBytes = 64 * 1024;
 // A task's exit is reported once its pipes are drained, or this long after it exited when
 // something it left behind keeps a pipe open.
 constexpr absl::Duration kDrainGrace = absl::Seconds(1);
+// Output kept per part for streams that attach later (sattach).
+constexpr size_t kReplayBytes = 1 << 20;
 
 std::string WorkDir(const canopy::v1::LaunchStep& step, const canopy::v1::LaunchJob& job) {
   if (!step.work_dir().empty()) {
@@ -66,17 +68,67 @@ StepPart::~StepPart() {
   io_.reset();
 }
 
+canopy::v1::StepIoHello StepPart::Hello(const std::string& token) const {
+  canopy::v1::StepIoHello hello;
+  hello.set_job_id(launch_.job_id());
+  hello.set_step_id(launch_.step_id());
+  hello.set_io_token(token);
+  hello.set_node_index(launch_.node_index());
+  hello.set_node_name(job_.node.node_name);
+  *hello.mutable_task_ranks() = launch_.task_ranks();
+  return hello;
+}
+
+void StepPart::Notify(const std::string& message) {
+  if (io_ == nullptr) {
+    return;
+  }
+  canopy::v1::StepIoMessage notice;
+  notice.mutable_notice()->set_message(message);
+  io_->Send(notice);
+}
+
+absl::Status StepPart::AddAttached(std::unique_ptr<StepIoStream> stream) {
+  absl::MutexLock lock(&attach_mu_);
+  if (finished_) {
+    return absl::FailedPreconditionError("the step's part on this node has finished");
+  }
+  // Under the lock: nothing new is broadcast before the replay is sent, so order holds.
+  auto replay = [&stream](const auto& messages) {
+    return std::all_of(messages.begin(), messages.end(),
+                       [&stream](const canopy::v1::StepIoMessage& m) { return stream->Send(m); });
+  };
+  if (!replay(replay_) || !replay(exits_sent_)) {
+    return absl::UnavailableError("the attached stream broke during the replay");
+  }
+  attached_.push_back(std::move(stream));
+  return absl::OkStatus();
+}
+
+void StepPart::Broadcast(const canopy::v1::StepIoMessage& message) {
+  if (io_ != nullptr) {
+    io_->Send(message);
+  }
+  absl::MutexLock lock(&attach_mu_);
+  std::erase_if(attached_, [&](const std::unique_ptr<StepIoStream>& stream) {
+    return !stream->Send(message);
+  });
+  if (message.has_exited()) {
+    exits_sent_.push_back(message);
+  } else if (message.has_output()) {
+    replay_.push_back(message);
+    replay_bytes_ += message.output().data().size();
+    while (replay_bytes_ > kReplayBytes && !replay_.empty()) {
+      replay_bytes_ -= replay_.front().output().data().size();
+      replay_.pop_front();
+    }
+  }
+}
+
 void StepPart::Run() {
   if (!launch_.io_address().empty()) {
-    canopy::v1::StepIoHello hello;
-    hello.set_job_id(launch_.job_id());
-    hello.set_step_id(launch_.step_id());
-    hello.set_io_token(launch_.io_token());
-    hello.set_node_index(launch_.node_index());
-    hello.set_node_name(job_.node.node_name);
-    *hello.mutable_task_ranks() = launch_.task_ranks();
     absl::StatusOr<std::unique_ptr<StepIoStream>> io = StepIoStream::Open(
-        launch_.io_address(), hello, [this](int signal) { Signal(signal); },
+        launch_.io_address(), Hello(launch_.io_token()), [this](int signal) { Signal(signal); },
         [this] {
           spdlog::warn("step {}.{}: srun's I/O stream broke; killing the node's tasks",
                        launch_.job_id(), launch_.step_id());
@@ -324,14 +376,14 @@ void StepPart::IoLoop() {
           (is_err ? tasks_[index].err : tasks_[index].out).reset();
         }
       }
-      if (n > 0 && io_ != nullptr) {
+      if (n > 0) {
         canopy::v1::StepIoMessage msg;
         canopy::v1::TaskOutput* out = msg.mutable_output();
         out->set_rank(rank);
         out->set_stream(is_err ? canopy::v1::TaskOutput::STREAM_STDERR
                                : canopy::v1::TaskOutput::STREAM_STDOUT);
         out->set_data(buffer.data(), static_cast<size_t>(n));
-        io_->Send(msg);
+        Broadcast(msg);
       }
     }
     std::vector<canopy::v1::StepIoMessage> exits;
@@ -360,9 +412,9 @@ void StepPart::IoLoop() {
       }
     }
     // A failed launch is reported as StepLaunchFailed, not as exits of the ranks that started.
-    if (io_ != nullptr && failure_.empty()) {
+    if (failure_.empty()) {
       for (const canopy::v1::StepIoMessage& m : exits) {
-        io_->Send(m);
+        Broadcast(m);
       }
     }
     if (all_done) {
@@ -404,6 +456,15 @@ void StepPart::Finish() {
   status.set_exit_signal(exit_signal);
   if (io_ != nullptr) {
     io_->Close(absl::Seconds(2));
+  }
+  std::vector<std::unique_ptr<StepIoStream>> attached;
+  {
+    absl::MutexLock lock(&attach_mu_);
+    finished_ = true;
+    attached.swap(attached_);
+  }
+  for (std::unique_ptr<StepIoStream>& stream : attached) {
+    stream->Close(absl::Seconds(1));
   }
   on_done_(status);
 }

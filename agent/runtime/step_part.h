@@ -7,6 +7,8 @@
 // names output paths), sends each TaskExited once the task has exited and its output is drained,
 // and finally calls `on_done` with the node's StepStatus (highest exit code). If srun's stream
 // breaks, every task is SIGKILLed. Signal() may be called from any thread at any time.
+// Attach() (sattach) opens one more stream that gets the same output and exits; when it breaks,
+// only the copy ends. Notify() (scontrol notify) sends a notice that srun prints.
 //
 // Thread-safe. `on_done` runs once, on the I/O thread (or on Run()'s caller when nothing could
 // be started); the owner must not destroy the part from inside `on_done` (hand it to another
@@ -15,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +65,12 @@ class StepPart {
   // The owner keeps them once the part is gone, so that kills still reach what the tasks left
   // running in the background.
   std::vector<pid_t> TaskGroups();
+  // scontrol notify: `message` to srun (nothing when the step has no srun stream).
+  void Notify(const std::string& message);
+  // sattach: the hello an attached stream starts with, and the stream, opened with it, that gets
+  // every later output and exit as well. FailedPrecondition once the part has finished.
+  canopy::v1::StepIoHello Hello(const std::string& token) const;
+  absl::Status AddAttached(std::unique_ptr<StepIoStream> stream);
 
   uint32_t step_id() const { return launch_.step_id(); }
 
@@ -79,6 +88,8 @@ class StepPart {
     bool group_gone = false;  // exited, and its process group found empty
   };
 
+  // Sends to srun's stream and every attached one; drops attached streams that broke.
+  void Broadcast(const canopy::v1::StepIoMessage& message);
   absl::Status StartTasks();
   void OnExit(size_t index, int wait_status);
   void IoLoop();
@@ -98,6 +109,18 @@ class StepPart {
   std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
   int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;  // last Signal(), applied to late starters
   bool srun_gone_ ABSL_GUARDED_BY(mu_) = false;
+
+  // sattach streams. Written by Attach() (the controller-stream thread) and the I/O thread;
+  // `attach_mu_` is held while sending so a stream is never destroyed mid-Send.
+  absl::Mutex attach_mu_;
+  std::vector<std::unique_ptr<StepIoStream>> attached_ ABSL_GUARDED_BY(attach_mu_);
+  // The latest output (at most kReplayBytes), replayed to a stream that attaches later, as
+  // slurmstepd replays its buffer to sattach.
+  std::deque<canopy::v1::StepIoMessage> replay_ ABSL_GUARDED_BY(attach_mu_);
+  size_t replay_bytes_ ABSL_GUARDED_BY(attach_mu_) = 0;
+  // Exits already sent: replayed too, so a late attacher knows which ranks are done.
+  std::vector<canopy::v1::StepIoMessage> exits_sent_ ABSL_GUARDED_BY(attach_mu_);
+  bool finished_ ABSL_GUARDED_BY(attach_mu_) = false;
 };
 
 }  // namespace canopy::agent::runtime

@@ -2,6 +2,7 @@
 // role) on 127.0.0.1.
 #include <signal.h>
 
+#include <fstream>
 #include <map>
 
 #include "absl/strings/numbers.h"
@@ -55,6 +56,8 @@ class FakeSrun final : public canopy::v1::StepIo::Service {
         exits_[msg.exited().rank()] = msg.exited();
       } else if (msg.has_launch_failed()) {
         launch_failed_ = msg.launch_failed().message();
+      } else if (msg.has_notice()) {
+        notices_.push_back(msg.notice().message());
       }
     }
     return grpc::Status::OK;
@@ -68,6 +71,23 @@ class FakeSrun final : public canopy::v1::StepIo::Service {
   std::map<int, std::string> err_ ABSL_GUARDED_BY(mu_);
   std::map<int, canopy::v1::TaskExited> exits_ ABSL_GUARDED_BY(mu_);
   std::string launch_failed_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> notices_ ABSL_GUARDED_BY(mu_);
+};
+
+// A FakeSrun served on its own port (sattach's role).
+struct FakeSrunServer {
+  FakeSrunServer() : srun(false) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&srun);
+    server = builder.BuildAndStart();
+  }
+  ~FakeSrunServer() {
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+  FakeSrun srun;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server;
 };
 
 class StepTest : public ::testing::Test {
@@ -155,6 +175,54 @@ TEST_F(StepTest, TwoRanksStreamOutputAndExits) {
   ASSERT_EQ(srun_->exits_.size(), 2u);
   EXPECT_EQ(srun_->exits_[2].exit_code(), 6);
   EXPECT_EQ(srun_->exits_[3].exit_code(), 7);
+}
+
+TEST_F(StepTest, NoticeGoesToSrunAndALateAttacherGetsTheReplayThenLiveOutput) {
+  StartSrun(false);
+  const std::string go = dir_.path() + "/go";
+  runtime_->LaunchStep(Step({"sh", "-c",
+                             absl::StrCat("echo early$SLURM_PROCID; while [ ! -e ", go,
+                                          " ]; do sleep 0.05; done; echo late$SLURM_PROCID")}));
+  ASSERT_TRUE(WaitFor([&] {
+    absl::MutexLock lock(&srun_->mu_);
+    return srun_->out_[2] == "early2\n" && srun_->out_[3] == "early3\n";
+  }));
+  canopy::v1::NotifyJob notify;
+  notify.set_job_id(21);
+  notify.set_message("hello there");
+  notify.add_step_ids(0);
+  runtime_->NotifyJob(notify);
+  ASSERT_TRUE(WaitFor([&] {
+    absl::MutexLock lock(&srun_->mu_);
+    return srun_->notices_.size() == 1;
+  }));
+
+  FakeSrunServer sattach;
+  canopy::v1::AttachStep attach;
+  attach.set_job_id(21);
+  attach.set_step_id(0);
+  attach.set_io_address(absl::StrCat("127.0.0.1:", sattach.port));
+  attach.set_io_token("other");
+  runtime_->AttachStep(attach);
+  ASSERT_TRUE(WaitFor([&] {
+    absl::MutexLock lock(&sattach.srun.mu_);
+    return sattach.srun.out_[2] == "early2\n" && sattach.srun.out_[3] == "early3\n";
+  }));
+  {
+    absl::MutexLock lock(&sattach.srun.mu_);
+    EXPECT_EQ(sattach.srun.hello_.io_token(), "other");
+    EXPECT_THAT(sattach.srun.hello_.task_ranks(), ::testing::ElementsAre(2, 3));
+    EXPECT_TRUE(sattach.srun.notices_.empty());
+  }
+  std::ofstream(go).close();
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 0);
+  absl::MutexLock lock(&sattach.srun.mu_);
+  EXPECT_EQ(sattach.srun.out_[2], "early2\nlate2\n");
+  EXPECT_EQ(sattach.srun.exits_.size(), 2u);
+  absl::MutexLock srun_lock(&srun_->mu_);
+  EXPECT_EQ(srun_->out_[3], "early3\nlate3\n");
 }
 
 TEST_F(StepTest, OutputToFilesPerRank) {

@@ -208,6 +208,12 @@ bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message
     case canopy::v1::ControllerMessage::kJobStatusAck:
       runtime_->AckStatus(message.job_status_ack());
       return true;
+    case canopy::v1::ControllerMessage::kNotifyJob:
+      runtime_->NotifyJob(message.notify_job());
+      return true;
+    case canopy::v1::ControllerMessage::kAttachStep:
+      runtime_->AttachStep(message.attach_step());
+      return true;
     default:
       return false;
   }

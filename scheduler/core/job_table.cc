@@ -36,6 +36,13 @@ absl::Status JobTable::Erase(JobId id) {
   if (jobs_.erase(id) == 0) {
     return absl::NotFoundError(absl::StrCat("job ", id.value(), " not found"));
   }
+  // A hash table keeps its largest capacity: after a burst of finished jobs (MinJobAge keeps
+  // them) the index would hold memory for the burst forever. Shrink once it is a quarter full;
+  // growing back costs one rehash per doubling, so this is amortised O(1) per erase.
+  constexpr size_t kMinCapacity = 1024;
+  if (index_.capacity() > kMinCapacity && index_.size() * 4 < index_.capacity()) {
+    index_.rehash(0);
+  }
   return absl::OkStatus();
 }
 

@@ -114,6 +114,20 @@ struct StepAnswer {
   std::vector<int32_t> tasks_per_node;  // on each of those nodes
 };
 
+// scontrol notify JOBID MESSAGE.
+struct NotifyRequest {
+  core::JobId job;
+  std::string message;
+};
+
+// sattach JOBID.STEPID: where the caller's StepIo server listens, and its token.
+struct AttachRequest {
+  core::JobId job;
+  uint32_t step_id = 0;
+  std::string io_address;
+  std::string io_token;
+};
+
 struct CancelStepRequest {
   core::JobId job;
   uint32_t step_id = 0;

@@ -62,6 +62,22 @@ struct KillStep {
   int32_t signal = 0;  // 0 = SIGTERM, then SIGKILL after KillWait
 };
 
+// scontrol notify: show `message` on the srun of each step listed (this node runs a part of
+// each), or, with none listed, on the batch script's standard error (sent to the batch host).
+struct JobNotice {
+  core::JobId job;
+  std::string message;
+  std::vector<uint32_t> step_ids;
+};
+
+// sattach: copy this node's part of the step's output to one more StepIo server as well.
+struct StepAttach {
+  core::JobId job;
+  uint32_t step_id = 0;
+  std::string io_address;
+  std::string io_token;
+};
+
 // The controller has durably recorded an EXITED or CLEANED_UP report: the agent may forget it.
 struct JobReportAck {
   core::JobId job;
@@ -69,8 +85,8 @@ struct JobReportAck {
   uint32_t run_id = 0;
 };
 
-using AgentMessage =
-    std::variant<LaunchJob, SignalJob, KillJob, LaunchStep, KillStep, JobReportAck>;
+using AgentMessage = std::variant<LaunchJob, SignalJob, KillJob, LaunchStep, KillStep, JobReportAck,
+                                  JobNotice, StepAttach>;
 
 struct OutgoingMessage {
   core::NodeId node;

@@ -152,6 +152,16 @@ absl::StatusOr<StepAnswer> JobLifecycle::CreateStep(const StepRequest& request,
   return lifecycle::CreateStep(state_, request, caller, effects);
 }
 
+absl::Status JobLifecycle::NotifyJob(const NotifyRequest& request, const Caller& caller,
+                                     Effects& effects) {
+  return lifecycle::NotifyJob(state_, request, caller, effects);
+}
+
+absl::StatusOr<StepAnswer> JobLifecycle::AttachStep(const AttachRequest& request,
+                                                    const Caller& caller, Effects& effects) {
+  return lifecycle::AttachStep(state_, request, caller, effects);
+}
+
 absl::Status JobLifecycle::CancelStep(const CancelStepRequest& request, const Caller& caller,
                                       Effects& effects) {
   return lifecycle::CancelStep(state_, request, caller, effects);

@@ -80,6 +80,10 @@ class JobLifecycle {
   absl::StatusOr<StepAnswer> CreateStep(const StepRequest& request, const Caller& caller,
                                         Effects& effects);
   absl::Status CancelStep(const CancelStepRequest& request, const Caller& caller, Effects& effects);
+  // scontrol notify and sattach (steps.h).
+  absl::Status NotifyJob(const NotifyRequest& request, const Caller& caller, Effects& effects);
+  absl::StatusOr<StepAnswer> AttachStep(const AttachRequest& request, const Caller& caller,
+                                        Effects& effects);
 
   // ---- Holds, requeues and time limits (job_control.h)
   std::vector<JobActionAnswer> ControlJobs(const JobActionRequest& request, const Caller& caller,

@@ -606,6 +606,73 @@ TEST_F(JobLifecycleTest, StepLaysTasksOutInBlocksOverTheAllocation) {
             absl::StatusCode::kNotFound);
 }
 
+TEST_F(JobLifecycleTest, NotifyGoesToTheBatchHostOrToEachStepsSrun) {
+  const uint32_t batch = StartRunning(2);
+  Effects e;
+  ASSERT_TRUE(jobs_->NotifyJob(NotifyRequest{core::JobId(batch), "hi"}, alice_, e).ok());
+  ASSERT_THAT(Targets<JobNotice>(e), ElementsAre(0));  // the batch host, even with steps
+  EXPECT_EQ(Nth<JobNotice>(e, 0).message, "hi");
+  EXPECT_TRUE(Nth<JobNotice>(e, 0).step_ids.empty());
+  EXPECT_EQ(jobs_->NotifyJob(NotifyRequest{core::JobId(batch), "x"}, bob_, e).code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(jobs_->NotifyJob(NotifyRequest{core::JobId(999), "x"}, alice_, e).code(),
+            absl::StatusCode::kNotFound);
+
+  // A job srun allocated: through one node of each running step; none running: refused.
+  const uint32_t alloc = Submit(1, 0, /*script=*/"");
+  Schedule();
+  const int node = static_cast<int>(Job(alloc).allocation.nodes[0].node.value());
+  Report(node, alloc, JobPhase::kLaunched);
+  e = Effects();
+  EXPECT_EQ(jobs_->NotifyJob(NotifyRequest{core::JobId(alloc), "x"}, alice_, e).code(),
+            absl::StatusCode::kFailedPrecondition);
+  StepRequest step;
+  step.job = core::JobId(alloc);
+  step.argv = {"sleep"};
+  step.io_address = "127.0.0.1:5000";
+  ASSERT_TRUE(jobs_->CreateStep(step, alice_, e).ok());
+  ASSERT_TRUE(jobs_->CreateStep(step, alice_, e).ok());
+  e = Effects();
+  ASSERT_TRUE(jobs_->NotifyJob(NotifyRequest{core::JobId(alloc), "yo"}, alice_, e).ok());
+  ASSERT_THAT(Targets<JobNotice>(e), ElementsAre(node));
+  EXPECT_THAT(Nth<JobNotice>(e, 0).step_ids, ElementsAre(0, 1));
+
+  // Pending: Slurm's "presently disabled".
+  const uint32_t pending = Submit(4, 4);  // not scheduled: PENDING
+  EXPECT_EQ(jobs_->NotifyJob(NotifyRequest{core::JobId(pending), "x"}, alice_, e).message(),
+            "Requested operation is presently disabled");
+}
+
+TEST_F(JobLifecycleTest, AttachStepReachesEveryNodeOfTheStepAndAnswersItsLayout) {
+  const uint32_t id = StartRunning(2);
+  StepRequest req;
+  req.job = core::JobId(id);
+  req.ntasks = 3;
+  req.argv = {"hostname"};
+  req.io_address = "127.0.0.1:5000";
+  Effects e;
+  ASSERT_TRUE(jobs_->CreateStep(req, alice_, e).ok());
+  e = Effects();
+  absl::StatusOr<StepAnswer> layout =
+      jobs_->AttachStep(AttachRequest{core::JobId(id), 0, "", ""}, alice_, e);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_THAT(layout->nodes, ElementsAre("gpu1", "gpu2"));
+  EXPECT_THAT(layout->tasks_per_node, ElementsAre(2, 1));
+  EXPECT_EQ(layout->ntasks, 3);
+  EXPECT_TRUE(e.messages.empty());  // no address: the layout only
+  ASSERT_TRUE(
+      jobs_->AttachStep(AttachRequest{core::JobId(id), 0, "10.0.0.1:7", "tok"}, alice_, e).ok());
+  ASSERT_THAT(Targets<StepAttach>(e), ElementsAre(0, 1));
+  EXPECT_EQ(Nth<StepAttach>(e, 1).io_address, "10.0.0.1:7");
+  EXPECT_EQ(Nth<StepAttach>(e, 1).io_token, "tok");
+  EXPECT_EQ(
+      jobs_->AttachStep(AttachRequest{core::JobId(id), 0, "a:1", "t"}, bob_, e).status().code(),
+      absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(
+      jobs_->AttachStep(AttachRequest{core::JobId(id), 5, "a:1", "t"}, alice_, e).status().code(),
+      absl::StatusCode::kNotFound);
+}
+
 TEST_F(JobLifecycleTest, AllocationOnlyJobEndsWithCompleteJob) {
   AllNodesUp();
   const uint32_t id = Submit(1, 0, /*script=*/"");

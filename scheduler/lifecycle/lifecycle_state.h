@@ -58,6 +58,7 @@ inline constexpr absl::Duration kLostBatchGrace = absl::Seconds(30);
 struct LiveStep {
   std::vector<core::NodeId> running;
   core::StepRecord record;
+  std::vector<int32_t> tasks_per_node;  // on each of record.nodes (sattach's layout)
   bool cancelled = false;  // scancel of the step: tasks killed by a signal count as CANCELLED
 };
 

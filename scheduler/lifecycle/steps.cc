@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
 
@@ -85,6 +86,7 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
   LiveStep& live_step = live->steps[answer.step_id];
   live_step.record = StepStarted(s, job, *shared);
   live_step.running = std::move(nodes);
+  live_step.tasks_per_node = shared->layout.tasks_per_node;
   effects.steps.push_back(live_step.record);
   effects.info.push_back(absl::StrCat("job ", id, " step ", answer.step_id, ": ", answer.ntasks,
                                       " task(s) on ", shared->nodelist));
@@ -113,6 +115,78 @@ absl::Status CancelStep(LifecycleState& s, const CancelStepRequest& request, con
     effects.Send(node, KillStep{request.job, request.step_id, request.signal});
   }
   return absl::OkStatus();
+}
+
+absl::Status NotifyJob(LifecycleState& s, const NotifyRequest& request, const Caller& caller,
+                       Effects& effects) {
+  absl::StatusOr<core::Job*> found = s.FindControlled(request.job, caller);
+  if (!found.ok()) {
+    return found.status();
+  }
+  const core::Job& job = **found;
+  LiveJob* live = s.Live(job.id);
+  if (job.state == core::JobState::kPending) {
+    return absl::FailedPreconditionError("Requested operation is presently disabled");
+  }
+  if ((job.state != core::JobState::kRunning && job.state != core::JobState::kConfiguring) ||
+      live == nullptr) {
+    return absl::FailedPreconditionError("Job/step already completing or completed");
+  }
+  // As Slurm: a batch job's message goes to the script's stderr, on the batch host; that of a
+  // job srun allocated to the srun, here through a node of each of its steps (one node's
+  // stream reaches srun; steps sharing that node get one message).
+  if (!job.allocation_only()) {
+    effects.Send(job.allocation.nodes.front().node, JobNotice{job.id, request.message, {}});
+    return absl::OkStatus();
+  }
+  absl::btree_map<core::NodeId, std::vector<uint32_t>> by_node;
+  for (const auto& [step_id, step] : live->steps) {
+    if (!step.running.empty()) {
+      by_node[step.running.front()].push_back(step_id);
+    }
+  }
+  if (by_node.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Requested operation is presently disabled: job ", job.id.value(),
+                     " has no batch script and no running srun step to show the message to"));
+  }
+  for (auto& [node, step_ids] : by_node) {
+    effects.Send(node, JobNotice{job.id, request.message, std::move(step_ids)});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StepAnswer> AttachStep(LifecycleState& s, const AttachRequest& request,
+                                      const Caller& caller, Effects& effects) {
+  absl::StatusOr<core::Job*> found = s.FindControlled(request.job, caller);
+  if (!found.ok()) {
+    return found.status();
+  }
+  const LiveStep* step = nullptr;
+  if (const LiveJob* live = s.Live(request.job); live != nullptr) {
+    if (auto it = live->steps.find(request.step_id); it != live->steps.end()) {
+      step = &it->second;
+    }
+  }
+  if (step == nullptr || step->running.empty()) {
+    return absl::NotFoundError(absl::StrCat("Job/step already completing or completed: step ",
+                                            request.job.value(), ".", request.step_id,
+                                            " is not running"));
+  }
+  StepAnswer answer;
+  answer.step_id = request.step_id;
+  answer.ntasks = step->record.ntasks;
+  for (core::NodeId node : step->record.nodes) {
+    answer.nodes.push_back(s.topology->node_name(node));
+  }
+  answer.tasks_per_node = step->tasks_per_node;
+  if (!request.io_address.empty()) {  // empty: the layout only (sattach --layout)
+    for (core::NodeId node : step->running) {
+      effects.Send(node,
+                   StepAttach{request.job, request.step_id, request.io_address, request.io_token});
+    }
+  }
+  return answer;
 }
 
 void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report,

@@ -26,6 +26,19 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
 absl::Status CancelStep(LifecycleState& s, const CancelStepRequest& request, const Caller& caller,
                         Effects& effects);
 
+// scontrol notify: the message goes to a batch job's script's stderr, or to the srun of each
+// running step of a job without script. NotFound / PermissionDenied for the job;
+// FailedPrecondition with Slurm's words unless it runs, or when it has neither a batch script
+// nor a running step (an salloc allocation between steps).
+absl::Status NotifyJob(LifecycleState& s, const NotifyRequest& request, const Caller& caller,
+                       Effects& effects);
+
+// sattach: every node running a part of the step opens a stream to the caller's StepIo server
+// (none without an address: sattach --layout). NotFound for an unknown or finished step; the
+// answer describes the step's layout (step_id is the one asked for).
+absl::StatusOr<StepAnswer> AttachStep(LifecycleState& s, const AttachRequest& request,
+                                      const Caller& caller, Effects& effects);
+
 // A node's part of a step ended; the step ends (in accounting too) once every part has.
 void StepReported(LifecycleState& s, core::NodeId node, const StepReport& report, Effects& effects);
 

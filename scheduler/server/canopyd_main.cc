@@ -5,10 +5,18 @@
 //                                              its state in StateSaveLocation)
 //
 // Start-up order: config -> topology -> state dir lock -> database -> controller -> gRPC.
-// SIGINT/SIGTERM stop it cleanly; kill -9 loses nothing that was acknowledged.
+// SIGINT/SIGTERM stop it cleanly; kill -9 loses nothing that was acknowledged. SIGHUP (or
+// scontrol reconfigure) re-reads the config: when the new one is good, canopyd stops cleanly
+// and execs itself again with the same arguments and pid (reconfigure.h).
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -37,9 +45,30 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// Replaces this process with canopyd again, with the arguments it started with, and --listen
+// pinned to the port it had when that was chosen by the kernel (port 0), so agents and clients
+// that know the port find the new process there. Returns only if exec fails.
+int Restart(const std::vector<std::string>& original_argv, const std::string& bound_listen) {
+  std::vector<std::string> args = original_argv;
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  if (!listen.empty() && listen.ends_with(":0")) {
+    args.push_back(absl::StrCat("--listen=", bound_listen));
+  }
+  std::vector<char*> c_args;
+  for (std::string& a : args) {
+    c_args.push_back(a.data());
+  }
+  c_args.push_back(nullptr);
+  spdlog::default_logger()->flush();
+  execv("/proc/self/exe", c_args.data());
+  return Fail(absl::StrCat("cannot restart after reconfigure (exec /proc/self/exe: ",
+                           std::strerror(errno), "); start canopyd again"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> original_argv(argv, argv + argc);
   absl::SetProgramUsageMessage(
       "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
@@ -65,9 +94,13 @@ int main(int argc, char** argv) {
   options.listen = absl::GetFlag(FLAGS_listen);
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.port_file = absl::GetFlag(FLAGS_port_file);
-  absl::Status status = canopy::server::RunServer(*std::move(config), options);
-  if (!status.ok()) {
-    return Fail(std::string(status.message()));
+  absl::StatusOr<canopy::server::ServerExit> exit =
+      canopy::server::RunServer(*std::move(config), options);
+  if (!exit.ok()) {
+    return Fail(std::string(exit.status().message()));
+  }
+  if (exit->restart) {
+    return Restart(original_argv, exit->bound_listen);
   }
   return 0;
 }

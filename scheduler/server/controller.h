@@ -73,6 +73,11 @@ class Controller {
                                                    lifecycle::Caller caller);
   absl::Status CancelStep(lifecycle::CancelStepRequest request, lifecycle::Caller caller);
   absl::Status CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller);
+  // scontrol notify; sattach (lifecycle/steps.h). Nothing is stored: answered once the messages
+  // are handed to the agents' streams.
+  absl::Status NotifyJob(lifecycle::NotifyRequest request, lifecycle::Caller caller);
+  absl::StatusOr<lifecycle::StepAnswer> AttachStep(lifecycle::AttachRequest request,
+                                                   lifecycle::Caller caller);
   // scontrol update job Priority=/Nice=/TimeLimit=/Name=/Partition=/... and scontrol top
   // (lifecycle/priorities.h, lifecycle/job_control.h, lifecycle/job_edit.h), all in one batch.
   absl::Status UpdateJob(core::JobId id, std::optional<uint32_t> priority,

@@ -55,6 +55,26 @@ absl::Status Controller::CancelStep(lifecycle::CancelStepRequest request,
       .status();
 }
 
+absl::Status Controller::NotifyJob(lifecycle::NotifyRequest request, lifecycle::Caller caller) {
+  return RunJobCommand<bool>([this, request = std::move(request),
+                              caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {
+           absl::Status s = jobs_->NotifyJob(request, caller, batch.effects);
+           if (!s.ok()) {
+             return s;
+           }
+           return true;
+         })
+      .status();
+}
+
+absl::StatusOr<lifecycle::StepAnswer> Controller::AttachStep(lifecycle::AttachRequest request,
+                                                             lifecycle::Caller caller) {
+  return RunJobCommand<lifecycle::StepAnswer>(
+      [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
+        return jobs_->AttachStep(request, caller, batch.effects);
+      });
+}
+
 absl::Status Controller::CompleteJob(lifecycle::CompleteRequest request, lifecycle::Caller caller) {
   return RunJobCommand<bool>([this, request = std::move(request),
                               caller = std::move(caller)](Batch& batch) -> absl::StatusOr<bool> {

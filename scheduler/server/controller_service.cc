@@ -2,13 +2,16 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/log/absl_format.h"
 #include "common/rpc/status_convert.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/limit_values.h"
 #include "common/slurm/scheduling_values.h"
 #include "scheduler/server/config_view.h"
 #include "scheduler/server/proto_convert.h"
+#include "scheduler/server/reconfigure.h"
 #include "scheduler/server/topology_view.h"
+#include "spdlog/spdlog.h"
 
 namespace canopy::server {
 
@@ -28,6 +31,22 @@ ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string
       }
     }
   }
+}
+
+grpc::Status ControllerServiceImpl::RequireOperator(const lifecycle::Caller& caller,
+                                                    absl::string_view what,
+                                                    absl::string_view slurm_words) {
+  if (caller.is_operator) {
+    return grpc::Status::OK;
+  }
+  return grpc::Status(
+      grpc::StatusCode::PERMISSION_DENIED,
+      caller.authenticated
+          ? absl::StrCat(slurm_words, ": ", caller.user_name,
+                         " is not an operator (root, canopyd's user, or the config's operators)")
+          : absl::StrCat(slurm_words, ": ", what,
+                         " needs an operator identified by canopyd's unix socket; run this on "
+                         "the controller host"));
 }
 
 std::optional<PeerCredentials> ControllerServiceImpl::CallerCredentials(
@@ -121,14 +140,9 @@ grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
                           "action: expected ACTION_DRAIN, ACTION_RESUME or ACTION_DOWN");
   }
   const lifecycle::Caller caller = CallerOf(context);
-  if (!caller.is_operator) {
-    return grpc::Status(
-        grpc::StatusCode::PERMISSION_DENIED,
-        caller.authenticated
-            ? absl::StrCat("Access/permission denied: ", caller.user_name,
-                           " is not an operator (root, canopyd's user, or the config's operators)")
-            : std::string("Access/permission denied: changing nodes needs an operator identified "
-                          "by canopyd's unix socket; run this on the controller host"));
+  if (grpc::Status denied = RequireOperator(caller, "changing nodes", "Access/permission denied");
+      !denied.ok()) {
+    return denied;
   }
   absl::StatusOr<std::vector<std::string>> changed =
       controller_->UpdateNodes(*std::move(names), action, request->reason(), caller.user_name);
@@ -173,6 +187,34 @@ grpc::Status ControllerServiceImpl::GetConfig(grpc::ServerContext*,
   }
   *response->mutable_as_of() = rpc::ToProtoTime(snap->taken);
   response->set_hostname(hostname_);
+  return grpc::Status::OK;
+}
+
+grpc::Status ControllerServiceImpl::Reconfigure(grpc::ServerContext* context,
+                                                const canopy::v1::ReconfigureRequest*,
+                                                canopy::v1::ReconfigureResponse* response) {
+  const lifecycle::Caller caller = CallerOf(context);
+  if (grpc::Status denied = RequireOperator(caller, "reconfigure", "Invalid user id");
+      !denied.ok()) {
+    return denied;
+  }
+  if (!request_restart_) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                        "this controller cannot restart itself (embedded in a test)");
+  }
+  // Checked here so that scontrol hears what is wrong; the main thread checks again when it
+  // restarts (the file may change in between) and logs the changes.
+  absl::StatusOr<ReconfigurePlan> plan =
+      PrepareReconfigure(controller_->config(), state_dir_override_, *controller_->Snapshot());
+  if (!plan.ok()) {
+    spdlog::warn("reconfigure asked by {} refused: {}", caller.user_name, plan.status().message());
+    return rpc::ToGrpcStatus(plan.status());
+  }
+  spdlog::info("reconfigure asked by {}", caller.user_name);
+  for (std::string& change : plan->changes) {
+    response->add_changes(std::move(change));
+  }
+  request_restart_();
   return grpc::Status::OK;
 }
 

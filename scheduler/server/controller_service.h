@@ -6,6 +6,7 @@
 // caller is anonymous and may only read. Job RPCs live in controller_service_jobs.cc.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +99,23 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status GetConfig(grpc::ServerContext* context, const canopy::v1::GetConfigRequest* request,
                          canopy::v1::GetConfigResponse* response) override;
 
+  // scontrol reconfigure (reconfigure.h): `state_dir_override` is canopyd's --state_dir (empty
+  // if none); `request_restart` tells the daemon to restart on the checked file. Without it
+  // (tests), Reconfigure answers UNIMPLEMENTED.
+  void SetReconfigure(std::string state_dir_override, std::function<void()> request_restart) {
+    state_dir_override_ = std::move(state_dir_override);
+    request_restart_ = std::move(request_restart);
+  }
+  grpc::Status Reconfigure(grpc::ServerContext* context,
+                           const canopy::v1::ReconfigureRequest* request,
+                           canopy::v1::ReconfigureResponse* response) override;
+  // scontrol notify and sattach (controller_service_steps.cc).
+  grpc::Status NotifyJob(grpc::ServerContext* context, const canopy::v1::NotifyJobRequest* request,
+                         canopy::v1::NotifyJobResponse* response) override;
+  grpc::Status AttachStep(grpc::ServerContext* context,
+                          const canopy::v1::AttachStepRequest* request,
+                          canopy::v1::AttachStepResponse* response) override;
+
  private:
   // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
   // (unauthenticated) or without a listener.
@@ -114,6 +132,11 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // for a uid unknown here). Logged, so every submission on behalf of someone is on record.
   absl::StatusOr<lifecycle::Caller> SubmitterOf(const grpc::ServerContext* context,
                                                 const canopy::v1::JobSpec& spec) const;
+  // OK for an operator; otherwise PERMISSION_DENIED starting with Slurm's words for the refusal
+  // ("Invalid user id"), then naming the caller, or saying that `what` needs an operator on the
+  // unix socket.
+  static grpc::Status RequireOperator(const lifecycle::Caller& caller, absl::string_view what,
+                                      absl::string_view slurm_words);
   // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
   grpc::Status ControlJobs(lifecycle::JobActionRequest request, const grpc::ServerContext* context,
                            canopy::v1::JobActionResponse* response);
@@ -123,6 +146,8 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   const std::string hostname_;
   std::vector<std::vector<std::string>> node_partitions_;  // by NodeId
   persistence::SqliteHistoryReader* history_ = nullptr;    // not owned; may be null
+  std::string state_dir_override_;
+  std::function<void()> request_restart_;  // empty: reconfigure unsupported
 };
 
 }  // namespace canopy::server

@@ -552,6 +552,17 @@ canopy::v1::ControllerMessage ToProto(const lifecycle::AgentMessage& message,
           kill->set_step_id(m.step_id);
           kill->set_signal(m.signal);
           *kill->mutable_kill_wait() = ToProtoDuration(config.kill_wait);
+        } else if constexpr (std::is_same_v<M, lifecycle::JobNotice>) {
+          canopy::v1::NotifyJob* notify = out.mutable_notify_job();
+          notify->set_job_id(m.job.value());
+          notify->set_message(m.message);
+          notify->mutable_step_ids()->Add(m.step_ids.begin(), m.step_ids.end());
+        } else if constexpr (std::is_same_v<M, lifecycle::StepAttach>) {
+          canopy::v1::AttachStep* attach = out.mutable_attach_step();
+          attach->set_job_id(m.job.value());
+          attach->set_step_id(m.step_id);
+          attach->set_io_address(m.io_address);
+          attach->set_io_token(m.io_token);
         } else {
           static_assert(std::is_same_v<M, lifecycle::JobReportAck>);
           canopy::v1::JobStatusAck* ack = out.mutable_job_status_ack();

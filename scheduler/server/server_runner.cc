@@ -21,6 +21,7 @@
 #include "scheduler/server/controller.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
+#include "scheduler/server/reconfigure.h"
 #include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
 #include "spdlog/spdlog.h"
@@ -28,13 +29,15 @@
 namespace canopy::server {
 namespace {
 
-// Blocks SIGINT/SIGTERM in this thread (and every thread it starts later, gRPC's included), so
-// that WaitForStopSignal() receives them synchronously instead of a handler running anywhere.
+// Blocks SIGINT/SIGTERM/SIGHUP in this thread (and every thread it starts later, gRPC's
+// included), so that the main thread's sigwait receives them instead of a handler running
+// anywhere. (The mask survives the exec of a reconfigure, which blocks them again anyway.)
 sigset_t BlockStopSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
@@ -59,7 +62,7 @@ absl::Status WritePortFile(const std::string& path, int port) {
 
 }  // namespace
 
-absl::Status RunServer(config::ClusterConfig config, const ServerOptions& options) {
+absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerOptions& options) {
   const sigset_t stop_signals = BlockStopSignals();
 
   if (!options.state_dir.empty()) {
@@ -110,6 +113,9 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   (*controller)->Start();
 
   ControllerServiceImpl controller_service(controller->get(), os::Hostname(false), peers->get());
+  // scontrol reconfigure checks the new file in the caller's thread, then hands the restart to
+  // the main thread below, as SIGHUP does.
+  controller_service.SetReconfigure(options.state_dir, [] { kill(getpid(), SIGHUP); });
   // sacct reads the database on a connection of its own (WAL: never blocks the owner's writes).
   absl::StatusOr<std::unique_ptr<persistence::SqliteHistoryReader>> history =
       persistence::SqliteHistoryReader::Open(db_path);
@@ -150,9 +156,30 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
     }
   }
 
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  spdlog::info("received {}, shutting down", strsignal(signal_number));
+  ServerExit exit;
+  exit.bound_listen = absl::StrCat(bound, ":", tcp_port);
+  while (true) {
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    if (signal_number != SIGHUP) {
+      spdlog::info("received {}, shutting down", strsignal(signal_number));
+      break;
+    }
+    absl::StatusOr<ReconfigurePlan> plan =
+        PrepareReconfigure(*shared_config, options.state_dir, *(*controller)->Snapshot());
+    if (!plan.ok()) {
+      spdlog::error("reconfigure refused, still running on the old configuration: {}",
+                    plan.status().message());
+      continue;
+    }
+    for (const std::string& change : plan->changes) {
+      spdlog::info("reconfigure: {}", change);
+    }
+    spdlog::info("reconfigure: restarting on {} ({} change(s)); every job is in the database",
+                 shared_config->path, plan->changes.size());
+    exit.restart = true;
+    break;
+  }
   server->GetHealthCheckService()->SetServingStatus(false);
   // No new local connections (this also removes the socket file); while the server still runs,
   // as Stop() requires.
@@ -161,7 +188,7 @@ absl::Status RunServer(config::ClusterConfig config, const ServerOptions& option
   // long-lived to wait for.
   (*controller)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  return absl::OkStatus();
+  return exit;
 }
 
 }  // namespace canopy::server

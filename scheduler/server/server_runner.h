@@ -1,4 +1,6 @@
-// RunServer: assembles canopyd from a loaded configuration and serves until SIGINT/SIGTERM.
+// RunServer: assembles canopyd from a loaded configuration and serves until SIGINT/SIGTERM, or
+// until a reconfigure (SIGHUP, or scontrol reconfigure) asks for a restart on a new
+// configuration that was checked first (reconfigure.h).
 #pragma once
 
 #include <string>
@@ -14,8 +16,16 @@ struct ServerOptions {
   std::string port_file;  // if set, the bound TCP port is written here once listening
 };
 
-// Returns when the daemon was asked to stop (OK) or could not start (the reason, naming the
-// address, file or directory at fault).
-absl::Status RunServer(config::ClusterConfig config, const ServerOptions& options);
+// How the server ended, once everything it opened is closed.
+struct ServerExit {
+  // A reconfigure was accepted: the caller should exec canopyd again (same arguments), with
+  // --listen=`bound_listen` when it had asked for port 0, so agents find it where it was.
+  bool restart = false;
+  std::string bound_listen;  // HOST:PORT actually listened on
+};
+
+// Returns when the daemon was asked to stop or restart, or could not start (the reason, naming
+// the address, file or directory at fault).
+absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerOptions& options);
 
 }  // namespace canopy::server
