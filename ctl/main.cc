@@ -8,6 +8,7 @@
 #include "ctl/sacct/sacct.h"
 #include "ctl/sacctmgr/sacctmgr.h"
 #include "ctl/salloc/salloc.h"
+#include "ctl/sattach/sattach.h"
 #include "ctl/sbatch/sbatch.h"
 #include "ctl/scancel/scancel.h"
 #include "ctl/scontrol/scontrol.h"
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
   if (name == "salloc") {
     return canopy::ctl::salloc::RunSalloc(args, std::cout, std::cerr);
   }
+  if (name == "sattach") {
+    return canopy::ctl::sattach::RunSattach(args, std::cout, std::cerr);
+  }
   if (name == "sshare") {
     return canopy::ctl::sshare::RunSshare(args, std::cout, std::cerr);
   }
@@ -61,7 +65,7 @@ int main(int argc, char** argv) {
   }
   std::cerr << name
             << ": this Canopy build answers to canopyctl, scontrol, sinfo, sbatch, squeue,"
-               " scancel, srun, salloc, sshare, sprio, sacctmgr and sacct; '"
+               " scancel, srun, salloc, sattach, sshare, sprio, sacctmgr and sacct; '"
             << name << "' is not one of its front ends\n";
   return 2;
 }

@@ -12,9 +12,9 @@
 namespace canopy::ctl::canopyctl {
 
 // The names canopyctl answers to besides its own (ctl/main.cc dispatches on them).
-inline constexpr const char* kSlurmFrontEnds[] = {"sbatch",   "srun",   "salloc",   "squeue",
-                                                  "scancel",  "sinfo",  "scontrol", "sacct",
-                                                  "sacctmgr", "sshare", "sprio"};
+inline constexpr const char* kSlurmFrontEnds[] = {"sbatch", "srun",     "salloc", "sattach",
+                                                  "squeue", "scancel",  "sinfo",  "scontrol",
+                                                  "sacct",  "sacctmgr", "sshare", "sprio"};
 
 struct InstallLinksOptions {
   std::string dir;     // where the links go; must exist

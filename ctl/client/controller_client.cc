@@ -256,6 +256,32 @@ absl::StatusOr<canopy::v1::GetConfigResponse> ControllerClient::GetConfig() {
   return response;
 }
 
+absl::StatusOr<canopy::v1::ReconfigureResponse> ControllerClient::Reconfigure() {
+  canopy::v1::ReconfigureResponse response;
+  grpc::Status s =
+      stub_->Reconfigure(NewContext().get(), canopy::v1::ReconfigureRequest(), &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
+absl::Status ControllerClient::NotifyJob(const canopy::v1::NotifyJobRequest& request) {
+  canopy::v1::NotifyJobResponse response;
+  grpc::Status s = stub_->NotifyJob(NewContext().get(), request, &response);
+  return s.ok() ? absl::OkStatus() : Explain(s);
+}
+
+absl::StatusOr<canopy::v1::AttachStepResponse> ControllerClient::AttachStep(
+    const canopy::v1::AttachStepRequest& request) {
+  canopy::v1::AttachStepResponse response;
+  grpc::Status s = stub_->AttachStep(NewContext().get(), request, &response);
+  if (!s.ok()) {
+    return Explain(s);
+  }
+  return response;
+}
+
 absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
   canopy::v1::UpdateJobResponse response;
   grpc::Status s = stub_->UpdateJob(NewContext().get(), request, &response);

@@ -66,6 +66,11 @@ class ControllerClient {
   absl::StatusOr<canopy::v1::ListAccountingResponse> ListAccounting(
       const canopy::v1::ListAccountingRequest& request);
   absl::StatusOr<canopy::v1::GetConfigResponse> GetConfig();
+  // scontrol reconfigure (operators), scontrol notify, sattach.
+  absl::StatusOr<canopy::v1::ReconfigureResponse> Reconfigure();
+  absl::Status NotifyJob(const canopy::v1::NotifyJobRequest& request);
+  absl::StatusOr<canopy::v1::AttachStepResponse> AttachStep(
+      const canopy::v1::AttachStepRequest& request);
 
   // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
   // on this machine (srun then serves its step I/O on 127.0.0.1 only).

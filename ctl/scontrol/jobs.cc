@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "common/os/user_info.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/output/job_format.h"
 #include "ctl/scontrol/job_words.h"
 #include "ctl/scontrol/show_job.h"
 
@@ -83,6 +84,31 @@ std::vector<Resolved> Resolve(client::ControllerClient& client, const JobList& l
     }
   }
   return out;
+}
+
+// An array's job id names every task of the array that has not ended, as Slurm's update does
+// ("update JobId=55 TimeLimit=10" changes all of 55's tasks); any other id names its job. (The
+// job-list commands leave this to canopyd, which applies them to each task.)
+std::vector<Resolved> ExpandArray(client::ControllerClient& client, std::vector<Resolved> jobs) {
+  if (jobs.size() != 1) {
+    return jobs;
+  }
+  const uint32_t id = jobs.front().id;
+  absl::StatusOr<canopy::v1::Job> job = client.GetJob(id);
+  if (!job.ok() || job->array_job_id() != id) {
+    return jobs;
+  }
+  absl::StatusOr<canopy::v1::ListJobsResponse> listed = client.ListJobs({});
+  if (!listed.ok()) {
+    return jobs;
+  }
+  std::vector<Resolved> tasks;
+  for (const canopy::v1::Job& task : listed->jobs()) {
+    if (task.array_job_id() == id && output::IsJobActive(task.state())) {
+      tasks.push_back({task.job_id(), absl::StrCat(id, "_", task.array_task_id())});
+    }
+  }
+  return tasks.empty() ? jobs : tasks;
 }
 
 }  // namespace
@@ -247,7 +273,10 @@ int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
   int rc = 0;
   JobList list;
   list.targets.push_back(update->target);
-  const std::vector<Resolved> jobs = Resolve(*client, list, err, rc);
+  std::vector<Resolved> jobs = Resolve(*client, list, err, rc);
+  if (!update->target.task.has_value()) {
+    jobs = ExpandArray(*client, std::move(jobs));
+  }
   for (const Resolved& j : jobs) {
     canopy::v1::UpdateJobRequest request = update->request;
     request.set_job_id(j.id);

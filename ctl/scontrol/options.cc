@@ -170,6 +170,27 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
   } else if (Abbrev(args[0], "ping", 4)) {
     request = ScontrolRequest();
     request->command = Command::kPing;
+  } else if (Abbrev(args[0], "reconfigure", 3)) {
+    if (!rest.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("too many arguments for keyword:", args[0]));
+    }
+    request = ScontrolRequest();
+    request->command = Command::kReconfigure;
+  } else if (Abbrev(args[0], "notify", 1)) {
+    // Slurm joins the words after the job id into one message.
+    if (rest.size() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("too few arguments for keyword:", args[0]));
+    }
+    request = ScontrolRequest();
+    request->command = Command::kNotify;
+    request->args = rest;
+  } else if (Abbrev(args[0], "listpids", 1)) {
+    if (rest.size() > 2) {
+      return absl::InvalidArgumentError(absl::StrCat("too many arguments for keyword:", args[0]));
+    }
+    request = ScontrolRequest();
+    request->command = Command::kListPids;
+    request->args = rest;
   } else if (std::optional<Command> job = JobCommand(args[0]); job.has_value()) {
     if (rest.empty()) {
       return absl::InvalidArgumentError(

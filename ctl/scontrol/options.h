@@ -8,7 +8,7 @@
 //   update job ID KEY=VALUE... (job_words.h, job_update_keys.h)
 //   hold|uhold|release|requeue|requeuehold|top|suspend|resume JOB_LIST
 //   write batch_script JOBID [FILE|-]
-//   ping
+//   ping, reconfigure, notify JOBID MESSAGE..., listpids [JOBID[.STEPID]] [NODENAME]
 // Keywords may be abbreviated to any unambiguous prefix of a minimum length ("sho", "hostn",
 // "rel", "n" for nodes, "pa" for partitions), as Slurm's scontrol reads them. Pure; thread-safe.
 #pragma once
@@ -43,6 +43,9 @@ enum class Command {
   kShowReservation,   // show reservation [NAME] (also "show res")
   kShowSteps,         // show steps [JOBID[_TASK][.STEPID]] (also "show step")
   kWriteBatchScript,  // write batch_script JOBID [FILE|-]
+  kReconfigure,       // reconfigure
+  kNotify,            // notify JOBID MESSAGE...
+  kListPids,          // listpids [JOBID[.STEPID]] [NODENAME]
 };
 
 struct ScontrolRequest {
@@ -63,7 +66,8 @@ struct ScontrolRequest {
 // InvalidArgument whose message is what scontrol prints (each line as is; it exits 1): getopt's
 // errors ("scontrol: unrecognized option '--x'" and the Try line), "too few arguments for
 // keyword:show", "invalid entity:X for keyword:show ", "invalid keyword: X", "too few|many
-// arguments for keyword:write", "invalid write argument:X".
+// arguments for keyword:write", "invalid write argument:X", "too many arguments for
+// keyword:reconfigure|listpids", "too few arguments for keyword:notify".
 absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>& args);
 
 // The words of `update` as an UpdateNodeRequest. InvalidArgument with what scontrol prints

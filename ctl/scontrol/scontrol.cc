@@ -8,9 +8,11 @@
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/scontrol/batch_script.h"
+#include "ctl/scontrol/daemon_commands.h"
 #include "ctl/scontrol/info_commands.h"
 #include "ctl/scontrol/job_words.h"
 #include "ctl/scontrol/jobs.h"
+#include "ctl/scontrol/list_pids.h"
 #include "ctl/scontrol/options.h"
 #include "ctl/scontrol/render.h"
 
@@ -190,6 +192,12 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
       return ShowSteps(request->args, info, out, err);
     case Command::kWriteBatchScript:
       return WriteBatchScript(request->args, request->quiet, out, err);
+    case Command::kReconfigure:
+      return Reconfigure(request->quiet, request->verbose, err);
+    case Command::kNotify:
+      return Notify(request->args, err);
+    case Command::kListPids:
+      return ListPids(request->args, ReadJobProcesses(), out, err);
   }
   return 1;
 }

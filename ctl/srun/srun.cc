@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <random>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -31,15 +30,6 @@ namespace {
 
 // How long nodes may take to attach to srun's StepIo server after CreateStep.
 constexpr absl::Duration kAttachTimeout = absl::Seconds(30);
-
-std::string RandomToken() {
-  std::random_device rd;
-  std::string token;
-  for (int i = 0; i < 4; ++i) {
-    absl::StrAppend(&token, absl::Hex(rd(), absl::kZeroPad8));
-  }
-  return token;
-}
 
 // SIGINT/SIGTERM taken without waiting (they are blocked and polled), 0 if none.
 int PendingSignal() {
@@ -209,7 +199,7 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     }
   };
 
-  const std::string token = RandomToken();
+  const std::string token = NewStepIoToken();
   StepIoServer io(token);
   const bool local = client->IsLocal();
   absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0");
@@ -296,6 +286,10 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
         break;
       case StepIoEvent::Kind::kDetached:
         ++detached;
+        break;
+      case StepIoEvent::Kind::kNotice:  // scontrol notify, in Slurm's words
+        err << "srun: " << e->message << "\n";
+        err.flush();
         break;
     }
     if (failed_launch) {

@@ -1,12 +1,22 @@
 #include "ctl/srun/step_io_server.h"
 
 #include <chrono>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 
 namespace canopy::ctl::srun {
+
+std::string NewStepIoToken() {
+  std::random_device rd;
+  std::string token;
+  for (int i = 0; i < 4; ++i) {
+    absl::StrAppend(&token, absl::Hex(rd(), absl::kZeroPad8));
+  }
+  return token;
+}
 
 StepIoServer::~StepIoServer() { Shutdown(); }
 
@@ -94,6 +104,9 @@ grpc::Status StepIoServer::Attach(
       e.kind = StepIoEvent::Kind::kLaunchFailed;
       e.message = message.launch_failed().message();
       e.ranks.assign(hello.task_ranks().begin(), hello.task_ranks().end());
+    } else if (message.has_notice()) {
+      e.kind = StepIoEvent::Kind::kNotice;
+      e.message = message.notice().message();
     } else {
       continue;
     }

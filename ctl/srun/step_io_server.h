@@ -20,7 +20,7 @@
 namespace canopy::ctl::srun {
 
 struct StepIoEvent {
-  enum class Kind { kAttached, kOutput, kExited, kLaunchFailed, kDetached };
+  enum class Kind { kAttached, kOutput, kExited, kLaunchFailed, kDetached, kNotice };
   Kind kind = Kind::kOutput;
   std::string node;
   std::vector<int> ranks;  // kAttached: the node's ranks
@@ -29,8 +29,11 @@ struct StepIoEvent {
   std::string data;
   int exit_code = 0;
   int exit_signal = 0;
-  std::string message;  // kLaunchFailed
+  std::string message;  // kLaunchFailed, kNotice
 };
+
+// A random token for a StepIoServer (128 bits, hex), so agents can be told from strangers.
+std::string NewStepIoToken();
 
 class StepIoServer final : public canopy::v1::StepIo::Service {
  public:

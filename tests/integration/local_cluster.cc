@@ -129,4 +129,20 @@ CommandResult LocalCluster::FrontEndIn(const std::string& name,
       timeout);
 }
 
+absl::StatusOr<Subprocess> LocalCluster::StartFrontEnd(const std::string& name,
+                                                       const std::vector<std::string>& args,
+                                                       const std::string& cwd,
+                                                       const std::string& log_path) const {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$CANOPY_TEST_CWD\" && exec \"$0\" \"$@\"",
+                                   absl::StrCat(CANOPYCTL_DIR, "/", name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const char* path = getenv("PATH");
+  return Subprocess::Start(
+      argv,
+      {{"CANOPY_CONTROLLER", socket_target()},
+       {"CANOPY_TEST_CWD", cwd},
+       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
+      log_path);
+}
+
 }  // namespace canopy::testing

@@ -40,6 +40,14 @@ class LocalCluster {
   CommandResult FrontEndIn(const std::string& name, const std::vector<std::string>& args,
                            const std::string& cwd,
                            absl::Duration timeout = absl::Seconds(30)) const;
+  // The front end started in the background in `cwd` (srun, sattach), its stdout and stderr
+  // appended to `log_path`; the test owns (and so kills) it.
+  absl::StatusOr<Subprocess> StartFrontEnd(const std::string& name,
+                                           const std::vector<std::string>& args,
+                                           const std::string& cwd,
+                                           const std::string& log_path) const;
+  // The running canopyd's pid (-1 if none).
+  pid_t controller_pid() const { return controller_.has_value() ? controller_->pid() : -1; }
   // "unix:<state dir>/canopyd.sock".
   std::string socket_target() const;
 

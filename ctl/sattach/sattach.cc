@@ -1,0 +1,142 @@
+#include "ctl/sattach/sattach.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/os/hostname.h"
+#include "ctl/client/cli_error.h"
+#include "ctl/client/controller_client.h"
+#include "ctl/sattach/options.h"
+#include "ctl/srun/step_io_server.h"
+#include "ctl/srun/step_output.h"
+
+namespace canopy::ctl::sattach {
+namespace {
+
+// With no node attached after this long, sattach asks whether the step still runs (it may have
+// ended between the request and the agents' connecting).
+constexpr absl::Duration kAttachCheck = absl::Seconds(5);
+
+canopy::v1::AttachStepRequest RequestFor(const SattachOptions& options) {
+  canopy::v1::AttachStepRequest request;
+  request.set_job_id(options.job_id);
+  request.set_step_id(options.step_id);
+  return request;
+}
+
+// Shows the step's output until it ends. Returns sattach's exit code.
+int Follow(const SattachOptions& options, client::ControllerClient& client,
+           const canopy::v1::AttachStepResponse& step, srun::StepIoServer& io, std::ostream& out,
+           std::ostream& err) {
+  srun::TaskOutputBuffer buffer(options.label ? srun::LabelWidth(step.ntasks()) : 0);
+  std::set<int> ended;
+  std::set<std::string> attached;
+  int detached = 0;
+  int exit_code = 0;
+  absl::Time next_check = absl::Now() + kAttachCheck;
+  while (static_cast<int>(ended.size()) < step.ntasks()) {
+    std::optional<srun::StepIoEvent> e = io.Next(absl::Milliseconds(200));
+    if (!e.has_value()) {
+      if (attached.empty() && absl::Now() > next_check) {
+        next_check = absl::Now() + kAttachCheck;
+        if (!client.AttachStep(RequestFor(options)).ok()) {
+          break;  // the step ended before its nodes could attach
+        }
+      }
+      continue;
+    }
+    switch (e->kind) {
+      case srun::StepIoEvent::Kind::kAttached:
+        attached.insert(e->node);
+        break;
+      case srun::StepIoEvent::Kind::kOutput:
+        if (PassesFilter(options, e->rank, e->stream == 1)) {
+          std::ostream& to = e->stream == 1 ? err : out;
+          to << buffer.Append(e->rank, e->stream, e->data);
+          to.flush();
+        }
+        break;
+      case srun::StepIoEvent::Kind::kExited:
+        if (ended.insert(e->rank).second) {
+          if (options.verbose > 0) {
+            err << "sattach: 1 tasks finished (rc=" << e->exit_code << ")\n";
+          }
+          if (e->exit_code != 0) {
+            err << "sattach: error: task " << e->rank << " exited with exit code " << e->exit_code
+                << "\n";
+            exit_code = std::max(exit_code, e->exit_code);
+          }
+        }
+        break;
+      case srun::StepIoEvent::Kind::kLaunchFailed:
+      case srun::StepIoEvent::Kind::kNotice:
+        break;
+      case srun::StepIoEvent::Kind::kDetached:
+        ++detached;
+        break;
+    }
+    // Every node that attached is gone: nothing more will come.
+    if (!attached.empty() && detached >= static_cast<int>(attached.size()) &&
+        attached.size() >= static_cast<size_t>(step.nodes_size())) {
+      break;
+    }
+  }
+  out << buffer.Flush(0);
+  err << buffer.Flush(1);
+  return exit_code;
+}
+
+}  // namespace
+
+int RunSattach(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  SattachError error;
+  absl::StatusOr<SattachOptions> options = ParseSattachArgs(args, &error);
+  if (!options.ok()) {
+    client::PrintCliError("sattach", error.message, err);
+    if (error.print_usage) {
+      out << SattachInfoText(Info::kUsage);
+    }
+    return 1;
+  }
+  if (options->info != Info::kNone) {
+    out << SattachInfoText(options->info);
+    return 0;
+  }
+  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  if (!client.ok()) {
+    err << "sattach: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  canopy::v1::AttachStepRequest request = RequestFor(*options);
+  if (options->layout) {
+    absl::StatusOr<canopy::v1::AttachStepResponse> step = client->AttachStep(request);
+    if (!step.ok()) {
+      err << "sattach: error: Could not get job step info: " << step.status().message() << "\n";
+      return 1;
+    }
+    out << LayoutText(*step);
+    return 0;
+  }
+  const std::string token = srun::NewStepIoToken();
+  srun::StepIoServer io(token);
+  const bool local = client->IsLocal();
+  absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0");
+  if (!port.ok()) {
+    err << "sattach: error: " << port.status().message() << "\n";
+    return 1;
+  }
+  request.set_io_address(absl::StrCat(local ? "127.0.0.1" : os::Hostname(true), ":", *port));
+  request.set_io_token(token);
+  absl::StatusOr<canopy::v1::AttachStepResponse> step = client->AttachStep(request);
+  if (!step.ok()) {
+    err << "sattach: error: Could not get job step info: " << step.status().message() << "\n";
+    io.Shutdown();
+    return 1;
+  }
+  const int rc = Follow(*options, *client, *step, io, out, err);
+  io.Shutdown();
+  return rc;
+}
+
+}  // namespace canopy::ctl::sattach
