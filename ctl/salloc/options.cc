@@ -1,9 +1,11 @@
 #include "ctl/salloc/options.h"
 
+#include <csignal>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/slurm/getopt.h"
 
@@ -17,6 +19,10 @@ enum class Opt {
   kHold,
   kNoShell,
   kBell,
+  kBegin,
+  kDependency,
+  kImmediate,
+  kKillCommand,
   kQuiet,
   kHelp,
   kUsage,
@@ -66,6 +72,10 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"no-shell", '\0', ArgKind::kNone, Opt::kNoShell},
     {"bell", '\0', ArgKind::kNone, Opt::kBell},
     {"no-bell", '\0', ArgKind::kNone, Opt::kBell},
+    {"begin", 'b', ArgKind::kRequired, Opt::kBegin},
+    {"dependency", 'd', ArgKind::kRequired, Opt::kDependency},
+    {"immediate", 'I', ArgKind::kOptional, Opt::kImmediate},
+    {"kill-command", 'K', ArgKind::kOptional, Opt::kKillCommand},
     {"quiet", 'Q', ArgKind::kNone, Opt::kQuiet},
     {"help", 'h', ArgKind::kNone, Opt::kHelp},
     {"usage", '\0', ArgKind::kNone, Opt::kUsage},
@@ -136,6 +146,34 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
             return absl::OkStatus();
           case Opt::kBell:
             return absl::OkStatus();
+          case Opt::kBegin:
+            o.begin = std::string(*value);
+            return absl::OkStatus();
+          case Opt::kDependency:
+            o.dependency = std::string(*value);
+            return absl::OkStatus();
+          case Opt::kImmediate: {
+            int seconds = 0;
+            if (value.has_value() && (!absl::SimpleAtoi(*value, &seconds) || seconds < 0)) {
+              return absl::InvalidArgumentError(absl::StrCat(
+                  "error: Invalid --immediate value: ", *value, " (expected a number of seconds)"));
+            }
+            o.immediate = absl::Seconds(seconds);
+            return absl::OkStatus();
+          }
+          case Opt::kKillCommand: {
+            if (!value.has_value()) {
+              o.kill_signal = SIGTERM;
+              return absl::OkStatus();
+            }
+            std::optional<int> sig = slurm::SignalNumber(*value);
+            if (!sig.has_value()) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat("error: Invalid --kill-command specification: ", *value));
+            }
+            o.kill_signal = *sig;
+            return absl::OkStatus();
+          }
           case Opt::kQuiet:
             o.quiet = true;
             return absl::OkStatus();
@@ -192,11 +230,15 @@ std::string SallocInfoText(slurm::InfoRequest request) {
          "\n"
          "Parallel run options:\n"
          "  -A, --account=name          charge job to specified account\n"
+         "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
          "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
          "      --comment=name          arbitrary comment\n"
+         "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
          "  -D, --chdir=path            change working directory\n"
          "  -H, --hold                  submit job in held state\n"
+         "  -I, --immediate[=secs]      exit if resources not available in \"secs\"\n"
          "  -J, --job-name=jobname      name of job\n"
+         "  -K, --kill-command[=signal] signal to send terminating job\n"
          "  -m, --distribution=type     distribution method for processes to nodes\n"
          "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
          "      --mail-user=user        who to send email notification for job state\n"

@@ -9,7 +9,8 @@
 // --reservation, --deadline, --delay-boot, --container, --uid, --gid, -O/--overcommit, --hint,
 // -m/--distribution, --gpus-per-task, --cpus-per-gpu, --mem-per-gpu, -v/--verbose.
 // salloc's own: --mem, -q/--qos, -H/--hold, --no-shell, --bell/--no-bell (accepted; Canopy
-// rings no bell), -Q/--quiet, -h/--help, --usage, -V/--version. Like salloc, parsing stops at
+// rings no bell), -b/--begin, -d/--dependency, -I/--immediate[=SECS], -K/--kill-command[=SIG],
+// -Q/--quiet, -h/--help, --usage, -V/--version. Like salloc, parsing stops at
 // the first non-option: it and the rest are the command (default: the user's shell).
 //
 // Input environment variables (salloc(1)): SALLOC_ACCOUNT, SALLOC_PARTITION, SALLOC_QOS,
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "common/slurm/option_values.h"
 #include "ctl/srun/options.h"
 
@@ -35,6 +37,14 @@ struct SallocOptions {
   bool hold = false;
   bool no_shell = false;
   bool quiet = false;
+  std::string begin;       // -b/--begin, as written (begin_time.h; needs the present moment)
+  std::string dependency;  // -d/--dependency, as written (dependency.h)
+  // -I/--immediate[=SECS]: give up (and cancel the request) unless allocated within SECS; 0 (no
+  // value) means at once.
+  std::optional<absl::Duration> immediate;
+  // -K/--kill-command[=SIGNAL]: when the allocation is revoked, send the command this signal
+  // (SIGTERM without a value); without -K the command runs on, as in Slurm.
+  std::optional<int> kill_signal;
   slurm::InfoRequest info = slurm::InfoRequest::kNone;
   std::vector<std::string> command;  // empty: the user's shell
 };

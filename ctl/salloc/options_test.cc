@@ -1,5 +1,7 @@
 #include "ctl/salloc/options.h"
 
+#include <csignal>
+
 #include "absl/strings/match.h"
 #include "ctl/srun/requests.h"
 #include "gmock/gmock.h"
@@ -88,6 +90,29 @@ TEST(SallocOptionsTest, HelpUsageVersion) {
   EXPECT_TRUE(absl::StartsWith(SallocInfoText(slurm::InfoRequest::kHelp), "Usage: salloc"));
   EXPECT_THAT(SallocInfoText(slurm::InfoRequest::kHelp), HasSubstr("--no-shell"));
   EXPECT_THAT(SallocInfoText(slurm::InfoRequest::kVersion), HasSubstr("slurm 22.05"));
+}
+
+TEST(SallocOptionsTest, DeferralImmediateAndKillCommand) {
+  absl::StatusOr<SallocOptions> o =
+      ParseSallocArgs({"-b", "now+60", "-d", "afterok:5", "-I5", "-KUSR1", "true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->begin, "now+60");
+  EXPECT_EQ(o->dependency, "afterok:5");
+  EXPECT_EQ(o->immediate, absl::Seconds(5));
+  EXPECT_EQ(o->kill_signal, SIGUSR1);
+  o = ParseSallocArgs({"--immediate", "--kill-command", "--begin=16:00", "true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->immediate, absl::ZeroDuration());  // no value: at once
+  EXPECT_EQ(o->kill_signal, SIGTERM);
+  EXPECT_EQ(ParseSallocArgs({"--kill-command=SIGINT", "true"})->kill_signal, SIGINT);
+  // Without -K/-I: the command runs on after a revoke; salloc waits as long as it takes.
+  o = ParseSallocArgs({"true"});
+  EXPECT_FALSE(o->kill_signal.has_value());
+  EXPECT_FALSE(o->immediate.has_value());
+  EXPECT_THAT(ParseSallocArgs({"-Ix", "true"}).status().message(),
+              HasSubstr("Invalid --immediate value: x"));
+  EXPECT_THAT(ParseSallocArgs({"-KNOPE", "true"}).status().message(),
+              HasSubstr("Invalid --kill-command specification: NOPE"));
 }
 
 }  // namespace

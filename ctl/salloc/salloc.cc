@@ -18,10 +18,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/os/hostname.h"
+#include "common/slurm/begin_time.h"
+#include "common/slurm/dependency.h"
 #include "common/slurm/job_environment.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/process_env.h"
+#include "ctl/client/wire_dependency.h"
 #include "ctl/output/job_format.h"
 #include "ctl/salloc/options.h"
 #include "ctl/srun/requests.h"
@@ -31,7 +34,8 @@ namespace canopy::ctl::salloc {
 namespace {
 
 // How often salloc looks at its allocation while the command runs (a scancel or the time limit
-// revokes it), and how long the command has between SIGHUP and SIGKILL once it is revoked.
+// revokes it), and how long the command has between SIGHUP and SIGKILL once salloc itself is
+// told to stop.
 constexpr absl::Duration kWatchInterval = absl::Seconds(1);
 constexpr absl::Duration kRevokeGrace = absl::Seconds(5);
 
@@ -90,8 +94,11 @@ class Child {
       return std::nullopt;
     }
     pid_ = 0;
+    signaled_ = WIFSIGNALED(status);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
+  // The command that ended was killed by a signal (not an exit status above 128).
+  bool signaled() const { return signaled_; }
 
   void Signal(int sig) const {
     if (pid_ > 0) {
@@ -101,6 +108,7 @@ class Child {
 
  private:
   pid_t pid_ = 0;
+  bool signaled_ = false;
 };
 
 // The signals salloc handles itself are blocked (before gRPC starts threads, so no other thread
@@ -123,10 +131,27 @@ int PendingSignal() {
   return sig > 0 ? sig : 0;
 }
 
+// With -I and no value: how long the allocation may take to start (one scheduling pass) before
+// salloc says the nodes are busy, as Slurm's controller answers an immediate request at once.
+constexpr absl::Duration kImmediateGrace = absl::Seconds(2);
+
+void CancelRequest(client::ControllerClient& client, uint32_t job_id) {
+  canopy::v1::CancelJobRequest cancel;
+  cancel.add_job_ids(job_id);
+  (void)client.CancelJob(cancel);
+}
+
 // Waits until the allocation runs: "Pending job allocation", "queued and waiting", then
-// "has been allocated resources", as salloc prints them.
+// "has been allocated resources", as salloc prints them. With `immediate`, gives up after that
+// long: the request is cancelled and the error is salloc's (the revoked line follows it for
+// -I=SECS).
 absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& client, uint32_t job_id,
-                                                  bool quiet, std::ostream& err) {
+                                                  const SallocOptions& options, std::ostream& err) {
+  const bool quiet = options.quiet;
+  const bool at_once = options.immediate == absl::ZeroDuration();
+  const absl::Time give_up = !options.immediate.has_value()
+                                 ? absl::InfiniteFuture()
+                                 : absl::Now() + (at_once ? kImmediateGrace : *options.immediate);
   absl::Duration backoff = absl::Milliseconds(50);
   bool announced = false;
   while (true) {
@@ -143,20 +168,51 @@ absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& clie
     if (!output::IsJobActive(job->state()) || job->state() == canopy::v1::JOB_STATE_COMPLETING) {
       return absl::AbortedError(absl::StrCat("Job allocation ", job_id, " has been revoked."));
     }
-    if (!announced && !quiet) {
+    if (absl::Now() >= give_up) {
+      CancelRequest(client, job_id);
+      if (at_once) {
+        return absl::UnavailableError("Unable to allocate resources: Requested nodes are busy");
+      }
+      err << "salloc: error: Unable to allocate resources: Connection timed out\n";
+      return absl::DeadlineExceededError(
+          absl::StrCat("Job allocation ", job_id, " has been revoked."));
+    }
+    if (!announced && !quiet && !at_once) {
       err << "salloc: Pending job allocation " << job_id << "\n"
           << "salloc: job " << job_id << " queued and waiting for resources\n";
     }
-    announced = true;
+    announced = !at_once;
     if (PendingSignal() != 0) {
-      canopy::v1::CancelJobRequest cancel;
-      cancel.add_job_ids(job_id);
-      (void)client.CancelJob(cancel);
+      CancelRequest(client, job_id);
       return absl::CancelledError(absl::StrCat("Job allocation ", job_id, " has been revoked."));
     }
-    absl::SleepFor(backoff);
+    absl::SleepFor(std::min(backoff, std::max(give_up - absl::Now(), absl::Milliseconds(1))));
     backoff = std::min(backoff * 2, absl::Seconds(1));
   }
+}
+
+// -b/--begin and -d/--dependency into the request; salloc's error line otherwise.
+absl::Status ApplyDeferral(const SallocOptions& options, canopy::v1::JobSpec& spec) {
+  if (!options.begin.empty()) {
+    absl::StatusOr<absl::Time> t =
+        slurm::ParseBeginTime(options.begin, absl::Now(), absl::LocalTimeZone());
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid --begin specification: ", t.status().message()));
+    }
+    spec.mutable_begin_time()->set_seconds(absl::ToUnixSeconds(*t));
+  }
+  if (!options.dependency.empty()) {
+    absl::StatusOr<slurm::DependencyList> list = slurm::ParseDependency(options.dependency);
+    if (!list.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(list.status().message(),
+                       "\nsalloc: error: Job submit/allocate failed: Job dependency problem"));
+    }
+    client::AppendWireDependencies(*list, *spec.mutable_dependencies());
+    spec.set_dependency_any(list->any);
+  }
+  return absl::OkStatus();
 }
 
 // salloc's environment plus the allocation's variables (no node's: the command runs here).
@@ -237,6 +293,10 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   spec.set_qos(options->qos);
   spec.set_hold(options->hold);
+  if (absl::Status s = ApplyDeferral(*options, spec); !s.ok()) {
+    err << "salloc: error: " << s.message() << "\n";
+    return 1;
+  }
   absl::StatusOr<canopy::v1::SubmitJobResponse> submitted = client->SubmitJob(submit);
   if (!submitted.ok()) {
     client::PrintPrefixed(
@@ -245,9 +305,19 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const uint32_t job_id = submitted->job_id();
 
-  absl::StatusOr<canopy::v1::Job> job = WaitForAllocation(*client, job_id, options->quiet, err);
+  absl::StatusOr<canopy::v1::Job> job = WaitForAllocation(*client, job_id, *options, err);
   if (!job.ok()) {
-    err << "salloc: error: " << job.status().message() << "\n";
+    // Given up (Ctrl-C, -I=SECS) or taken away: salloc's plain lines; anything else an error.
+    const absl::StatusCode code = job.status().code();
+    if (code == absl::StatusCode::kCancelled || code == absl::StatusCode::kDeadlineExceeded ||
+        code == absl::StatusCode::kAborted) {
+      err << "salloc: " << job.status().message() << "\n";
+      if (code == absl::StatusCode::kCancelled) {
+        err << "salloc: Job aborted due to signal\n";
+      }
+    } else {
+      err << "salloc: error: " << job.status().message() << "\n";
+    }
     return 1;
   }
   if (!options->quiet) {
@@ -288,13 +358,17 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     next_watch = now + kWatchInterval;
     absl::StatusOr<canopy::v1::Job> current = client->GetJob(job_id);
     if (current.ok() && current->state() != canopy::v1::JOB_STATE_RUNNING) {
-      // scancel, the time limit or a node failure took the allocation away.
+      // scancel, the time limit or a node failure took the allocation away. As in Slurm, the
+      // command runs on unless -K asked for a signal.
       revoked = true;
       err << "salloc: Job allocation " << job_id << " has been revoked.\n";
-      child.Signal(SIGHUP);
-      child.Signal(SIGTERM);
-      kill_at = now + kRevokeGrace;
+      if (options->kill_signal.has_value()) {
+        child.Signal(*options->kill_signal);
+      }
     }
+  }
+  if (revoked && child.signaled()) {
+    return 1;  // Slurm's salloc: the command it killed for a revoked allocation failed it
   }
   if (!revoked) {
     if (!options->quiet) {

@@ -2,6 +2,9 @@
 // scontrol notify (batch stderr, srun), scontrol listpids inside a job, sattach (replay, live
 // output, --layout), and scontrol reconfigure (a good file restarts canopyd on it without
 // losing the running job; a bad one changes nothing).
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -254,6 +257,79 @@ TEST_F(JobToolsTest, AnArraysIdNamesEveryTaskItsTaskIdOne) {
       },
       absl::Seconds(30)))
       << Diagnostics();
+}
+
+TEST_F(JobToolsTest, SallocImmediateBeginDependencyAndKillCommand) {
+  // Both nodes busy: -I gives up and cancels the request.
+  const uint32_t busy = Sbatch(
+      {"-N2", "--exclusive", "-o", "/dev/null", "--wrap", "while [ ! -e go ]; do sleep 0.1; done"});
+  ASSERT_TRUE(WaitUntil([&] { return State(busy) == "RUNNING"; }, absl::Seconds(30)));
+  CommandResult r = cluster_.FrontEndIn("salloc", {"-I1", "-N1", "true"}, work_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("salloc: job "));
+  EXPECT_THAT(r.err, HasSubstr("salloc: error: Unable to allocate resources: Connection timed out\n"
+                               "salloc: Job allocation "));
+  EXPECT_THAT(r.err, HasSubstr(" has been revoked.\n"));
+  r = cluster_.FrontEndIn("salloc", {"--immediate", "-N1", "true"}, work_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "salloc: error: Unable to allocate resources: Requested nodes are busy\n");
+  EXPECT_EQ(cluster_.FrontEnd("squeue", {"-h", "-t", "PD"}).out, "");  // nothing left queued
+
+  // -d afterok: waits for the busy job, then runs.
+  const std::string log = cluster_.dir() + "/salloc.log";
+  absl::StatusOr<Subprocess> waiting = cluster_.StartFrontEnd(
+      "salloc", {"-d", absl::StrCat("afterok:", busy), "-N1", "true"}, work_, log);
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_TRUE(WaitUntil([&] { return absl::StrContains(ReadFile(log), "queued and waiting"); },
+                        absl::Seconds(15)));
+  std::ofstream(work_ + "/go").close();
+  absl::StatusOr<int> done = waiting->Wait(absl::Seconds(30));
+  ASSERT_TRUE(done.ok()) << ReadFile(log);
+  EXPECT_EQ(*done, 0) << ReadFile(log);
+  EXPECT_THAT(ReadFile(log), HasSubstr("has been allocated resources"));
+  r = cluster_.FrontEndIn("salloc", {"-d", "afterok:abc", "true"}, work_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err,
+              HasSubstr("salloc: error: Job submit/allocate failed: Job dependency problem"));
+
+  // --begin in the future: pending with reason BeginTime.
+  const std::string begin_log = cluster_.dir() + "/begin.log";
+  absl::StatusOr<Subprocess> later = cluster_.StartFrontEnd(
+      "salloc", {"--begin=now+1hour", "-J", "later", "-N1", "true"}, work_, begin_log);
+  ASSERT_TRUE(later.ok());
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return cluster_.FrontEnd("squeue", {"-h", "-n", "later", "-o", "%r"}).out == "BeginTime\n";
+      },
+      absl::Seconds(15)))
+      << ReadFile(begin_log);
+  later->Signal(SIGINT);
+  ASSERT_TRUE(later->Wait(absl::Seconds(15)).ok());
+  EXPECT_THAT(ReadFile(begin_log),
+              HasSubstr("has been revoked.\nsalloc: Job aborted due to signal\n"));
+
+  // -K: a revoked allocation's command gets the signal; without -K it would run on.
+  const std::string k_log = cluster_.dir() + "/k.log";
+  absl::StatusOr<Subprocess> k =
+      cluster_.StartFrontEnd("salloc",
+                             {"-KUSR1", "-J", "ktest", "-N1", "sh", "-c",
+                              "trap 'echo got usr1; exit 7' USR1; while :; do sleep 0.1; done"},
+                             work_, k_log);
+  ASSERT_TRUE(k.ok());
+  std::string id;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        id = std::string(absl::StripAsciiWhitespace(
+            cluster_.FrontEnd("squeue", {"-h", "-n", "ktest", "-t", "R", "-o", "%i"}).out));
+        return !id.empty();
+      },
+      absl::Seconds(30)));
+  ASSERT_EQ(cluster_.FrontEnd("scancel", {id}).exit_code, 0);
+  absl::StatusOr<int> k_done = k->Wait(absl::Seconds(30));
+  ASSERT_TRUE(k_done.ok()) << ReadFile(k_log);
+  EXPECT_EQ(WEXITSTATUS(*k_done), 7) << ReadFile(k_log);  // the trap's exit status, as Slurm
+  EXPECT_THAT(ReadFile(k_log), HasSubstr("has been revoked.\n"));
+  EXPECT_THAT(ReadFile(k_log), HasSubstr("got usr1"));
 }
 
 TEST_F(JobToolsTest, ReconfigureRestartsOnTheNewFileAndKeepsTheRunningJob) {
