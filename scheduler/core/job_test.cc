@@ -134,5 +134,33 @@ TEST(JobTableTest, OrderedAndUnique) {
   EXPECT_EQ(t.Find(JobId(1)), nullptr);
 }
 
+// Erasing most of a large table shrinks its index (JobTable::Erase); every lookup still works
+// through the shrinks and the growth that follows.
+TEST(JobTableTest, LookupsSurviveTheIndexShrinkingAndGrowingAgain) {
+  JobTable t;
+  for (uint32_t id = 1; id <= 20000; ++id) {
+    ASSERT_TRUE(t.Add(NewJob(id)).ok());
+  }
+  for (uint32_t id = 1; id <= 20000; ++id) {
+    if (id % 50 != 0) {
+      ASSERT_TRUE(t.Erase(JobId(id)).ok());
+    }
+  }
+  EXPECT_EQ(t.size(), 400u);
+  for (uint32_t id = 1; id <= 20000; ++id) {
+    const Job* job = t.Find(JobId(id));
+    ASSERT_EQ(job != nullptr, id % 50 == 0) << id;
+    if (job != nullptr) {
+      EXPECT_EQ(job->id, JobId(id));
+    }
+  }
+  for (uint32_t id = 20001; id <= 30000; ++id) {
+    ASSERT_TRUE(t.Add(NewJob(id)).ok());
+  }
+  EXPECT_NE(t.Find(JobId(25000)), nullptr);
+  EXPECT_NE(t.Find(JobId(100)), nullptr);
+  EXPECT_EQ(t.Find(JobId(101)), nullptr);
+}
+
 }  // namespace
 }  // namespace canopy::core
