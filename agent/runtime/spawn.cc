@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -146,6 +147,15 @@ bool OpenOnto(const char* path, int flags, int target) {
     }
   }
   execve(argv[0], argv, envp);
+  // ETXTBSY: some process still holds the program open for writing. The agent writes batch
+  // scripts itself, and a fork in another of its threads can inherit that descriptor for the
+  // moment until its own exec closes it (close-on-exec does not help before then). That moment
+  // passes: retry for up to 2 s instead of failing the job.
+  for (int attempt = 0; attempt < 100 && errno == ETXTBSY; ++attempt) {
+    const timespec pause{0, 20'000'000};
+    nanosleep(&pause, nullptr);
+    execve(argv[0], argv, envp);
+  }
   fail(Stage::kExec);
   _exit(127);  // not reached
 }
