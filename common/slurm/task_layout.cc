@@ -1,5 +1,8 @@
 #include "common/slurm/task_layout.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 namespace canopy::slurm {
@@ -46,13 +49,20 @@ absl::StatusOr<TaskLayout> LayOutTasks(int32_t available_nodes, int32_t nodes, i
       nodes = std::min(available_nodes, (ntasks + ntasks_per_node - 1) / ntasks_per_node);
     }
   }
+  // In 64 bits: --ntasks-per-node times the node count may not fit in an int32.
+  const int64_t per_node_total = int64_t{ntasks_per_node} * nodes;
   if (ntasks == 0) {
-    ntasks = ntasks_per_node > 0 ? ntasks_per_node * nodes : nodes;
+    if (per_node_total > std::numeric_limits<int32_t>::max()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Requested node configuration is not available: ", ntasks_per_node,
+                       " tasks per node on ", nodes, " nodes is more tasks than a step may have"));
+    }
+    ntasks = ntasks_per_node > 0 ? static_cast<int32_t>(per_node_total) : nodes;
   }
   if (ntasks < nodes) {
     nodes = ntasks;  // srun: "can't run N processes on M nodes, setting nnodes to N"
   }
-  if (ntasks_per_node > 0 && ntasks > ntasks_per_node * nodes) {
+  if (ntasks_per_node > 0 && ntasks > int64_t{ntasks_per_node} * nodes) {
     return absl::InvalidArgumentError(
         absl::StrCat("Requested node configuration is not available: ", ntasks, " tasks at ",
                      ntasks_per_node, " per node need more than ", nodes, " nodes"));

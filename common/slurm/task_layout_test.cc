@@ -37,5 +37,16 @@ TEST(TaskLayoutTest, CompressCountsAsSlurmPrintsThem) {
   EXPECT_EQ(CompressCounts({}), "");
 }
 
+// --ntasks-per-node times the node count is computed in 64 bits: too many tasks is an error,
+// not an int32 product that wrapped around.
+TEST(TaskLayoutTest, HugeTaskCountsAreRefusedNotWrapped) {
+  absl::StatusOr<TaskLayout> l = LayOutTasks(4, 4, 0, 1 << 30);
+  ASSERT_FALSE(l.ok());
+  EXPECT_THAT(l.status().message(), ::testing::HasSubstr("more tasks than a step may have"));
+  l = LayOutTasks(4, 4, 2147483647, 1 << 30);
+  ASSERT_TRUE(l.ok()) << l.status();  // fits the per-node limit arithmetic; steps.cc caps it
+  EXPECT_EQ(l->ntasks, 2147483647);
+}
+
 }  // namespace
 }  // namespace canopy::slurm

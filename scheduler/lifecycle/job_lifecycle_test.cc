@@ -606,6 +606,26 @@ TEST_F(JobLifecycleTest, StepLaysTasksOutInBlocksOverTheAllocation) {
             absl::StatusCode::kNotFound);
 }
 
+// srun -n 2147483647 inside an allocation: refused before any agent is asked to start a task
+// (it used to lay out and send billions of ranks, growing canopyd past 4 GiB).
+TEST_F(JobLifecycleTest, StepWithMoreTasksThanNodesMayRunIsRefused) {
+  const uint32_t id = StartRunning(2);
+  StepRequest req;
+  req.job = core::JobId(id);
+  req.ntasks = 2147483647;
+  req.argv = {"true"};
+  req.io_address = "127.0.0.1:5000";
+  Effects e;
+  absl::StatusOr<StepAnswer> r = jobs_->CreateStep(req, alice_, e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("more than MaxTasksPerNode (512)"));
+  EXPECT_TRUE(e.messages.empty());
+  EXPECT_TRUE(e.steps.empty());
+  req.ntasks = 1024;  // 512 on each of the 2 nodes: allowed
+  EXPECT_TRUE(jobs_->CreateStep(req, alice_, e).ok());
+}
+
 TEST_F(JobLifecycleTest, NotifyGoesToTheBatchHostOrToEachStepsSrun) {
   const uint32_t batch = StartRunning(2);
   Effects e;

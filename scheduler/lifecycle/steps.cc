@@ -2,6 +2,7 @@
 #include "scheduler/lifecycle/steps.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,31 @@ core::StepRecord StepStarted(const LifecycleState& s, const core::Job& job,
   return record;
 }
 
+// Slurm's MaxTasksPerNode default: no node starts more tasks of one step (srun -n 2147483647
+// would otherwise have every agent sent, and asked to fork, billions of ranks).
+constexpr int64_t kMaxTasksPerNode = 512;
+
+absl::Status CheckTaskCounts(const slurm::TaskLayout& layout, int32_t cpus_per_task) {
+  const int32_t most =
+      layout.tasks_per_node.empty()
+          ? 0
+          : *std::max_element(layout.tasks_per_node.begin(), layout.tasks_per_node.end());
+  if (most > kMaxTasksPerNode) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Requested node configuration is not available: ", layout.ntasks, " tasks on ",
+                     layout.nodes, " node(s) is ", most,
+                     " on one node, more than MaxTasksPerNode (", kMaxTasksPerNode, ")"));
+  }
+  // The step's CPUs are counted in 32 bits (accounting, squeue): refuse what does not fit.
+  const int64_t cpus = int64_t{layout.ntasks} * std::max<int64_t>(cpus_per_task, 1);
+  if (cpus > std::numeric_limits<int32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Requested node configuration is not available: ", layout.ntasks, " tasks x ",
+                     cpus_per_task, " CPUs per task is more CPUs than any step may have"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& request,
@@ -63,6 +89,9 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
                          request.ntasks, request.ntasks_per_node);
   if (!layout.ok()) {
     return layout.status();
+  }
+  if (absl::Status fits = CheckTaskCounts(*layout, job.spec.cpus_per_task); !fits.ok()) {
+    return fits;
   }
   auto step = std::make_shared<StepLaunch>();
   step->request = request;
