@@ -62,7 +62,22 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
                    cg.status().message());
     }
   }
+  ClearStaleSpool();
   sender_ = std::thread([this] { SenderLoop(); });
+}
+
+void JobRuntime::ClearStaleSpool() {
+  // The agent does not adopt jobs of an earlier run of itself, so whatever an earlier run left
+  // in the spool (after kill -9 or a crash) belongs to no job here.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(options_.spool_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "job")) {
+      std::error_code ignored;
+      std::filesystem::remove_all(entry.path(), ignored);
+      spdlog::info("{}: removed stale spool {}", options_.node_name, entry.path().string());
+    }
+  }
 }
 
 JobRuntime::~JobRuntime() {
@@ -218,16 +233,27 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
     work_dir = spec.submit_dir().empty() ? "/" : spec.submit_dir();
   }
 
-  // The script, private to the job's user.
-  job.spool_dir = absl::StrCat(options_.spool_dir, "/job", j.job_id());
+  // The script, private to the job's user, in a directory made fresh for this run: created by
+  // the agent, owned by it and not writable by the user (0711), so nothing the user's job left
+  // from an earlier run (a symlink named "script") can redirect the agent's write, and the
+  // removal at the end walks only what the agent made. The file is created exclusively and
+  // handed over by descriptor (fchown), never by path.
   std::error_code ec;
   std::filesystem::create_directories(options_.spool_dir, ec);
-  if (mkdir(job.spool_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::InternalError(Errno("mkdir", job.spool_dir));
+  std::string dir_template = absl::StrCat(options_.spool_dir, "/job", j.job_id(), ".XXXXXX");
+  if (mkdtemp(dir_template.data()) == nullptr) {
+    return absl::InternalError(Errno("mkdtemp", dir_template));
+  }
+  job.spool_dir = dir_template;
+  const os::UniqueFd dir_fd(
+      open(job.spool_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir_fd.valid() || fchmod(dir_fd.get(), 0711) != 0) {
+    return absl::InternalError(Errno("open", job.spool_dir));
   }
   const std::string script = absl::StrCat(job.spool_dir, "/script");
   {
-    os::UniqueFd fd(open(script.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700));
+    os::UniqueFd fd(
+        openat(dir_fd.get(), "script", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700));
     if (!fd.valid()) {
       return absl::InternalError(Errno("open", script));
     }
@@ -239,9 +265,8 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
       }
       done += static_cast<size_t>(n);
     }
-    if (creds.has_value()) {
-      (void)!chown(job.spool_dir.c_str(), creds->uid, creds->gid);
-      (void)!fchown(fd.get(), creds->uid, creds->gid);
+    if (creds.has_value() && fchown(fd.get(), creds->uid, creds->gid) != 0) {
+      return absl::InternalError(Errno("fchown", script));
     }
   }
 

@@ -46,7 +46,8 @@ namespace canopy::agent::runtime {
 
 struct RuntimeOptions {
   std::string node_name;
-  // Batch scripts are written to <spool_dir>/job<id>/script; created if missing.
+  // Batch scripts are written to <spool_dir>/job<id>.XXXXXX/script, a directory made fresh for
+  // each run (created if missing); job* entries left by an earlier agent are removed at start.
   std::string spool_dir;
   // A cgroup v2 directory the runtime may use: it creates <cgroup_parent>/<node_name> (removed
   // again when the runtime is destroyed) and one job<id> leaf per job in that. Empty, or not
@@ -121,6 +122,8 @@ class JobRuntime {
     uint32_t cancelled_run = 0;
   };
 
+  // Removes job directories an earlier agent left in the spool (constructor).
+  void ClearStaleSpool();
   // Launches a job that has no record here: records it, starts the batch script where due and
   // queues LAUNCHED or LAUNCH_FAILED.
   void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

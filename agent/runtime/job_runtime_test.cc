@@ -241,6 +241,36 @@ TEST_F(JobRuntimeTest, NotifyAppendsToTheBatchScriptsStderrAsSlurmstepdWritesIt)
   KillAndWait(23);
 }
 
+// A job's user could leave a symlink where the agent used to write the script of a later run of
+// the same job (spool/job<id>/script, reused after an unclean exit and a requeue): the agent
+// wrote through it with its own rights. Each run now gets a fresh directory.
+TEST_F(JobRuntimeTest, ScriptIsNeverWrittenThroughWhatAnEarlierRunLeft) {
+  const std::string victim = dir_.path() + "/victim";
+  std::ofstream(victim) << "precious\n";
+  std::filesystem::create_directories(dir_.path() + "/spool/job31");
+  std::filesystem::create_symlink(victim, dir_.path() + "/spool/job31/script");
+  runtime_->LaunchJob(BatchJob(31, "#!/bin/sh\necho ran\n", dir_.path()));
+  std::optional<JobStatus> exited = recorder_.WaitJob(31, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_EQ(exited->exit_code(), 0);
+  EXPECT_EQ(ReadFile(dir_.path() + "/slurm-31.out"), "ran\n");
+  EXPECT_EQ(ReadFile(victim), "precious\n");
+  KillAndWait(31);
+}
+
+TEST_F(JobRuntimeTest, StaleSpoolOfAnEarlierAgentIsClearedAtStart) {
+  const std::string stale = dir_.path() + "/spool/job40.abc123";
+  std::filesystem::create_directories(stale);
+  std::ofstream(stale + "/script") << "old\n";
+  std::ofstream(dir_.path() + "/spool/README") << "not a job\n";
+  RuntimeOptions options;
+  options.node_name = "n1";
+  options.spool_dir = dir_.path() + "/spool";
+  JobRuntime again(options, reaper_.get(), [](const canopy::v1::AgentMessage&) {});
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/spool/README"));
+}
+
 TEST_F(JobRuntimeTest, ShutdownKillsRunningJobs) {
   const std::string pid_file = dir_.path() + "/pid";
   runtime_->LaunchJob(BatchJob(18,
