@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -12,6 +13,12 @@
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
+namespace {
+
+// How long the child appending a notify message may take.
+constexpr absl::Duration kNotifyTimeout = absl::Seconds(10);
+
+}  // namespace
 
 void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
   StepPart* part = nullptr;
@@ -185,41 +192,45 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
   req.stderr_path = "/dev/null";
   req.stderr_flags = O_APPEND;
   req.credentials = CredentialsFor(job.launch.job());
-  absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [](int) {});
+  // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
+  // hung mount) for longer than a notice is worth.
+  os::UniqueFd procs;
+  if (job.cgroup != nullptr) {
+    if (absl::StatusOr<os::UniqueFd> opened = job.cgroup->OpenProcs(); opened.ok()) {
+      procs = *std::move(opened);
+    }
+  }
+  req.cgroup_procs_fd = procs.get();
+  auto exited = std::make_shared<std::atomic<bool>>(false);
+  absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
   if (!pid.ok()) {
     spdlog::warn("job {}: cannot append the notify message to {}: {}", notify.job_id(),
                  job.batch_stderr_path, pid.status().message());
+    return;
   }
+  timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {
+    if (!exited->load()) {
+      killpg(child, SIGKILL);  // its own session: Spawn made it the group's leader
+    }
+  });
 }
 
 void JobRuntime::AttachStep(const canopy::v1::AttachStep& attach) {
-  canopy::v1::StepIoHello hello;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = jobs_.find(attach.job_id());
-    if (it == jobs_.end()) {
-      return;
-    }
-    auto s = it->second->steps.find(attach.step_id());
-    if (s == it->second->steps.end()) {
-      return;
-    }
-    hello = s->second->Hello(attach.io_token());
-  }
-  // Connecting may take a moment: not under the lock. The part may end meanwhile; then the
-  // stream is closed again (destroyed below), which sattach sees as the step's end.
-  absl::StatusOr<std::unique_ptr<StepIoStream>> stream = StepIoStream::Open(
-      attach.io_address(), hello, [](int) {}, [] {});
-  if (!stream.ok()) {
-    spdlog::warn("step {}.{}: sattach at {}: {}", attach.job_id(), attach.step_id(),
-                 attach.io_address(), stream.status().message());
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(attach.job_id());
+  if (it == jobs_.end()) {
     return;
   }
-  absl::MutexLock lock(&mu_);
-  if (auto it = jobs_.find(attach.job_id()); it != jobs_.end()) {
-    if (auto s = it->second->steps.find(attach.step_id()); s != it->second->steps.end()) {
-      (void)s->second->AddAttached(*std::move(stream));
-    }
+  auto s = it->second->steps.find(attach.step_id());
+  if (s == it->second->steps.end()) {
+    return;
+  }
+  // Connecting and sending happen on the attached stream's own thread: nothing here waits for
+  // the address the user gave.
+  if (absl::Status added = s->second->AddAttached(attach.io_address(), attach.io_token());
+      !added.ok()) {
+    spdlog::warn("step {}.{}: sattach at {}: {}", attach.job_id(), attach.step_id(),
+                 attach.io_address(), added.message());
   }
 }
 

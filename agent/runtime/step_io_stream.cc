@@ -1,6 +1,7 @@
 #include "agent/runtime/step_io_stream.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 
 namespace canopy::agent::runtime {
@@ -10,10 +11,16 @@ StepIoStream::StepIoStream(SignalCallback on_signal, BrokenCallback on_broken)
 
 absl::StatusOr<std::unique_ptr<StepIoStream>> StepIoStream::Open(
     const std::string& address, const canopy::v1::StepIoHello& hello, SignalCallback on_signal,
-    BrokenCallback on_broken) {
+    BrokenCallback on_broken, absl::Duration connect_timeout) {
   std::unique_ptr<StepIoStream> s(new StepIoStream(std::move(on_signal), std::move(on_broken)));
-  s->stub_ =
-      canopy::v1::StepIo::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  if (connect_timeout != absl::InfiniteDuration() &&
+      !channel->WaitForConnected(absl::ToChronoTime(absl::Now() + connect_timeout))) {
+    return absl::UnavailableError(absl::StrCat("cannot connect to ", address, " within ",
+                                               absl::FormatDuration(connect_timeout)));
+  }
+  s->stub_ = canopy::v1::StepIo::NewStub(channel);
   // srun is waiting for us: if it cannot be reached soon it is gone, and the step with it.
   s->context_.set_wait_for_ready(false);
   s->stream_ = s->stub_->Attach(&s->context_);

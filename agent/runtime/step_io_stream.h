@@ -26,11 +26,11 @@ class StepIoStream {
   using BrokenCallback = absl::AnyInvocable<void()>;
 
   // Connects to `address` (insecure gRPC, srun's StepIo server) and sends `hello`. Unavailable
-  // when the call cannot be started or the hello cannot be sent.
-  static absl::StatusOr<std::unique_ptr<StepIoStream>> Open(const std::string& address,
-                                                            const canopy::v1::StepIoHello& hello,
-                                                            SignalCallback on_signal,
-                                                            BrokenCallback on_broken);
+  // when the call cannot be started, the connection is not up within `connect_timeout`, or the
+  // hello cannot be sent.
+  static absl::StatusOr<std::unique_ptr<StepIoStream>> Open(
+      const std::string& address, const canopy::v1::StepIoHello& hello, SignalCallback on_signal,
+      BrokenCallback on_broken, absl::Duration connect_timeout = absl::InfiniteDuration());
   // Cancels the call if it is still open and joins the reader thread.
   ~StepIoStream();
   StepIoStream(const StepIoStream&) = delete;
@@ -40,6 +40,8 @@ class StepIoStream {
   bool Send(const canopy::v1::StepIoMessage& message);
   // The node's part is over: half-closes the call and gives srun up to `grace` to end it.
   void Close(absl::Duration grace);
+  // Ends the call now (a blocked Send returns false). Any thread, any time.
+  void Cancel() { context_.TryCancel(); }
 
  private:
   StepIoStream(SignalCallback on_signal, BrokenCallback on_broken);

@@ -24,8 +24,6 @@ constexpr size_t kChunkBytes = 64 * 1024;
 // A task's exit is reported once its pipes are drained, or this long after it exited when
 // something it left behind keeps a pipe open.
 constexpr absl::Duration kDrainGrace = absl::Seconds(1);
-// Output kept per part for streams that attach later (sattach).
-constexpr size_t kReplayBytes = 1 << 20;
 
 std::string WorkDir(const canopy::v1::LaunchStep& step, const canopy::v1::LaunchJob& job) {
   if (!step.work_dir().empty()) {
@@ -80,26 +78,30 @@ canopy::v1::StepIoHello StepPart::Hello(const std::string& token) const {
 }
 
 void StepPart::Notify(const std::string& message) {
-  if (io_ == nullptr) {
-    return;
+  {
+    absl::MutexLock lock(&mu_);
+    notices_.push_back(message);
   }
-  canopy::v1::StepIoMessage notice;
-  notice.mutable_notice()->set_message(message);
-  io_->Send(notice);
+  Wake();
 }
 
-absl::Status StepPart::AddAttached(std::unique_ptr<StepIoStream> stream) {
+absl::Status StepPart::AddAttached(const std::string& address, const std::string& token) {
   absl::MutexLock lock(&attach_mu_);
   if (finished_) {
     return absl::FailedPreconditionError("the step's part on this node has finished");
   }
-  // Under the lock: nothing new is broadcast before the replay is sent, so order holds.
-  auto replay = [&stream](const auto& messages) {
-    return std::all_of(messages.begin(), messages.end(),
-                       [&stream](const canopy::v1::StepIoMessage& m) { return stream->Send(m); });
-  };
-  if (!replay(replay_) || !replay(exits_sent_)) {
-    return absl::UnavailableError("the attached stream broke during the replay");
+  std::erase_if(attached_, [](const std::unique_ptr<AttachedStream>& a) { return a->dropped(); });
+  if (attached_.size() >= kMaxAttached) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the step's part already has ", kMaxAttached, " sattach streams"));
+  }
+  // Under the lock: nothing new is broadcast before the replay is queued, so order holds.
+  auto stream = std::make_unique<AttachedStream>(address, Hello(token));
+  for (const canopy::v1::StepIoMessage& m : replay_) {
+    stream->Push(m);
+  }
+  for (const canopy::v1::StepIoMessage& m : exits_sent_) {
+    stream->Push(m);
   }
   attached_.push_back(std::move(stream));
   return absl::OkStatus();
@@ -110,9 +112,8 @@ void StepPart::Broadcast(const canopy::v1::StepIoMessage& message) {
     io_->Send(message);
   }
   absl::MutexLock lock(&attach_mu_);
-  std::erase_if(attached_, [&](const std::unique_ptr<StepIoStream>& stream) {
-    return !stream->Send(message);
-  });
+  std::erase_if(attached_,
+                [&](const std::unique_ptr<AttachedStream>& a) { return !a->Push(message); });
   if (message.has_exited()) {
     exits_sent_.push_back(message);
   } else if (message.has_output()) {
@@ -359,6 +360,18 @@ void StepPart::IoLoop() {
       uint64_t count;
       (void)!read(wake_.get(), &count, sizeof(count));
     }
+    std::vector<std::string> notices;
+    {
+      absl::MutexLock lock(&mu_);
+      notices.swap(notices_);
+    }
+    for (std::string& text : notices) {
+      if (io_ != nullptr) {
+        canopy::v1::StepIoMessage notice;
+        notice.mutable_notice()->set_message(std::move(text));
+        io_->Send(notice);
+      }
+    }
     for (size_t k = 1; k < fds.size(); ++k) {
       if (fds[k].revents == 0) {
         continue;
@@ -457,15 +470,13 @@ void StepPart::Finish() {
   if (io_ != nullptr) {
     io_->Close(absl::Seconds(2));
   }
-  std::vector<std::unique_ptr<StepIoStream>> attached;
+  std::vector<std::unique_ptr<AttachedStream>> attached;
   {
     absl::MutexLock lock(&attach_mu_);
     finished_ = true;
     attached.swap(attached_);
   }
-  for (std::unique_ptr<StepIoStream>& stream : attached) {
-    stream->Close(absl::Seconds(1));
-  }
+  attached.clear();  // each sends what it still has queued, then ends its call
   on_done_(status);
 }
 

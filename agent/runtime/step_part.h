@@ -7,8 +7,9 @@
 // names output paths), sends each TaskExited once the task has exited and its output is drained,
 // and finally calls `on_done` with the node's StepStatus (highest exit code). If srun's stream
 // breaks, every task is SIGKILLed. Signal() may be called from any thread at any time.
-// Attach() (sattach) opens one more stream that gets the same output and exits; when it breaks,
-// only the copy ends. Notify() (scontrol notify) sends a notice that srun prints.
+// AddAttached() (sattach) adds a stream that gets the output still held, then the same output
+// and exits (attached_stream.h: it never makes the part wait); when it breaks, only the copy
+// ends. Notify() (scontrol notify) has the I/O thread send srun a notice, which srun prints.
 //
 // Thread-safe. `on_done` runs once, on the I/O thread (or on Run()'s caller when nothing could
 // be started); the owner must not destroy the part from inside `on_done` (hand it to another
@@ -27,6 +28,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "agent/runtime/attached_stream.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/spawn.h"
@@ -65,12 +67,15 @@ class StepPart {
   // The owner keeps them once the part is gone, so that kills still reach what the tasks left
   // running in the background.
   std::vector<pid_t> TaskGroups();
-  // scontrol notify: `message` to srun (nothing when the step has no srun stream).
+  // scontrol notify: `message` to srun, sent by the I/O thread (nothing when the step has no
+  // srun stream). Never blocks.
   void Notify(const std::string& message);
-  // sattach: the hello an attached stream starts with, and the stream, opened with it, that gets
-  // every later output and exit as well. FailedPrecondition once the part has finished.
-  canopy::v1::StepIoHello Hello(const std::string& token) const;
-  absl::Status AddAttached(std::unique_ptr<StepIoStream> stream);
+  // sattach: a stream to `address` (hello with `token`) that gets the output this part still
+  // holds (the latest kReplayBytes) and the exits so far, then everything new. Never blocks.
+  // FailedPrecondition once the part has finished or has kMaxAttached streams already.
+  absl::Status AddAttached(const std::string& address, const std::string& token);
+  static constexpr size_t kReplayBytes = 128 << 10;
+  static constexpr size_t kMaxAttached = 8;
 
   uint32_t step_id() const { return launch_.step_id(); }
 
@@ -88,7 +93,9 @@ class StepPart {
     bool group_gone = false;  // exited, and its process group found empty
   };
 
-  // Sends to srun's stream and every attached one; drops attached streams that broke.
+  canopy::v1::StepIoHello Hello(const std::string& token) const;
+  // Sends to srun's stream and queues for every attached one; drops attached streams that
+  // broke or fell behind.
   void Broadcast(const canopy::v1::StepIoMessage& message);
   absl::Status StartTasks();
   void OnExit(size_t index, int wait_status);
@@ -109,11 +116,12 @@ class StepPart {
   std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
   int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;  // last Signal(), applied to late starters
   bool srun_gone_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> notices_ ABSL_GUARDED_BY(mu_);  // for the I/O thread to send srun
 
-  // sattach streams. Written by Attach() (the controller-stream thread) and the I/O thread;
-  // `attach_mu_` is held while sending so a stream is never destroyed mid-Send.
+  // sattach streams: added by AddAttached (the controller-stream thread), fed and dropped by
+  // the I/O thread. Pushing to them never blocks.
   absl::Mutex attach_mu_;
-  std::vector<std::unique_ptr<StepIoStream>> attached_ ABSL_GUARDED_BY(attach_mu_);
+  std::vector<std::unique_ptr<AttachedStream>> attached_ ABSL_GUARDED_BY(attach_mu_);
   // The latest output (at most kReplayBytes), replayed to a stream that attaches later, as
   // slurmstepd replays its buffer to sattach.
   std::deque<canopy::v1::StepIoMessage> replay_ ABSL_GUARDED_BY(attach_mu_);

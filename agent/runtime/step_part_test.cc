@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
 #include "agent/runtime/job_runtime.h"
 #include "agent/runtime/runtime_test_util.h"
 #include "canopy/v1/step_io.grpc.pb.h"
@@ -72,6 +73,23 @@ class FakeSrun final : public canopy::v1::StepIo::Service {
   std::map<int, canopy::v1::TaskExited> exits_ ABSL_GUARDED_BY(mu_);
   std::string launch_failed_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> notices_ ABSL_GUARDED_BY(mu_);
+};
+
+// A peer that takes the hello and then never reads: an sattach that stopped (Ctrl-Z, a dead
+// host). Released at the end of the test so its server can shut down.
+class StalledPeer final : public canopy::v1::StepIo::Service {
+ public:
+  grpc::Status Attach(grpc::ServerContext* /*context*/,
+                      grpc::ServerReaderWriter<canopy::v1::StepIoControl,
+                                               canopy::v1::StepIoMessage>* stream) override {
+    canopy::v1::StepIoMessage hello;
+    stream->Read(&hello);
+    attached.Notify();
+    release.WaitForNotificationWithTimeout(absl::Seconds(60));
+    return grpc::Status::OK;
+  }
+  absl::Notification attached;
+  absl::Notification release;
 };
 
 // A FakeSrun served on its own port (sattach's role).
@@ -223,6 +241,39 @@ TEST_F(StepTest, NoticeGoesToSrunAndALateAttacherGetsTheReplayThenLiveOutput) {
   EXPECT_EQ(sattach.srun.exits_.size(), 2u);
   absl::MutexLock srun_lock(&srun_->mu_);
   EXPECT_EQ(srun_->out_[3], "early3\nlate3\n");
+}
+
+// A stalled sattach holds up nothing: the tasks write 8 MiB, srun gets all of it, the step ends
+// on time, and the stalled stream is dropped once it falls behind.
+TEST_F(StepTest, AStalledSattachNeverHoldsUpTheStep) {
+  StartSrun(false);
+  StalledPeer peer;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&peer);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  const std::string go = dir_.path() + "/go";
+  runtime_->LaunchStep(Step(
+      {"sh", "-c",
+       absl::StrCat("while [ ! -e ", go, " ]; do sleep 0.05; done; head -c 4194304 /dev/zero")}));
+  canopy::v1::AttachStep attach;
+  attach.set_job_id(21);
+  attach.set_step_id(0);
+  attach.set_io_address(absl::StrCat("127.0.0.1:", port));
+  runtime_->AttachStep(attach);
+  ASSERT_TRUE(peer.attached.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  std::ofstream(go).close();
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 0);
+  {
+    absl::MutexLock lock(&srun_->mu_);
+    EXPECT_EQ(srun_->out_[2].size(), 4194304u);
+    EXPECT_EQ(srun_->out_[3].size(), 4194304u);
+  }
+  peer.release.Notify();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
 TEST_F(StepTest, OutputToFilesPerRank) {
