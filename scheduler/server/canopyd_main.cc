@@ -49,6 +49,20 @@ int Fail(const std::string& message) {
 // pinned to the port it had when that was chosen by the kernel (port 0), so agents and clients
 // that know the port find the new process there. Returns only if exec fails.
 int Restart(const std::vector<std::string>& original_argv, const std::string& bound_listen) {
+  // Blocked signals stay pending across exec. A SIGHUP that came while stopping asked for what
+  // this restart does anyway: drop it. A SIGINT/SIGTERM asked canopyd to stop: do that instead.
+  sigset_t hup;
+  sigemptyset(&hup);
+  sigaddset(&hup, SIGHUP);
+  const timespec zero{};
+  while (sigtimedwait(&hup, nullptr, &zero) > 0) {
+  }
+  sigset_t pending;
+  sigpending(&pending);
+  if (sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1) {
+    spdlog::info("asked to stop while restarting for reconfigure; stopped");
+    return 0;
+  }
   std::vector<std::string> args = original_argv;
   const std::string listen = absl::GetFlag(FLAGS_listen);
   if (!listen.empty() && listen.ends_with(":0")) {

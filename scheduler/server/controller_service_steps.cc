@@ -1,4 +1,5 @@
 // ControllerService: scontrol notify and sattach (controller_service.h).
+#include "absl/strings/str_cat.h"
 #include "common/rpc/status_convert.h"
 #include "scheduler/server/controller_service.h"
 
@@ -7,6 +8,13 @@ namespace canopy::server {
 grpc::Status ControllerServiceImpl::NotifyJob(grpc::ServerContext* context,
                                               const canopy::v1::NotifyJobRequest* request,
                                               canopy::v1::NotifyJobResponse*) {
+  // A notice is a line for a person; the agent passes it to a child process on its command line.
+  constexpr size_t kMaxMessage = 64 << 10;
+  if (request->message().size() > kMaxMessage) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("message: ", request->message().size(), " bytes; at most ",
+                                     kMaxMessage, " are sent"));
+  }
   lifecycle::NotifyRequest notify{core::JobId(request->job_id()), request->message()};
   return rpc::ToGrpcStatus(controller_->NotifyJob(std::move(notify), CallerOf(context)));
 }

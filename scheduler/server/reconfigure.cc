@@ -1,16 +1,22 @@
 #include "scheduler/server/reconfigure.h"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/limit_values.h"
 #include "common/slurm/scheduling_values.h"
 #include "common/slurm/time_format.h"
+#include "scheduler/core/clock.h"
 #include "scheduler/core/job.h"
+#include "scheduler/lifecycle/job_lifecycle.h"
+#include "scheduler/persistence/store.h"
 #include "scheduler/server/config_view.h"
 #include "scheduler/topology/load_topology.h"
 
@@ -150,6 +156,53 @@ void DescribeSettings(const config::ClusterConfig& before, const config::Cluster
   }
 }
 
+// Every job the controller holds, restored into a scratch lifecycle built on `next` exactly as
+// the restarted canopyd will restore it: what that restore would cancel ("job 12 no longer fits
+// the configuration and is cancelled: ..."), one line per job.
+absl::StatusOr<std::vector<std::string>> JobsTheRestartWouldCancel(
+    std::shared_ptr<const config::ClusterConfig> next,
+    std::shared_ptr<const topology::Topology> topology, const ClusterSnapshot& snapshot) {
+  const core::SystemClock clock;
+  absl::StatusOr<std::unique_ptr<lifecycle::JobLifecycle>> scratch =
+      lifecycle::JobLifecycle::Create(next, topology, clock);
+  if (!scratch.ok()) {
+    return scratch.status();
+  }
+  lifecycle::Effects effects;
+  if (absl::Status s = (*scratch)->RestoreAccounting({}, effects); !s.ok()) {
+    return s;
+  }
+  // As the store hands them over: nodes by name, mapped to the new configuration's ids.
+  persistence::StoredJobs stored;
+  stored.next_job_id = snapshot.next_job_id;
+  snapshot.ForEachJob([&](const core::Job& published) {
+    core::Job job = published;
+    job.expected_nodes.clear();  // derived by the next pass, in the old ids
+    for (core::NodeShare& share : job.allocation.nodes) {
+      const std::string& name = snapshot.topology->node_name(share.node);
+      share.node = topology->FindNode(name);
+      if (!share.node.valid()) {
+        stored.problems.push_back(
+            {job.id, absl::StrCat("node ", name, " is no longer configured")});
+        job.allocation = {};
+        break;
+      }
+    }
+    stored.jobs.push_back(std::move(job));
+  });
+  effects = lifecycle::Effects();
+  if (absl::Status s = (*scratch)->Restore(std::move(stored), effects); !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> lost;
+  for (const std::string& warning : effects.warnings) {
+    if (absl::StrContains(warning, "no longer fits the configuration")) {
+      lost.push_back(warning);
+    }
+  }
+  return lost;
+}
+
 }  // namespace
 
 std::vector<std::string> DescribeConfigChanges(const config::ClusterConfig& before,
@@ -173,7 +226,8 @@ absl::StatusOr<ReconfigurePlan> PrepareReconfigure(const config::ClusterConfig& 
     loaded->state_dir = state_dir_override;
     loaded->unix_socket = absl::StrCat(state_dir_override, "/canopyd.sock");
   }
-  if (absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*loaded); !topo.ok()) {
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*loaded);
+  if (!topo.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the configuration was not changed: ", topo.status().message()));
   }
@@ -222,6 +276,23 @@ absl::StatusOr<ReconfigurePlan> PrepareReconfigure(const config::ClusterConfig& 
         "for running ones to end"));
   }
 
+  // Anything else the restart could not restore (a node now smaller than what runs on it, a
+  // GRES or limit a pending job asked for, ...): found by restoring every job as it will be.
+  auto next = std::make_shared<const config::ClusterConfig>(*loaded);
+  absl::StatusOr<std::vector<std::string>> lost = JobsTheRestartWouldCancel(
+      next, std::make_shared<const topology::Topology>(*std::move(topo)), snapshot);
+  if (!lost.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the configuration was not changed: ", lost.status().message()));
+  }
+  if (!lost->empty()) {
+    constexpr size_t kShown = 5;
+    std::vector<std::string> shown(lost->begin(), lost->begin() + std::min(lost->size(), kShown));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the configuration was not changed: restarting on it would cancel ", lost->size(),
+        " job(s): ", absl::StrJoin(shown, "; "), lost->size() > kShown ? "; ..." : "",
+        ". Let them end (or cancel them) first, or keep what they need in the configuration"));
+  }
   ReconfigurePlan plan;
   plan.changes = DescribeConfigChanges(running, *loaded);
   plan.config = *std::move(loaded);

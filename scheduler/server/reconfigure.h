@@ -4,7 +4,8 @@
 // which restores every job from the database as after any restart). A bad file changes nothing.
 //
 // Restarting instead of editing the live state keeps one path for "configuration at start-up"
-// (the one every test exercises) and is what Slurm itself does since 23.11. Pure; thread-safe.
+// (the one every test exercises) and is what Slurm itself does since 23.11. Reads the file; no
+// other side effects; thread-safe.
 #pragma once
 
 #include <string>
@@ -27,7 +28,9 @@ struct ReconfigurePlan {
 //  - InvalidArgument with the loader's message when the file or its topology is bad;
 //  - FailedPrecondition when the state directory moved (restart canopyd to move it), when a node
 //    that runs or is allocated to a job is gone, or when a partition that holds live jobs is
-//    gone, naming the jobs and what to do first.
+//    gone, naming the jobs and what to do first; and for anything else the restart would cancel
+//    a job for (a node now smaller than its allocation, ...): every job is restored into a
+//    scratch lifecycle on the new configuration, as the restart will restore it.
 absl::StatusOr<ReconfigurePlan> PrepareReconfigure(const config::ClusterConfig& running,
                                                    const std::string& state_dir_override,
                                                    const ClusterSnapshot& snapshot);
