@@ -158,7 +158,14 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
               return absl::InvalidArgumentError(absl::StrCat(
                   "error: Invalid --immediate value: ", *value, " (expected a number of seconds)"));
             }
-            o.immediate = absl::Seconds(seconds);
+            // As Slurm: -I alone means at once; -I0 leaves it off.
+            if (!value.has_value()) {
+              o.immediate = absl::ZeroDuration();
+            } else if (seconds > 0) {
+              o.immediate = absl::Seconds(seconds);
+            } else {
+              o.immediate.reset();
+            }
             return absl::OkStatus();
           }
           case Opt::kKillCommand: {

@@ -39,8 +39,8 @@ struct SallocOptions {
   bool quiet = false;
   std::string begin;       // -b/--begin, as written (begin_time.h; needs the present moment)
   std::string dependency;  // -d/--dependency, as written (dependency.h)
-  // -I/--immediate[=SECS]: give up (and cancel the request) unless allocated within SECS; 0 (no
-  // value) means at once.
+  // -I/--immediate[=SECS]: give up (and cancel the request) unless allocated within SECS; zero
+  // (-I alone) means at once; -I0 leaves it unset, as in Slurm.
   std::optional<absl::Duration> immediate;
   // -K/--kill-command[=SIGNAL]: when the allocation is revoked, send the command this signal
   // (SIGTERM without a value); without -K the command runs on, as in Slurm.

@@ -105,6 +105,7 @@ TEST(SallocOptionsTest, DeferralImmediateAndKillCommand) {
   EXPECT_EQ(o->immediate, absl::ZeroDuration());  // no value: at once
   EXPECT_EQ(o->kill_signal, SIGTERM);
   EXPECT_EQ(ParseSallocArgs({"--kill-command=SIGINT", "true"})->kill_signal, SIGINT);
+  EXPECT_FALSE(ParseSallocArgs({"-I0", "true"})->immediate.has_value());
   // Without -K/-I: the command runs on after a revoke; salloc waits as long as it takes.
   o = ParseSallocArgs({"true"});
   EXPECT_FALSE(o->kill_signal.has_value());

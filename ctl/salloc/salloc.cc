@@ -135,10 +135,15 @@ int PendingSignal() {
 // salloc says the nodes are busy, as Slurm's controller answers an immediate request at once.
 constexpr absl::Duration kImmediateGrace = absl::Seconds(2);
 
-void CancelRequest(client::ControllerClient& client, uint32_t job_id) {
+// Gives the request up. If canopyd cannot be told, the job may still start with nobody to use
+// it: say so, with what to run.
+void CancelRequest(client::ControllerClient& client, uint32_t job_id, std::ostream& err) {
   canopy::v1::CancelJobRequest cancel;
   cancel.add_job_ids(job_id);
-  (void)client.CancelJob(cancel);
+  if (absl::StatusOr<canopy::v1::CancelJobResponse> r = client.CancelJob(cancel); !r.ok()) {
+    err << "salloc: error: Unable to cancel job " << job_id << " (" << r.status().message()
+        << "); run 'scancel " << job_id << "'\n";
+  }
 }
 
 // Waits until the allocation runs: "Pending job allocation", "queued and waiting", then
@@ -169,7 +174,7 @@ absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& clie
       return absl::AbortedError(absl::StrCat("Job allocation ", job_id, " has been revoked."));
     }
     if (absl::Now() >= give_up) {
-      CancelRequest(client, job_id);
+      CancelRequest(client, job_id, err);
       if (at_once) {
         return absl::UnavailableError("Unable to allocate resources: Requested nodes are busy");
       }
@@ -183,7 +188,7 @@ absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& clie
     }
     announced = !at_once;
     if (PendingSignal() != 0) {
-      CancelRequest(client, job_id);
+      CancelRequest(client, job_id, err);
       return absl::CancelledError(absl::StrCat("Job allocation ", job_id, " has been revoked."));
     }
     absl::SleepFor(std::min(backoff, std::max(give_up - absl::Now(), absl::Milliseconds(1))));

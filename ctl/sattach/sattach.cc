@@ -14,9 +14,9 @@
 namespace canopy::ctl::sattach {
 namespace {
 
-// With no node attached after this long, sattach asks whether the step still runs (it may have
-// ended between the request and the agents' connecting).
-constexpr absl::Duration kAttachCheck = absl::Seconds(5);
+// How often sattach asks whether the step still runs while waiting for output: a node whose
+// part ended before the request reached it never attaches, nor does one whose agent restarted.
+constexpr absl::Duration kStepCheck = absl::Seconds(5);
 
 canopy::v1::AttachStepRequest RequestFor(const SattachOptions& options) {
   canopy::v1::AttachStepRequest request;
@@ -34,14 +34,14 @@ int Follow(const SattachOptions& options, client::ControllerClient& client,
   std::set<std::string> attached;
   int detached = 0;
   int exit_code = 0;
-  absl::Time next_check = absl::Now() + kAttachCheck;
+  absl::Time next_check = absl::Now() + kStepCheck;
   while (static_cast<int>(ended.size()) < step.ntasks()) {
     std::optional<srun::StepIoEvent> e = io.Next(absl::Milliseconds(200));
     if (!e.has_value()) {
-      if (attached.empty() && absl::Now() > next_check) {
-        next_check = absl::Now() + kAttachCheck;
+      if (absl::Now() > next_check) {
+        next_check = absl::Now() + kStepCheck;
         if (!client.AttachStep(RequestFor(options)).ok()) {
-          break;  // the step ended before its nodes could attach
+          break;  // the step has ended; what its nodes still had was shown
         }
       }
       continue;

@@ -313,17 +313,16 @@ TEST_F(JobToolsTest, SallocImmediateBeginDependencyAndKillCommand) {
   absl::StatusOr<Subprocess> k =
       cluster_.StartFrontEnd("salloc",
                              {"-KUSR1", "-J", "ktest", "-N1", "sh", "-c",
-                              "trap 'echo got usr1; exit 7' USR1; while :; do sleep 0.1; done"},
+                              "trap 'echo got usr1; exit 7' USR1; echo trap set; "
+                              "while :; do sleep 0.1; done"},
                              work_, k_log);
   ASSERT_TRUE(k.ok());
-  std::string id;
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        id = std::string(absl::StripAsciiWhitespace(
-            cluster_.FrontEnd("squeue", {"-h", "-n", "ktest", "-t", "R", "-o", "%i"}).out));
-        return !id.empty();
-      },
-      absl::Seconds(30)));
+  // The command runs (and has its trap) only once salloc was granted the allocation.
+  ASSERT_TRUE(
+      WaitUntil([&] { return absl::StrContains(ReadFile(k_log), "trap set"); }, absl::Seconds(30)))
+      << ReadFile(k_log);
+  const std::string id = std::string(absl::StripAsciiWhitespace(
+      cluster_.FrontEnd("squeue", {"-h", "-n", "ktest", "-o", "%i"}).out));
   ASSERT_EQ(cluster_.FrontEnd("scancel", {id}).exit_code, 0);
   absl::StatusOr<int> k_done = k->Wait(absl::Seconds(30));
   ASSERT_TRUE(k_done.ok()) << ReadFile(k_log);
@@ -362,7 +361,16 @@ TEST_F(JobToolsTest, ReconfigureRestartsOnTheNewFileAndKeepsTheRunningJob) {
       },
       absl::Seconds(30)))
       << Diagnostics();
-  EXPECT_EQ(cluster_.controller_pid(), pid);  // the same process, exec'ed again
+  // The same process, exec'ed again: alive under its pid, and it started a second time.
+  EXPECT_EQ(kill(pid, 0), 0);
+  const std::string log = cluster_.ControllerLog();
+  EXPECT_THAT(log, HasSubstr("reconfigure: restarting on "));
+  size_t starts = 0;
+  for (size_t at = log.find(" listening on "); at != std::string::npos;
+       at = log.find(" listening on ", at + 1)) {
+    ++starts;
+  }
+  EXPECT_EQ(starts, 2u) << log;
   EXPECT_THAT(cluster_.FrontEnd("scontrol", {"show", "config"}).out,
               HasSubstr("MinJobAge               = 90 sec"));
   EXPECT_EQ(State(running), "RUNNING");

@@ -114,6 +114,8 @@ TEST_F(PrivateDataTest, AnOrdinaryUserSeesAndControlsOnlyTheirOwnJobs) {
   EXPECT_EQ(r.exit_code, 1);
   r = AsNobody("scancel", {root_id});
   EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(cluster_.FrontEnd("squeue", {"-h", "-j", root_id, "-o", "%T %r"}).out,
+            "PENDING JobHeldUser\n");  // still held, still there
   r = AsNobody("scontrol", {"reconfigure"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("slurm_reconfigure error: Invalid user id"));
