@@ -1,0 +1,91 @@
+// Restart recovery (restore.h): jobs and their capacity come back; what no longer fits the
+// configuration is cancelled.
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/lifecycle/job_lifecycle_test_fixture.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
+  const uint32_t running = StartRunning(2);
+  const uint32_t pending = Submit(4, 4);
+  Schedule();
+
+  // What the store would give back: every record, without the derived resources.
+  persistence::StoredJobs saved;
+  for (const auto& [id, job] : jobs_->jobs().jobs()) {
+    saved.jobs.push_back(*job);
+    saved.jobs.back().resources = {};
+  }
+  saved.next_job_id = jobs_->next_job_id();
+
+  Reset();
+  Effects e;
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_TRUE(e.dirty.empty());
+  AllNodesUp();
+  EXPECT_EQ(Job(running).state, JobState::kRunning);
+  EXPECT_EQ(Job(pending).state, JobState::kPending);
+  EXPECT_EQ(Job(pending).resources.min_nodes, 4);  // derived again
+  EXPECT_EQ(FreeGpus(0), 0);                       // held again
+  EXPECT_EQ(jobs_->next_job_id(), pending + 1);
+  EXPECT_EQ(jobs_->pending_count(), 1u);
+
+  // The batch host re-registers without the job and never re-sends an exit: the job is lost.
+  std::vector<uint32_t> kill = jobs_->NodeRegistered(Node(0), {running, 42}, e);
+  EXPECT_THAT(kill, ElementsAre(42));
+  e = Effects();
+  jobs_->NodeRegistered(Node(0), {}, e);
+  EXPECT_EQ(jobs_->NextDeadline(), clock_.Now() + kLostBatchGrace);
+  clock_.Advance(absl::Seconds(31));
+  Tick();
+  EXPECT_EQ(Job(running).state, JobState::kPending);
+  EXPECT_EQ(Job(running).restart_count, 1);
+}
+
+// What was decided at submission stays across a restart, as in Slurm: a job put in the default
+// partition stays there when another partition becomes the default, with its time limit.
+TEST_F(JobLifecycleTest, RestoreKeepsThePartitionAndLimitDecidedAtSubmission) {
+  const uint32_t id = Submit(1, 1);
+  ASSERT_EQ(Job(id).partition, "gpu");
+  persistence::StoredJobs saved;
+  saved.jobs.push_back(Job(id));
+  std::string yaml(testing::kTwoLeafCluster);
+  yaml.replace(yaml.find("    default: true\n"), 18, "");
+  yaml.replace(yaml.find("    nodes: gpu1\n"), 16, "    nodes: gpu1\n    default: true\n");
+  testing::TestCluster changed = testing::LoadTestCluster(yaml);
+  ASSERT_NE(changed.config, nullptr);
+  ASSERT_TRUE(changed.config->partitions[1].is_default);
+  absl::StatusOr<std::unique_ptr<JobLifecycle>> lc =
+      JobLifecycle::Create(changed.config, changed.topology, clock_);
+  ASSERT_TRUE(lc.ok()) << lc.status();
+  jobs_ = *std::move(lc);
+  Effects e;
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_EQ(Job(id).partition, "gpu");
+  EXPECT_EQ(Job(id).resources.partition, "gpu");
+  EXPECT_EQ(Job(id).time_limit, absl::Hours(1));
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+}
+
+TEST_F(JobLifecycleTest, RestoreCancelsWhatNoLongerFits) {
+  const uint32_t running = StartRunning(2);
+  persistence::StoredJobs saved;
+  saved.jobs.push_back(Job(running));
+  saved.jobs.back().allocation = {};  // the store could not place one of its nodes
+  saved.problems.push_back({core::JobId(running), "node gpu9 is no longer configured"});
+  Reset();
+  Effects e;
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  EXPECT_EQ(Job(running).state, JobState::kCancelled);
+  EXPECT_THAT(Job(running).state_message, HasSubstr("gpu9"));
+  EXPECT_THAT(e.dirty, ElementsAre(core::JobId(running)));
+  ASSERT_EQ(e.warnings.size(), 1u);
+}
+
+}  // namespace
+}  // namespace canopy::lifecycle
