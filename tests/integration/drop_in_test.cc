@@ -15,7 +15,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/local_cluster.h"
+#include "tests/integration/front_end_test.h"
 
 namespace canopy::testing {
 namespace {
@@ -43,54 +43,17 @@ partitions:
     nodes: gpu[1-2]
 )";
 
-class DropInTest : public ::testing::Test {
+class DropInTest : public FrontEndTest {
  protected:
-  DropInTest() : cluster_(kConfig) {}
+  DropInTest() : FrontEndTest(kConfig) {}
+  void SetUp() override { ASSERT_TRUE(StartCluster("gpu[1-4]", 4, 4)); }
 
-  void SetUp() override {
-    work_ = cluster_.dir() + "/work";
-    std::filesystem::create_directories(work_);
-    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
-    ASSERT_TRUE(
-        cluster_
-            .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
-            .ok());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "4");
-        },
-        absl::Seconds(30)));
-  }
-
+  // Output to /dev/null unless the arguments say otherwise.
   uint32_t Sbatch(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"--parsable", "-o", "/dev/null"};
+    std::vector<std::string> all = {"-o", "/dev/null"};
     all.insert(all.end(), args.begin(), args.end());
-    const CommandResult r = cluster_.FrontEndIn("sbatch", all, work_);
-    uint32_t id = 0;
-    if (r.exit_code != 0 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
-      ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
-    }
-    return id;
+    return FrontEndTest::Sbatch(all);
   }
-
-  // squeue -h -j ID -o FORMAT, trimmed.
-  std::string Squeue(uint32_t id, const std::string& format) {
-    return std::string(absl::StripAsciiWhitespace(
-        cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(id), "-o", format})
-            .out));
-  }
-
-  CommandResult Scontrol(const std::vector<std::string>& args) {
-    return cluster_.FrontEnd("scontrol", args);
-  }
-
-  std::string Diagnostics() {
-    return absl::StrCat("canopyd log:\n", cluster_.ControllerLog(), "\nagent log:\n",
-                        cluster_.AgentLog());
-  }
-
-  LocalCluster cluster_;
-  std::string work_;
 };
 
 TEST_F(DropInTest, UpdatePendingJobPartitionNameNodesAndDependency) {

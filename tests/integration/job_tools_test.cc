@@ -17,7 +17,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/local_cluster.h"
+#include "tests/integration/front_end_test.h"
 
 namespace canopy::testing {
 namespace {
@@ -43,55 +43,10 @@ partitions:
     default: true
 )";
 
-class JobToolsTest : public ::testing::Test {
+class JobToolsTest : public FrontEndTest {
  protected:
-  JobToolsTest() : cluster_(kConfig) {}
-
-  void SetUp() override {
-    work_ = cluster_.dir() + "/work";
-    std::filesystem::create_directories(work_);
-    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
-    ASSERT_TRUE(
-        cluster_
-            .StartAgent("gpu[1-2]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
-            .ok());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "2");
-        },
-        absl::Seconds(30)));
-  }
-
-  uint32_t Sbatch(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"--parsable"};
-    all.insert(all.end(), args.begin(), args.end());
-    const CommandResult r = cluster_.FrontEndIn("sbatch", all, work_);
-    uint32_t id = 0;
-    if (r.exit_code != 0 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) {
-      ADD_FAILURE() << "sbatch failed (" << r.exit_code << "): " << r.out << r.err;
-    }
-    return id;
-  }
-
-  std::string State(uint32_t id) {
-    return std::string(absl::StripAsciiWhitespace(
-        cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(id), "-o", "%T"}).out));
-  }
-
-  // The running steps of job `id` (squeue -s), one "ID.STEP" per line.
-  std::string Steps(uint32_t id) {
-    return cluster_.FrontEnd("squeue", {"-h", "-s", "-j", absl::StrCat(id), "-o", "%i"}).out;
-  }
-
-  std::string Work(const std::string& name) { return ReadFile(work_ + "/" + name); }
-
-  std::string Diagnostics() {
-    return absl::StrCat("canopyd log:\n", cluster_.ControllerLog(), "\nagent log:\n",
-                        cluster_.AgentLog());
-  }
-
-  LocalCluster cluster_;
-  std::string work_;
+  JobToolsTest() : FrontEndTest(kConfig) {}
+  void SetUp() override { ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4)); }
 };
 
 TEST_F(JobToolsTest, NotifyReachesTheBatchScriptsStderrAndSrun) {

@@ -13,7 +13,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/local_cluster.h"
+#include "tests/integration/front_end_test.h"
 
 namespace canopy::testing {
 namespace {
@@ -41,23 +41,15 @@ partitions:
 
 constexpr uid_t kNobody = 65534;
 
-class PrivateDataTest : public ::testing::Test {
+class PrivateDataTest : public FrontEndTest {
  protected:
-  PrivateDataTest() : cluster_(kConfig) {}
+  PrivateDataTest() : FrontEndTest(kConfig) {}
 
   void SetUp() override {
     if (geteuid() != 0) {
       GTEST_SKIP() << "needs root to run the front ends as another user";
     }
-    work_ = cluster_.dir() + "/work";
-    std::filesystem::create_directories(work_);
-    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
-    ASSERT_TRUE(cluster_.StartAgent("gpu[1-2]", {"--spool_dir", cluster_.dir() + "/spool"}).ok());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "2");
-        },
-        absl::Seconds(30)));
+    ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 0));
     // The other user must reach the socket and write its job's output.
     chmod(cluster_.dir().c_str(), 0755);
     chmod((cluster_.dir() + "/state").c_str(), 0755);
@@ -87,9 +79,6 @@ class PrivateDataTest : public ::testing::Test {
     }
     return id;
   }
-
-  LocalCluster cluster_;
-  std::string work_;
 };
 
 TEST_F(PrivateDataTest, AnOrdinaryUserSeesAndControlsOnlyTheirOwnJobs) {
