@@ -193,11 +193,11 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
       if (!states.contains(ToProtoState(job.state))) {
         return;
       }
-    } else if (ids.empty()) {
-      // Like squeue: finished jobs only while they are younger than MinJobAge.
-      if (core::IsTerminal(job.state) && now - job.end_time > min_age) {
-        return;
-      }
+    } else if (core::IsTerminal(job.state) && now - job.end_time > min_age) {
+      // Finished jobs only while they are younger than MinJobAge, asked for by id or not: the
+      // job leaves memory at the next retention tick, and squeue (which asks for everything)
+      // and scontrol show job (which asks by id) must not disagree in between.
+      return;
     }
     if (!request->user_name().empty() && job.user_name != request->user_name()) {
       return;
