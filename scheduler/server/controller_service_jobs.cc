@@ -38,6 +38,23 @@ bool ControllerServiceImpl::MaySee(const lifecycle::Caller& caller, const core::
          job.user_id == caller.uid;
 }
 
+namespace {
+
+// A job's script, arguments and environment may hold credentials: only its owner and operators
+// read them (sbatch's user over the unix socket; never an anonymous TCP caller).
+void WithholdScriptUnlessAllowed(const lifecycle::Caller& caller, const core::Job& job,
+                                 canopy::v1::Job& out) {
+  if (caller.is_operator || (caller.authenticated && caller.uid == job.user_id)) {
+    return;
+  }
+  canopy::v1::JobSpec* spec = out.mutable_spec();
+  spec->clear_script();
+  spec->clear_argv();
+  spec->clear_environment();
+}
+
+}  // namespace
+
 lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* context) const {
   lifecycle::Caller caller;
   std::optional<PeerCredentials> creds = CallerCredentials(context);
@@ -165,6 +182,7 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
                         absl::StrCat("Invalid job id specified: ", request->job_id()));
   }
   *response = ToProto(*job, *snap->topology);
+  WithholdScriptUnlessAllowed(caller, *job, *response);
   AddSteps(*snap, *response);
   return grpc::Status::OK;
 }
@@ -210,6 +228,7 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
     }
     canopy::v1::Job* out = response->add_jobs();
     *out = ToProto(job, *snap->topology);
+    WithholdScriptUnlessAllowed(caller, job, *out);
     AddSteps(*snap, *out);
   });
   if (!ids.empty() && response->jobs().empty()) {

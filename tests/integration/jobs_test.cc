@@ -468,6 +468,30 @@ TEST_F(JobsTest, JobsRunAsTheSubmitterAndOnlyTheOwnerMayCancel) {
   EXPECT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_CANCELLED, absl::Seconds(30)));
 }
 
+// A job's script and environment may hold secrets: an anonymous caller (TCP) gets the job
+// without them; its owner (unix socket, SO_PEERCRED) gets them whole.
+TEST_F(JobsTest, ScriptAndEnvironmentOnlyForTheOwnerAndOperators) {
+  const uint32_t id = Sbatch({"-H", "-o", "/dev/null", "--export=ALL,API_TOKEN=s3cret", "--wrap",
+                              "echo s3cret-in-script"});
+  const canopy::v1::Job mine = GetJob(id);
+  EXPECT_THAT(mine.spec().script(), HasSubstr("s3cret-in-script"));
+  EXPECT_EQ(mine.spec().environment().at("API_TOKEN"), "s3cret");
+  absl::StatusOr<ctl::client::ControllerClient> anonymous =
+      ctl::client::ControllerClient::Connect(cluster_.address());
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status();
+  absl::StatusOr<canopy::v1::Job> seen = anonymous->GetJob(id);
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  EXPECT_EQ(seen->spec().script(), "");
+  EXPECT_TRUE(seen->spec().environment().empty());
+  EXPECT_EQ(seen->spec().name(), mine.spec().name());  // the rest is there
+  absl::StatusOr<canopy::v1::ListJobsResponse> listed = anonymous->ListJobs({});
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->jobs_size(), 1);
+  EXPECT_EQ(listed->jobs(0).spec().script(), "");
+  EXPECT_TRUE(listed->jobs(0).spec().environment().empty());
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
+}
+
 TEST_F(JobsTest, SignalsBeforeTheLimitAndOnRequest) {
   // --signal=B:USR1@2 with a 4 s limit (through the API: sbatch's --time counts minutes), and
   // scancel --signal=USR2 while it runs.
