@@ -300,13 +300,18 @@ core::JobReason PartitionLimitReason(const config::PartitionConfig& part, int32_
   return blocked;
 }
 
+std::string IdempotencyIndexKey(uint32_t uid, absl::string_view key) {
+  return absl::StrCat(uid, ":", key);
+}
+
 absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
                                     const Caller& caller, Effects& effects) {
   if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
     return id;
   }
   if (!request.idempotency_key.empty()) {
-    if (auto it = s.idempotency.find(request.idempotency_key); it != s.idempotency.end()) {
+    if (auto it = s.idempotency.find(IdempotencyIndexKey(caller.uid, request.idempotency_key));
+        it != s.idempotency.end()) {
       SubmitAnswer again;
       again.job_id = it->second;
       const core::Job* first = s.jobs.Find(it->second);
@@ -370,7 +375,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
     StartWaiting(s, id, effects);
   }
   if (!request.idempotency_key.empty()) {
-    s.idempotency[request.idempotency_key] = answer.job_id;
+    s.idempotency[IdempotencyIndexKey(caller.uid, request.idempotency_key)] = answer.job_id;
   }
   effects.next_id_changed = true;
   effects.schedule = true;

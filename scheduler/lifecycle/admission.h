@@ -6,7 +6,10 @@
 // ResolveSpec is pure and thread-safe; Submit changes the lifecycle's state (owner thread only).
 #pragma once
 
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/job.h"
@@ -57,5 +60,9 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
 // on a partition limit.
 absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRequest& request,
                                          const Caller& caller);
+
+// The key under which LifecycleState::idempotency holds a submission's idempotency key: per
+// user, so one user's key never answers another user's submit with a job that is not theirs.
+std::string IdempotencyIndexKey(uint32_t uid, absl::string_view key);
 
 }  // namespace canopy::lifecycle

@@ -380,10 +380,15 @@ TEST_F(JobLifecycleTest, HeldJobWaitsAndIdempotentSubmitReturnsTheFirstId) {
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   EXPECT_EQ(jobs_->Submit(req, alice_, e)->job_id.value(), id);
+  // Keys are per user: bob's "k1" is a submission of its own, not alice's job.
+  const uint32_t bobs = jobs_->Submit(req, bob_, e)->job_id.value();
+  EXPECT_NE(bobs, id);
+  EXPECT_EQ(Job(bobs).user_id, bob_.uid);
+  EXPECT_EQ(jobs_->Submit(req, bob_, e)->job_id.value(), bobs);
   Schedule();
   EXPECT_EQ(Job(id).state, JobState::kPending);
   EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
-  EXPECT_EQ(jobs_->next_job_id(), id + 1);
+  EXPECT_EQ(jobs_->next_job_id(), bobs + 1);
 }
 
 TEST_F(JobLifecycleTest, ArrayTasksGetConsecutiveIdsAndHonourTheThrottle) {

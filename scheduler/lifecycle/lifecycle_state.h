@@ -171,12 +171,13 @@ struct LifecycleState {
   // Finished jobs by end time: each leaves memory MinJobAge after it ended (retention.h).
   absl::btree_set<std::pair<absl::Time, core::JobId>> finished;
   DependencyIndex deps;
-  absl::flat_hash_map<core::JobId, absl::Time> deadline_of;   // lookups only
-  absl::flat_hash_map<std::string, core::JobId> idempotency;  // lookups only
-  std::vector<absl::btree_set<core::JobId>> node_jobs;        // by NodeId: jobs holding it
-  std::vector<uint64_t> gpus_in_use;          // by NodeId: bit i = GPU index i taken
-  std::vector<std::vector<int>> gpu_indexes;  // by NodeId: the agent's GPU indexes
-  std::vector<bool> node_usable;              // by NodeId: as last seen
+  absl::flat_hash_map<core::JobId, absl::Time> deadline_of;  // lookups only
+  // By IdempotencyIndexKey (admission.h): uid and key. Lookups only.
+  absl::flat_hash_map<std::string, core::JobId> idempotency;
+  std::vector<absl::btree_set<core::JobId>> node_jobs;  // by NodeId: jobs holding it
+  std::vector<uint64_t> gpus_in_use;                    // by NodeId: bit i = GPU index i taken
+  std::vector<std::vector<int>> gpu_indexes;            // by NodeId: the agent's GPU indexes
+  std::vector<bool> node_usable;                        // by NodeId: as last seen
   std::vector<CleanupHold> holds;
   std::vector<core::JobId> reserved;  // jobs given a backfill reservation by the last pass
   // sched/backfill: the last pass that backfilled, and when a deferred one is due (a pass in

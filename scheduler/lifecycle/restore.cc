@@ -62,7 +62,7 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
     }
     if (!job.idempotency_key.empty()) {
       // The first job of a key: an array's tasks share it, and the answer is the array's id.
-      s.idempotency.try_emplace(job.idempotency_key, job.id);
+      s.idempotency.try_emplace(IdempotencyIndexKey(job.user_id, job.idempotency_key), job.id);
     }
     if (absl::StrContains(job.spec.array_spec, '%')) {
       s.has_throttled_arrays = true;

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "scheduler/lifecycle/admission.h"
+
 namespace canopy::lifecycle {
 namespace {
 
@@ -35,7 +37,7 @@ void ForgetFinished(LifecycleState& s, Effects& effects) {
       continue;
     }
     if (!job->idempotency_key.empty()) {
-      if (auto it = s.idempotency.find(job->idempotency_key);
+      if (auto it = s.idempotency.find(IdempotencyIndexKey(job->user_id, job->idempotency_key));
           it != s.idempotency.end() && it->second == id) {
         s.idempotency.erase(it);
       }
