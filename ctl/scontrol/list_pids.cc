@@ -132,6 +132,9 @@ std::vector<JobProcess> ReadJobProcesses(const std::string& proc_root) {
     if (auto node = env->find("SLURMD_NODENAME"); node != env->end()) {
       p.node = node->second;
     }
+    if (auto cluster = env->find("SLURM_CLUSTER_NAME"); cluster != env->end()) {
+      p.cluster = cluster->second;
+    }
     // The agent starts every task (and the batch script) as a session leader.
     if (SessionOf(path) == pid) {
       p.local_id = IntValue(*env, "SLURM_LOCALID");
@@ -143,7 +146,7 @@ std::vector<JobProcess> ReadJobProcesses(const std::string& proc_root) {
 }
 
 int ListPids(const std::vector<std::string>& args, const std::vector<JobProcess>& processes,
-             std::ostream& out, std::ostream& err) {
+             const ListPidsScope& scope, std::ostream& out, std::ostream& err) {
   ListPidsQuery query;
   const std::string id_arg = args.empty() ? "*" : args[0];
   if (args.size() > 1) {
@@ -176,8 +179,10 @@ int ListPids(const std::vector<std::string>& args, const std::vector<JobProcess>
     return 0;
   }
   std::vector<JobProcess> shown;
+  const std::string& node = query.node.empty() ? scope.node : query.node;
   for (const JobProcess& p : processes) {
-    if ((!query.node.empty() && p.node != query.node) ||
+    if ((!node.empty() && p.node != node) ||
+        (!scope.cluster.empty() && p.cluster != scope.cluster) ||
         (query.job_id.has_value() && p.job_id != *query.job_id) ||
         (query.step_id.has_value() && p.step_id != query.step_id)) {
       continue;

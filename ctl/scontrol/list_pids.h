@@ -29,6 +29,7 @@ struct JobProcess {
   std::string node;                 // SLURMD_NODENAME ("" if unset)
   std::optional<int> local_id;      // tasks only
   std::optional<int> global_id;
+  std::string cluster;  // SLURM_CLUSTER_NAME ("" if unset)
 };
 
 // What to list: every job (no id, or "*"), one job, or one step, optionally of one node.
@@ -41,9 +42,18 @@ struct ListPidsQuery {
 // The processes of jobs on this host that the caller may inspect, from `proc_root` ("/proc").
 std::vector<JobProcess> ReadJobProcesses(const std::string& proc_root = "/proc");
 
+// Where scontrol runs. Slurm asks the slurmd of the node it runs on; inside a job, Canopy
+// likewise lists only the processes of the job's cluster and node (SLURM_CLUSTER_NAME,
+// SLURMD_NODENAME of the caller), since one host may carry several virtual nodes, or clusters.
+// Empty fields do not filter; a NODENAME argument replaces `node`.
+struct ListPidsScope {
+  std::string cluster;
+  std::string node;
+};
+
 // Runs `scontrol listpids ARGS` over `processes` (already read): prints the table on `out`,
 // Slurm's messages on `err`, returns the exit code.
 int ListPids(const std::vector<std::string>& args, const std::vector<JobProcess>& processes,
-             std::ostream& out, std::ostream& err);
+             const ListPidsScope& scope, std::ostream& out, std::ostream& err);
 
 }  // namespace canopy::ctl::scontrol

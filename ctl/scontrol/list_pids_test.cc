@@ -24,7 +24,7 @@ struct Result {
 
 Result ListPidsOf(const std::vector<std::string>& args, const std::vector<JobProcess>& processes) {
   std::ostringstream out, err;
-  const int code = ListPids(args, processes, out, err);
+  const int code = ListPids(args, processes, ListPidsScope(), out, err);
   return {code, out.str(), err.str()};
 }
 
@@ -34,12 +34,12 @@ constexpr char kHeader[] = "PID      JOBID    STEPID   LOCALID GLOBALID\n";
 // on gpu002.
 std::vector<JobProcess> Sample() {
   return {
-      {5724, 2, std::nullopt, "gpu001", std::nullopt, std::nullopt},
-      {5737, 2, 3, "gpu001", 1, 1},
-      {5504, 2, std::nullopt, "gpu001", 0, 0},
-      {5736, 2, 3, "gpu001", 0, 0},
-      {5720, 2, std::nullopt, "gpu001", std::nullopt, std::nullopt},
-      {6001, 5, std::nullopt, "gpu002", 0, 0},
+      {5724, 2, std::nullopt, "gpu001", std::nullopt, std::nullopt, ""},
+      {5737, 2, 3, "gpu001", 1, 1, ""},
+      {5504, 2, std::nullopt, "gpu001", 0, 0, ""},
+      {5736, 2, 3, "gpu001", 0, 0, ""},
+      {5720, 2, std::nullopt, "gpu001", std::nullopt, std::nullopt, ""},
+      {6001, 5, std::nullopt, "gpu002", 0, 0, ""},
   };
 }
 
@@ -82,6 +82,26 @@ TEST(ListPidsTest, SlurmsMessagesForWhatIsNotThere) {
   EXPECT_EQ(none.code, 1);
   EXPECT_EQ(none.out, kHeader);
   EXPECT_EQ(none.err, "No job steps exist on this node.\n");
+}
+
+// Inside a job scontrol lists only its own cluster's and node's processes: another cluster (or
+// virtual node) on the same host may run a job with the same id.
+TEST(ListPidsTest, InsideAJobOnlyItsClusterAndNode) {
+  std::vector<JobProcess> processes = Sample();
+  for (JobProcess& p : processes) {
+    p.cluster = "a";
+  }
+  processes.push_back({7001, 2, 3, "gpu001", 0, 0, "b"});  // job 2.3 of cluster b
+  std::ostringstream out, err;
+  EXPECT_EQ(ListPids({"2.3"}, processes, ListPidsScope{"a", "gpu001"}, out, err), 0);
+  EXPECT_EQ(out.str(), std::string(kHeader) +
+                           "5736     2        3        0       0       \n"
+                           "5737     2        3        1       1       \n");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(ListPids({"5"}, processes, ListPidsScope{"a", "gpu001"}, out2, err2), 1);
+  EXPECT_EQ(err2.str(), "There are no steps for job 5 on node (null).\n");
+  std::ostringstream out3, err3;  // a NODENAME argument replaces the caller's node
+  EXPECT_EQ(ListPids({"5", "gpu002"}, processes, ListPidsScope{"a", "gpu001"}, out3, err3), 0);
 }
 
 TEST(ListPidsTest, BadIdsAsSlurmReadsThem) {

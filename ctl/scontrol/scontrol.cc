@@ -142,6 +142,18 @@ int Ping(std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// listpids: inside a job, only its cluster's and node's processes (list_pids.h).
+ListPidsScope CallerScope() {
+  ListPidsScope scope;
+  if (const char* cluster = std::getenv("SLURM_CLUSTER_NAME"); cluster != nullptr) {
+    scope.cluster = cluster;
+  }
+  if (const char* node = std::getenv("SLURMD_NODENAME"); node != nullptr) {
+    scope.node = node;
+  }
+  return scope;
+}
+
 }  // namespace
 
 int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -197,7 +209,7 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
     case Command::kNotify:
       return Notify(request->args, err);
     case Command::kListPids:
-      return ListPids(request->args, ReadJobProcesses(), out, err);
+      return ListPids(request->args, ReadJobProcesses(), CallerScope(), out, err);
   }
   return 1;
 }
