@@ -26,6 +26,9 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
     problems[p.job] = std::move(p.what);
   }
   uint32_t max_id = 0;
+  for (const persistence::JobLoadProblem& q : stored.quarantined) {
+    max_id = std::max(max_id, q.job.value());  // its id stays taken
+  }
   for (core::Job& job : stored.jobs) {
     max_id = std::max(max_id, job.id.value());
     absl::Status problem = absl::OkStatus();

@@ -267,8 +267,11 @@ absl::StatusOr<std::vector<HistoryJob>> SqliteHistoryReader::Read(const HistoryQ
     sql = absl::StrCat("id IN (SELECT id FROM jobs WHERE ", sql, ")");
   }
   std::vector<core::Job> jobs;
+  // A row that cannot be read is left out of the history (canopyd quarantines and logs those
+  // among its own jobs at start-up) rather than failing every sacct that would cover it.
+  std::vector<JobLoadProblem> unreadable;
   if (absl::Status s = ReadJobRows(
-          db, sql, [&](sqlite3_stmt* stmt) { where.Bind(stmt); }, /*slim=*/true, jobs);
+          db, sql, [&](sqlite3_stmt* stmt) { where.Bind(stmt); }, /*slim=*/true, jobs, unreadable);
       !s.ok()) {
     return s;
   }

@@ -399,76 +399,9 @@ std::string Placeholders() {
   return out;
 }
 
-constexpr char kSelectNodes[] =
-    "SELECT node, gpus, cpus, mem_mib, gpu_indexes FROM job_nodes WHERE job_id = ?1 ORDER BY idx";
-
 absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
   const int rc = sqlite3_step(s);
   return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, what);
-}
-
-// The job_nodes rows of one job, in allocation order, by node name.
-absl::Status ReadNodeRows(sqlite3* db, sqlite3_stmt* s, uint32_t job_id,
-                          std::vector<StoredNodeShare>& out) {
-  sqlite3_reset(s);
-  Bind(s, 1, job_id);
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    StoredNodeShare& share = out.emplace_back();
-    share.node = Bytes(s, 0);
-    absl::Status st = Read(s, 1, share.gpus);
-    if (st.ok()) {
-      st = Read(s, 2, share.cpus);
-    }
-    if (st.ok()) {
-      st = Read(s, 3, share.mem_mib);
-    }
-    for (absl::string_view g : absl::StrSplit(Bytes(s, 4), ',', absl::SkipEmpty())) {
-      int index_value = 0;
-      if (!absl::SimpleAtoi(g, &index_value)) {
-        st = Bad(absl::StrCat("'", g, "' is not a GPU index"));
-        break;
-      }
-      share.gpu_indexes.push_back(index_value);
-    }
-    if (!st.ok()) {
-      return absl::DataLossError(
-          absl::StrCat("job ", job_id, ": job_nodes row for ", share.node, ": ", st.message()));
-    }
-  }
-  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, "loading job_nodes");
-}
-
-// Each job's allocation, from its job_nodes rows (one indexed lookup per job that has nodes:
-// the cost follows the jobs loaded, not the history kept).
-absl::Status LoadNodes(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
-  absl::StatusOr<SqliteStatement> stmt = PrepareJobNodes(db);
-  if (!stmt.ok()) {
-    return stmt.status();
-  }
-  std::vector<StoredNodeShare> rows;
-  for (core::Job& job : out.jobs) {
-    rows.clear();
-    if (absl::Status st = ReadNodeRows(db, stmt->get(), job.id.value(), rows); !st.ok()) {
-      return st;
-    }
-    for (StoredNodeShare& row : rows) {
-      core::NodeShare share;
-      share.node = topology.FindNode(row.node);
-      if (!share.node.valid()) {
-        job.allocation = {};
-        out.problems.push_back(
-            {job.id, absl::StrCat("node ", row.node, " is no longer configured")});
-        break;
-      }
-      share.gpus = row.gpus;
-      share.cpus = row.cpus;
-      share.mem_mib = row.mem_mib;
-      share.gpu_indexes = std::move(row.gpu_indexes);
-      job.allocation.nodes.push_back(std::move(share));
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -529,7 +462,7 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
 
 absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
                          absl::FunctionRef<void(sqlite3_stmt*)> bind, bool slim,
-                         std::vector<core::Job>& out) {
+                         std::vector<core::Job>& out, std::vector<JobLoadProblem>& unreadable) {
   absl::StatusOr<SqliteStatement> stmt = Prepare(
       db, absl::StrCat("SELECT ", ColumnList(), " FROM jobs WHERE ", where, " ORDER BY id"));
   if (!stmt.ok()) {
@@ -544,11 +477,16 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
     (void)Read(s, 0, id);
     job.id = core::JobId(id);
     // Every field comes from its column; the exclusive flag of the allocation is the spec's.
-    for (size_t i = 0; i < std::size(kColumns); ++i) {
+    absl::Status bad = absl::OkStatus();
+    for (size_t i = 0; i < std::size(kColumns) && bad.ok(); ++i) {
       if (absl::Status st = kColumns[i].read(s, static_cast<int>(i) + 1, job); !st.ok()) {
-        return absl::DataLossError(
-            absl::StrCat("job ", id, ": column ", kColumns[i].name, ": ", st.message()));
+        bad = absl::DataLossError(absl::StrCat("column ", kColumns[i].name, ": ", st.message()));
       }
+    }
+    if (!bad.ok()) {
+      unreadable.push_back({job.id, std::string(bad.message())});
+      out.pop_back();
+      continue;
     }
     job.allocation.exclusive = job.spec.exclusive;
     if (slim) {
@@ -564,21 +502,14 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
   return absl::OkStatus();
 }
 
-absl::StatusOr<SqliteStatement> PrepareJobNodes(sqlite3* db) { return Prepare(db, kSelectNodes); }
-
-absl::Status ReadJobNodes(sqlite3* db, sqlite3_stmt* stmt, uint32_t job_id,
-                          std::vector<StoredNodeShare>& out) {
-  return ReadNodeRows(db, stmt, job_id, out);
-}
-
 absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
   // Jobs that left memory after MinJobAge stay in the table for accounting only.
   if (absl::Status st = ReadJobRows(
-          db, "in_memory = 1", [](sqlite3_stmt*) {}, /*slim=*/false, out.jobs);
+          db, "in_memory = 1", [](sqlite3_stmt*) {}, /*slim=*/false, out.jobs, out.quarantined);
       !st.ok()) {
     return st;
   }
-  return LoadNodes(db, topology, out);
+  return LoadJobNodeRows(db, topology, out);
 }
 
 absl::Status ForgetJobRows(sqlite3* db, const std::vector<core::JobId>& jobs) {

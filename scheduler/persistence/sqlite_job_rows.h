@@ -17,6 +17,7 @@
 #include "absl/strings/string_view.h"
 #include "scheduler/core/job.h"
 #include "scheduler/persistence/sqlite_handle.h"
+#include "scheduler/persistence/sqlite_job_node_rows.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/topology/topology.h"
 
@@ -28,7 +29,8 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
 
 // Appends every job still in the controller's memory to `out.jobs` (ascending id). A job whose
 // job_nodes name a node the topology no longer has comes without an allocation, with an entry
-// in `out.problems`. DataLoss naming the job and column for a value that cannot be read.
+// in `out.problems`. A job whose row or job_nodes rows hold a value that cannot be read goes to
+// `out.quarantined` instead, naming the column (one corrupt row must not keep canopyd down).
 absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out);
 
 // The jobs left memory (MinJobAge): their rows stay, for accounting, but are not loaded again.
@@ -37,24 +39,10 @@ absl::Status ForgetJobRows(sqlite3* db, const std::vector<core::JobId>& jobs);
 // Appends the jobs rows matching `where` (an SQL condition on the jobs table whose parameters
 // `bind` binds), ascending id, without their allocation. For readers of the history: `slim`
 // drops the environment and arguments and keeps only the first line of a batch script (so
-// allocation_only() still answers).
+// allocation_only() still answers). A row with a value that cannot be read is left out and
+// listed in `unreadable` (job id and column).
 absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
                          absl::FunctionRef<void(sqlite3_stmt*)> bind, bool slim,
-                         std::vector<core::Job>& out);
-
-// One job_nodes row, by node name (history may name nodes the configuration no longer has).
-struct StoredNodeShare {
-  std::string node;
-  int32_t gpus = 0;
-  int32_t cpus = 0;
-  int64_t mem_mib = 0;
-  std::vector<int> gpu_indexes;
-};
-
-// The statement ReadJobNodes runs: prepared once by a reader of many jobs.
-absl::StatusOr<SqliteStatement> PrepareJobNodes(sqlite3* db);
-// Appends the job's job_nodes rows, in allocation order, with a statement of PrepareJobNodes.
-absl::Status ReadJobNodes(sqlite3* db, sqlite3_stmt* stmt, uint32_t job_id,
-                          std::vector<StoredNodeShare>& out);
+                         std::vector<core::Job>& out, std::vector<JobLoadProblem>& unreadable);
 
 }  // namespace canopy::persistence

@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 7> kMigrations = {
+constexpr std::array<const char*, 8> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -210,6 +210,15 @@ constexpr std::array<const char*, 7> kMigrations = {
       cpus           INTEGER NOT NULL,
       gpus           INTEGER NOT NULL,
       PRIMARY KEY (job_id, attempt, step_id)
+    ) WITHOUT ROWID;
+    )sql",
+    // 8: a job row that cannot be read is quarantined at start-up: its jobs row stays, with
+    // in_memory = -1 (neither loaded nor purged), and the reason is recorded here.
+    R"sql(
+    CREATE TABLE quarantined_jobs (
+      job_id             INTEGER PRIMARY KEY,
+      reason             TEXT NOT NULL,
+      quarantined_at_us  INTEGER NOT NULL
     ) WITHOUT ROWID;
     )sql",
 };

@@ -1,5 +1,12 @@
 #include "scheduler/persistence/sqlite_store.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "scheduler/persistence/sqlite_accounting_rows.h"
 #include "scheduler/persistence/sqlite_history_rows.h"
@@ -22,10 +29,42 @@ absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::str
   return rc == SQLITE_OK ? absl::OkStatus() : SqliteError(db, rc, "binding text");
 }
 
+// Makes `path` mode 0600, creating it empty (an empty file is a new SQLite database) when
+// `create` and it is missing. A missing file is fine when not `create`.
+absl::Status RestrictToOwner(const std::string& path, bool create) {
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
+  if (fd < 0) {
+    if (!create && errno == ENOENT) {
+      return absl::OkStatus();
+    }
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot open database ", path, ": ", std::strerror(errno)));
+  }
+  const int rc = ::fchmod(fd, 0600);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot make database ", path, " owner-only (0600): ", std::strerror(saved)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     const std::string& path, std::shared_ptr<const topology::Topology> topology) {
+  // Owner-only: the database holds every job's script and environment. SQLite gives its -wal
+  // and -shm files the database file's mode.
+  if (absl::Status s = RestrictToOwner(path, /*create=*/true); !s.ok()) {
+    return s;
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (absl::Status s = RestrictToOwner(absl::StrCat(path, suffix), /*create=*/false); !s.ok()) {
+      return s;
+    }
+  }
   sqlite3* raw = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &raw,
@@ -179,6 +218,9 @@ absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {
   if (absl::Status st = LoadLegacyJobs(stored); !st.ok()) {
     return st;
   }
+  if (absl::Status st = Quarantine(stored.quarantined); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<SqliteStatement> stmt =
       Prepare(db_.get(), "SELECT value FROM meta WHERE key = 'next_job_id'");
   if (!stmt.ok()) {
@@ -191,6 +233,45 @@ absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {
     return SqliteError(db_.get(), rc, "loading the next job id");
   }
   return stored;
+}
+
+absl::Status SqliteStore::Quarantine(const std::vector<JobLoadProblem>& jobs) {
+  if (jobs.empty()) {
+    return absl::OkStatus();
+  }
+  sqlite3* db = db_.get();
+  absl::StatusOr<SqliteTransaction> tx = SqliteTransaction::Begin(db);
+  if (!tx.ok()) {
+    return tx.status();
+  }
+  absl::StatusOr<SqliteStatement> record =
+      Prepare(db,
+              "INSERT OR REPLACE INTO quarantined_jobs(job_id, reason, quarantined_at_us) "
+              "VALUES (?1, ?2, ?3)");
+  absl::StatusOr<SqliteStatement> set_aside =
+      Prepare(db, "UPDATE jobs SET in_memory = -1 WHERE id = ?1");
+  for (const auto* st : {&record, &set_aside}) {
+    if (!st->ok()) {
+      return st->status();
+    }
+  }
+  const int64_t now_us = absl::ToUnixMicros(absl::Now());
+  for (const JobLoadProblem& job : jobs) {
+    sqlite3_reset(record->get());
+    sqlite3_bind_int64(record->get(), 1, job.job.value());
+    if (absl::Status st = BindText(db, record->get(), 2, job.what); !st.ok()) {
+      return st;
+    }
+    sqlite3_bind_int64(record->get(), 3, now_us);
+    sqlite3_reset(set_aside->get());
+    sqlite3_bind_int64(set_aside->get(), 1, job.job.value());
+    for (sqlite3_stmt* stmt : {record->get(), set_aside->get()}) {
+      if (const int rc = sqlite3_step(stmt); rc != SQLITE_DONE) {
+        return SqliteError(db, rc, absl::StrCat("quarantining job ", job.job.value()));
+      }
+    }
+  }
+  return tx->Commit();
 }
 
 absl::Status SqliteStore::LoadLegacyJobs(StoredJobs& out) {

@@ -37,6 +37,8 @@ class SqliteStore final : public Store {
       : db_(std::move(db)), topology_(std::move(topology)) {}
   absl::Status SaveNodeAdmin(const std::vector<NodeAdminRow>& rows);
   absl::Status SaveNextJobId(uint32_t next_job_id);
+  // Sets the jobs' rows aside (in_memory = -1) and records why in quarantined_jobs.
+  absl::Status Quarantine(const std::vector<JobLoadProblem>& jobs);
   // Schema 2's records, while the jobs_v2 table exists.
   absl::Status LoadLegacyJobs(StoredJobs& out);
   SqliteDb db_;

@@ -1,5 +1,6 @@
 #include "scheduler/persistence/sqlite_store.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -137,8 +138,9 @@ core::Job FullJob(core::JobId id) {
   return j;
 }
 
-// Takes a database back to schema 6 (what migration 7 added), to test that migration.
+// Takes a database back to schema 6 (what migrations 7 and 8 added), to test migration 7.
 constexpr char kUndoSchema7[] = R"sql(
+    DROP TABLE quarantined_jobs;
     DROP INDEX jobs_in_memory;
     DROP INDEX jobs_by_end;
     DROP TABLE job_attempts;
@@ -203,6 +205,18 @@ class SqliteStoreTest : public ::testing::Test {
     ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
     SqliteDb db(raw);
     ASSERT_TRUE(Exec(db.get(), sql).ok()) << sql;
+  }
+  // The first column of the first row of a query, as an integer (-1 when there is none).
+  int64_t SqlInt(const std::string& sql) {
+    sqlite3* raw = nullptr;
+    EXPECT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
+    SqliteDb db(raw);
+    absl::StatusOr<SqliteStatement> stmt = Prepare(db.get(), sql);
+    EXPECT_TRUE(stmt.ok()) << stmt.status();
+    if (!stmt.ok() || sqlite3_step(stmt->get()) != SQLITE_ROW) {
+      return -1;
+    }
+    return sqlite3_column_int64(stmt->get(), 0);
   }
 
   std::filesystem::path dir_;
@@ -314,22 +328,40 @@ TEST_F(SqliteStoreTest, NodesAreStoredByNameAndAGoneNodeIsAProblem) {
   EXPECT_EQ(jobs->jobs[0].allocation.nodes[1].node, core::NodeId(4));
 }
 
-TEST_F(SqliteStoreTest, AnUnreadableValueIsDataLossNamingJobAndColumn) {
+// One corrupt row must not keep canopyd down: the job is quarantined (set aside with the reason)
+// and the others load; the next start does not meet it again.
+TEST_F(SqliteStoreTest, AnUnreadableJobIsQuarantinedNamingColumnAndTheOthersLoad) {
   {
     std::unique_ptr<SqliteStore> store = Open();
     Mutations m;
-    m.job_upserts.push_back(std::make_shared<const core::Job>(FullJob(core::JobId(9))));
+    for (uint32_t id : {8u, 9u, 10u, 11u}) {
+      core::Job job = FullJob(core::JobId(id));
+      job.allocation.nodes = {{core::NodeId(0), 4, 16, 0, {0}}};
+      m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    }
     ASSERT_TRUE(store->Commit(m).ok());
   }
   Sql("UPDATE jobs SET state = 'RUNNNING' WHERE id = 9");
+  Sql("UPDATE jobs SET dependencies = 'afterok:5::0:0:done' WHERE id = 10");
+  Sql("UPDATE job_nodes SET gpu_indexes = '0,x' WHERE job_id = 11");
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
-  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(jobs.status().message(), HasSubstr("job 9: column state"));
-  Sql("UPDATE jobs SET state = 'RUNNING', dependencies = 'afterok:5::0:0:done' WHERE id = 9");
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 1u);
+  EXPECT_EQ(jobs->jobs[0].id, core::JobId(8));
+  ASSERT_EQ(jobs->quarantined.size(), 3u);
+  EXPECT_EQ(jobs->quarantined[0].job, core::JobId(9));
+  EXPECT_THAT(jobs->quarantined[0].what, HasSubstr("column state: 'RUNNNING'"));
+  EXPECT_EQ(jobs->quarantined[1].job, core::JobId(10));
+  EXPECT_THAT(jobs->quarantined[1].what, HasSubstr("column dependencies: 'afterok:5::0:0:done'"));
+  EXPECT_EQ(jobs->quarantined[2].job, core::JobId(11));
+  EXPECT_THAT(jobs->quarantined[2].what, HasSubstr("'x' is not a GPU index"));
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM quarantined_jobs"), 3);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM jobs WHERE in_memory = -1"), 3);
+  // Set aside: the next start loads the good job only and reports nothing new.
   jobs = Open()->LoadJobs();
-  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kDataLoss);
-  EXPECT_THAT(jobs.status().message(),
-              HasSubstr("job 9: column dependencies: 'afterok:5::0:0:done'"));
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_EQ(jobs->jobs.size(), 1u);
+  EXPECT_TRUE(jobs->quarantined.empty());
 }
 
 // Migration 5 adds the columns of dependencies and begin times; a job stored by schema 4 comes
@@ -582,7 +614,7 @@ TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 7);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 8);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);
@@ -610,6 +642,25 @@ TEST_F(SqliteStoreTest, GarbageFileIsDataLossNotCrash) {
   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(DbPath(), topology_);
   EXPECT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss) << store.status();
+}
+
+// The database holds every job's script and environment: owner-only, new or made so.
+TEST_F(SqliteStoreTest, DatabaseFilesAreOwnerOnly) {
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 0777) : 01000;
+  };
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(FullJob(core::JobId(1))));
+    ASSERT_TRUE(store->Commit(m).ok());
+    EXPECT_EQ(mode(DbPath()), 0600u);
+    EXPECT_EQ(mode(DbPath() + "-wal"), 0600u);
+  }
+  ASSERT_EQ(::chmod(DbPath().c_str(), 0644), 0);
+  ASSERT_TRUE(Open() != nullptr);
+  EXPECT_EQ(mode(DbPath()), 0600u);  // an older, world-readable database is closed up
 }
 
 TEST_F(SqliteStoreTest, UnwritableDirectoryIsClearError) {

@@ -102,6 +102,9 @@ struct StoredJobs {
   uint32_t next_job_id = 0;  // 0 = never saved
   std::vector<JobLoadProblem> problems;
   std::vector<LegacyJobRecord> legacy;
+  // Jobs whose stored row could not be read (a corrupt value): not loaded, and set aside in
+  // the database (quarantined_jobs) so the next start does not meet them again.
+  std::vector<JobLoadProblem> quarantined;
 };
 
 // The fair-share state at start-up; nullopt for what was never saved.

@@ -78,6 +78,13 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
     return absl::Status(jobs.status().code(),
                         absl::StrCat("loading jobs: ", jobs.status().message()));
   }
+  for (const persistence::JobLoadProblem& q : jobs->quarantined) {
+    spdlog::error(
+        "job {} is quarantined and not loaded: its stored record cannot be read ({}). The row "
+        "stays in the database (jobs.in_memory = -1, reason in quarantined_jobs) for an admin "
+        "to repair or delete; the job id is not reused",
+        q.job.value(), q.what);
+  }
   absl::StatusOr<persistence::StoredAccounting> accounting = store->LoadAccounting();
   if (!accounting.ok()) {
     return absl::Status(accounting.status().code(), absl::StrCat("loading accounts and usage: ",
