@@ -72,6 +72,7 @@ class YamlConfigParser {
   internal::UnusedKeys unused_;
   internal::ConfigAssembler assembler_{'"'};
   bool have_unix_socket_ = false;
+  bool have_heartbeat_ = false;
   bool have_topology_plugin_ = false;
   std::optional<YamlValue> topology_;                        // `topology:`, if given
   std::optional<YamlValue> topology_file_;                   // `topology_file:`, if given
@@ -108,11 +109,12 @@ absl::StatusOr<ClusterConfig> YamlConfigParser::Parse(const std::string& text) {
     return absl::InvalidArgumentError(
         absl::StrCat(origin_, ": nodes: expected at least one node entry"));
   }
-  if (config_.node_timeout <= config_.heartbeat_interval) {
-    return reader_.Error(node_timeout_,
-                         absl::StrCat("must be longer than heartbeat_interval (",
-                                      absl::FormatDuration(config_.heartbeat_interval), "), got ",
-                                      absl::FormatDuration(config_.node_timeout)));
+  if (!have_heartbeat_) {
+    config_.heartbeat_interval = internal::DefaultHeartbeat(config_.node_timeout);
+  }
+  if (absl::Status s = internal::CheckNodeTimeout(config_.node_timeout, config_.heartbeat_interval);
+      !s.ok()) {
+    return reader_.Error(node_timeout_, s.message());
   }
   if (absl::Status s = assembler_.Finish(config_); !s.ok()) {
     return s;
@@ -149,6 +151,7 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
     return Assign(reader_.Duration(value, absl::Seconds(1)), config_.node_timeout);
   }
   if (key == "heartbeat_interval") {
+    have_heartbeat_ = true;
     return Assign(reader_.Duration(value, absl::Milliseconds(1)), config_.heartbeat_interval);
   }
   if (key == "kill_wait") {

@@ -118,6 +118,23 @@ std::string DefaultUnixSocket(const std::string& state_dir) {
   return absl::StrCat(state_dir, "/canopyd.sock");
 }
 
+absl::Duration DefaultHeartbeat(absl::Duration node_timeout) {
+  if (node_timeout == absl::InfiniteDuration()) {
+    return absl::Seconds(10);
+  }
+  return std::clamp(node_timeout / 3, absl::Milliseconds(100), absl::Seconds(10));
+}
+
+absl::Status CheckNodeTimeout(absl::Duration node_timeout, absl::Duration heartbeat) {
+  if (node_timeout < 2 * heartbeat) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "must be at least twice the heartbeat interval (", absl::FormatDuration(heartbeat),
+        ") so that one late heartbeat does not mark every node DOWN, got ",
+        absl::FormatDuration(node_timeout)));
+  }
+  return absl::OkStatus();
+}
+
 void UnusedKeys::Add(absl::string_view key) {
   if (seen_lower_.insert(absl::AsciiStrToLower(key)).second) {
     keys_.emplace_back(key);

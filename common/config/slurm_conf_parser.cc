@@ -109,6 +109,13 @@ absl::StatusOr<ClusterConfig> SlurmConfParser::Parse(absl::string_view text) {
   if (absl::Status s = assembler_.Finish(config_); !s.ok()) {
     return s;
   }
+  // slurm.conf has no heartbeat key: agents report at a fraction of SlurmdTimeout, as Slurm
+  // pings. The same check as the YAML loader's, which cannot fail for a derived interval.
+  config_.heartbeat_interval = internal::DefaultHeartbeat(config_.node_timeout);
+  if (absl::Status s = internal::CheckNodeTimeout(config_.node_timeout, config_.heartbeat_interval);
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(origin_, ": SlurmdTimeout: ", s.message()));
+  }
   if (!have_slurmctld_host_) {
     const std::string& host = control_addr_.empty() ? control_machine_ : control_addr_;
     config_.controller_host = host == "localhost" ? "127.0.0.1" : host;
