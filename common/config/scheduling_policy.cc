@@ -196,6 +196,17 @@ absl::StatusOr<bool> ApplySchedulingKey(absl::string_view key, absl::string_view
   if (key == "schedulerparameters") {
     return Set(slurm::ParseSchedulerParameters(value), policy.scheduler.parameters);
   }
+  if (key == "maxjobcount" || key == "schedulermaxjobcount") {
+    absl::StatusOr<uint32_t> n = v.Uint(kUint32Max, "a number of jobs from 1 to 4294967295");
+    if (n.ok() && *n == 0) {
+      return v.Expected("a number of jobs from 1 to 4294967295");
+    }
+    return Set(n, policy.scheduler.max_job_count);
+  }
+  if (key == "maxarraysize" || key == "schedulermaxarraysize") {
+    // Slurm's upper bound for MaxArraySize.
+    return Set(v.Uint(4000001, "a size from 0 to 4000001"), policy.scheduler.max_array_size);
+  }
   if (key == "dependencyparameters" || key == "schedulerdependencyparameters") {
     return Set(slurm::ParseDependencyParameters(value), policy.scheduler.dependency);
   }

@@ -46,6 +46,11 @@ struct SchedulerConfig {
   bool backfill = true;
   slurm::SchedulerParameters parameters;   // SchedulerParameters
   slurm::DependencyParameters dependency;  // DependencyParameters
+  // MaxJobCount: the jobs the controller holds at once, finished ones included until MinJobAge
+  // (Slurm's default 10000). MaxArraySize: array task ids must be below it (default 1001; 0
+  // turns arrays off). YAML scheduler.max_job_count and scheduler.max_array_size.
+  int64_t max_job_count = 10000;
+  int32_t max_array_size = 1001;
 
   // Jobs whose dependency can never be satisfied are cancelled unless they said
   // --kill-on-invalid-dep=no (DependencyParameters, or SchedulerParameters as before 20.11).

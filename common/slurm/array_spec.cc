@@ -17,7 +17,7 @@ absl::Status Invalid(absl::string_view spec, absl::string_view why) {
 
 }  // namespace
 
-absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_tasks) {
+absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_size) {
   ArraySpec out;
   absl::string_view body = spec;
   if (const size_t pct = body.find('%'); pct != absl::string_view::npos) {
@@ -55,11 +55,13 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_tasks) 
     if (hi < lo) {
       return Invalid(spec, absl::StrCat("range '", item, "' goes down"));
     }
+    // Checked before expanding, so the work and memory stay bounded by MaxArraySize.
+    if (static_cast<int64_t>(hi) >= max_array_size) {
+      return Invalid(
+          spec, absl::StrCat("task id ", hi, " is not below MaxArraySize (", max_array_size, ")"));
+    }
     for (uint64_t id = lo; id <= hi; id += step) {
       out.task_ids.push_back(static_cast<uint32_t>(id));
-      if (static_cast<int>(out.task_ids.size()) > max_tasks) {
-        return Invalid(spec, absl::StrCat("more than ", max_tasks, " tasks"));
-      }
     }
   }
   std::sort(out.task_ids.begin(), out.task_ids.end());

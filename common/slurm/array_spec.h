@@ -15,8 +15,12 @@ struct ArraySpec {
   int32_t max_running = 0;         // "%N": at most N tasks running at once; 0 = no limit
 };
 
+// The largest MaxArraySize Slurm accepts: any stored spec parses under it.
+inline constexpr int kMaxArraySizeLimit = 4000001;
+
 // InvalidArgument "Invalid job array specification" (sbatch's words) with what was wrong, for
-// an empty spec, bad numbers, a step of 0, a range going down, or more than `max_tasks` tasks.
-absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_tasks = 1001);
+// an empty spec, bad numbers, a step of 0, a range going down, or a task id that is not below
+// `max_array_size` (slurm.conf MaxArraySize, default 1001: ids 0 to 1000).
+absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_size = 1001);
 
 }  // namespace canopy::slurm

@@ -22,5 +22,18 @@ TEST(ArraySpecTest, ParsesRangesStepsListsAndThrottle) {
   EXPECT_THAT(too_many.message(), HasSubstr("Invalid job array specification"));
 }
 
+// MaxArraySize bounds the task ids (Slurm: last >= max is invalid), not the count of tasks, and
+// is checked before a range is expanded.
+TEST(ArraySpecTest, TaskIdsMustBeBelowMaxArraySize) {
+  EXPECT_TRUE(ParseArraySpec("0-1000").ok());
+  EXPECT_TRUE(ParseArraySpec("1000").ok());
+  absl::Status over = ParseArraySpec("1001").status();
+  EXPECT_THAT(over.message(), HasSubstr("task id 1001 is not below MaxArraySize (1001)"));
+  EXPECT_FALSE(ParseArraySpec("0-4294967295:1000000").ok());
+  EXPECT_TRUE(ParseArraySpec("0-20000:1000", 20001).ok());
+  EXPECT_FALSE(ParseArraySpec("5-10", 8).ok());
+  EXPECT_FALSE(ParseArraySpec("0", 0).ok());  // MaxArraySize=0: arrays are off
+}
+
 }  // namespace
 }  // namespace canopy::slurm

@@ -182,6 +182,10 @@ absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view t
     } else if (key == "max_switch_wait") {
       if (!number) return need_number("seconds");
       p.max_switch_wait = absl::Seconds(n);
+    } else if (key == "max_script_size") {
+      // Slurm reads it with atoi; a script beyond 512 MiB could not cross gRPC anyway.
+      if (!number || n > 512 * 1024 * 1024) return need_number("bytes (at most 536870912)");
+      p.max_script_size = n;
     } else {
       p.other.emplace_back(item);
     }

@@ -57,6 +57,7 @@ struct SchedulerParameters {
   absl::Duration bf_resolution = absl::Seconds(60);     // bf_resolution=seconds
   absl::Duration bf_interval = absl::Seconds(30);       // bf_interval=seconds
   absl::Duration max_switch_wait = absl::Seconds(300);  // max_switch_wait=seconds
+  int64_t max_script_size = 4 * 1024 * 1024;            // max_script_size=bytes (Slurm: 4 MiB)
   std::vector<std::string> other;                       // as written
 };
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(absl::string_view text);

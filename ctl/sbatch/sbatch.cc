@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -142,6 +143,28 @@ std::string TestOnlyLine(const canopy::v1::SubmitJobResponse& response, absl::Ti
                       " in partition ", response.partition());
 }
 
+absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitRetryingWhileFull(
+    absl::FunctionRef<absl::StatusOr<canopy::v1::SubmitJobResponse>()> submit,
+    absl::FunctionRef<void(absl::Duration)> sleep, std::ostream& err) {
+  constexpr int kMaxRetries = 15;  // Slurm's sbatch MAX_RETRIES
+  absl::StatusOr<canopy::v1::SubmitJobResponse> response = submit();
+  // Only the controller's MaxJobCount answer: gRPC also says RESOURCE_EXHAUSTED for a message
+  // over its size limit, which no retry would cure.
+  auto full = [](const absl::Status& s) {
+    return absl::IsResourceExhausted(s) &&
+           absl::StartsWith(s.message(), "Resource temporarily unavailable");
+  };
+  for (int retries = 0; retries < kMaxRetries && full(response.status());) {
+    if (retries == 0) {
+      err << "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n";
+      err.flush();
+    }
+    sleep(absl::Seconds(++retries));
+    response = submit();
+  }
+  return response;
+}
+
 int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
   // sbatch's first pass: --help, --usage and --version win over everything else.
@@ -214,11 +237,17 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   canopy::v1::SubmitJobRequest request;
   *request.mutable_spec() = *std::move(spec);
   request.set_test_only(options->test_only);
-  absl::StatusOr<canopy::v1::SubmitJobResponse> response = client->SubmitJob(request);
+  absl::StatusOr<canopy::v1::SubmitJobResponse> response = SubmitRetryingWhileFull(
+      [&] { return client->SubmitJob(request); }, [](absl::Duration d) { absl::SleepFor(d); }, err);
   if (!response.ok()) {
     // The controller words its rejections as sbatch does ("invalid partition specified: X",
     // "Batch job submission failed: ..."), one line each.
-    client::PrintPrefixed("sbatch: error: ", response.status().message(), err);
+    client::PrintPrefixed(
+        "sbatch: error: ",
+        absl::StartsWith(response.status().message(), "Resource temporarily unavailable")
+            ? absl::StrCat("Batch job submission failed: ", response.status().message())
+            : std::string(response.status().message()),
+        err);
     return 1;
   }
   if (options->test_only) {

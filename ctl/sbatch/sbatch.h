@@ -33,6 +33,14 @@ int WaitForJob(uint32_t job_id,
                absl::FunctionRef<absl::StatusOr<canopy::v1::ListJobsResponse>()> list_jobs,
                absl::FunctionRef<void()> sleep, std::ostream& err);
 
+// Submits with `submit`, retrying as Slurm's sbatch does while the controller is full
+// (MaxJobCount: ResourceExhausted): "sbatch: error: Slurm temporarily unable to accept job,
+// sleeping and retrying" once, then `sleep(1 s)`, `sleep(2 s)`, ... for at most 15 retries (two
+// minutes in all). Any other error, or the last one, is returned as it came.
+absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitRetryingWhileFull(
+    absl::FunctionRef<absl::StatusOr<canopy::v1::SubmitJobResponse>()> submit,
+    absl::FunctionRef<void(absl::Duration)> sleep, std::ostream& err);
+
 // The uid of user `name` / gid of group `name` from the system's name service (for --uid and
 // --gid; srun uses them too); nullopt when there is none.
 std::optional<uint32_t> LookupUserId(const std::string& name);

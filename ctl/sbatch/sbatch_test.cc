@@ -97,5 +97,50 @@ TEST(SbatchWaitTest, SignalsRequeuesArraysAndErrors) {
   EXPECT_EQ(err.str(), "sbatch: error: Job 7 no longer found and exit code not found\n");
 }
 
+// MaxJobCount reached: sbatch says so once, then waits 1 s, 2 s, ... and tries again, up to 15
+// retries, as Slurm's sbatch (MAX_RETRIES); other errors are not retried.
+TEST(SbatchSubmitRetryTest, RetriesWhileTheControllerIsFull) {
+  const absl::Status full = absl::ResourceExhaustedError(
+      "Resource temporarily unavailable (MaxJobCount=5 reached: canopyd holds 5 jobs)");
+  std::vector<absl::Duration> slept;
+  int calls = 0;
+  std::ostringstream err;
+  canopy::v1::SubmitJobResponse ok;
+  ok.set_job_id(42);
+  absl::StatusOr<canopy::v1::SubmitJobResponse> r = SubmitRetryingWhileFull(
+      [&]() -> absl::StatusOr<canopy::v1::SubmitJobResponse> {
+        return ++calls < 4 ? absl::StatusOr<canopy::v1::SubmitJobResponse>(full) : ok;
+      },
+      [&](absl::Duration d) { slept.push_back(d); }, err);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->job_id(), 42u);
+  EXPECT_EQ(slept,
+            (std::vector<absl::Duration>{absl::Seconds(1), absl::Seconds(2), absl::Seconds(3)}));
+  EXPECT_EQ(err.str(),
+            "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n");
+
+  calls = 0;
+  slept.clear();
+  r = SubmitRetryingWhileFull(
+      [&]() -> absl::StatusOr<canopy::v1::SubmitJobResponse> {
+        ++calls;
+        return full;
+      },
+      [&](absl::Duration d) { slept.push_back(d); }, err);
+  EXPECT_EQ(r.status(), full);
+  EXPECT_EQ(calls, 16);  // the first try and 15 retries
+  EXPECT_EQ(slept.back(), absl::Seconds(15));
+
+  // gRPC's own RESOURCE_EXHAUSTED (a message over its limit) is not a full queue.
+  calls = 0;
+  r = SubmitRetryingWhileFull(
+      [&]() -> absl::StatusOr<canopy::v1::SubmitJobResponse> {
+        ++calls;
+        return absl::ResourceExhaustedError("Received message larger than max");
+      },
+      [&](absl::Duration) {}, err);
+  EXPECT_EQ(calls, 1);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::sbatch

@@ -14,6 +14,7 @@
 #include "scheduler/lifecycle/dependencies.h"
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/qos_limits.h"
+#include "scheduler/lifecycle/submit_limits.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -165,6 +166,19 @@ absl::StatusOr<std::string> AdmitQos(const LifecycleState& s, const SubmitReques
   return qos;
 }
 
+// An array spec as submitted, within MaxArraySize (Slurm's ESLURM_INVALID_ARRAY words).
+absl::StatusOr<slurm::ArraySpec> ParseSubmittedArray(const LifecycleState& s,
+                                                     const std::string& text) {
+  const int32_t max = s.config->scheduling.scheduler.max_array_size;
+  absl::StatusOr<slurm::ArraySpec> array = slurm::ParseArraySpec(text, max);
+  if (!array.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(array.status().message(), max == 0 ? " (MaxArraySize=0: arrays are off)" : "",
+                     "\nBatch job submission failed: Invalid job array specification"));
+  }
+  return array;
+}
+
 }  // namespace
 
 absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRequest& request,
@@ -216,6 +230,9 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
         "spec: node, task, CPU, GPU, memory and switch counts must not be negative");
   }
   if (absl::Status s = CheckExecStrings(spec); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckRequestSizes(spec, config); !s.ok()) {
     return s;
   }
   out.partition = FindPartition(config, spec.partition);
@@ -346,12 +363,22 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   int32_t max_running = 0;
   const bool is_array = !spec.array_spec.empty();
   if (is_array) {
-    absl::StatusOr<slurm::ArraySpec> array = slurm::ParseArraySpec(spec.array_spec);
+    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, spec.array_spec);
     if (!array.ok()) {
       return array.status();
     }
     task_ids = array->task_ids;
     max_running = array->max_running;
+  }
+  if (absl::Status st = CheckJobCount(s, task_ids.size()); !st.ok()) {
+    return st;
+  }
+  {
+    const core::Job probe =
+        NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id), s.Now());
+    if (absl::Status st = CheckSubmitJobsLimit(s, probe, task_ids.size()); !st.ok()) {
+      return st;
+    }
   }
   if (max_running > 0) {
     s.has_throttled_arrays = true;

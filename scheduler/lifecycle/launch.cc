@@ -36,7 +36,8 @@ void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>&
     }
     auto [it, inserted] = limits.try_emplace(job->array_job_id, 0);
     if (inserted) {
-      absl::StatusOr<slurm::ArraySpec> spec = slurm::ParseArraySpec(job->spec.array_spec);
+      absl::StatusOr<slurm::ArraySpec> spec =
+          slurm::ParseArraySpec(job->spec.array_spec, slurm::kMaxArraySizeLimit);
       it->second = spec.ok() ? spec->max_running : 0;
     }
     int& n = running[job->array_job_id];

@@ -3,6 +3,7 @@
 // simulated by Report. Shared by qos_limits_test.cc and preemption_test.cc.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -164,6 +165,7 @@ class PolicyTest : public ::testing::Test {
     std::string account;
     absl::Duration time = absl::Minutes(50);
     bool requeue = true;
+    std::function<void(core::JobSpec&)> edit;  // anything else, applied last
     Ask& Nodes(int n) {
       nodes = n;
       return *this;
@@ -192,6 +194,10 @@ class PolicyTest : public ::testing::Test {
       requeue = false;
       return *this;
     }
+    Ask& With(std::function<void(core::JobSpec&)> f) {
+      edit = std::move(f);
+      return *this;
+    }
   };
   absl::StatusOr<uint32_t> TrySubmit(const Caller& who, const Ask& ask) {
     SubmitRequest req;
@@ -203,6 +209,9 @@ class PolicyTest : public ::testing::Test {
     req.spec.account = ask.account;
     req.spec.time_limit = ask.time;
     req.spec.requeue = ask.requeue;
+    if (ask.edit) {
+      ask.edit(req.spec);
+    }
     Effects e;
     absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, who, e);
     Commit(e);

@@ -76,6 +76,7 @@ absl::StatusOr<std::vector<AssociationLimits>> LimitsOfTree(const fairshare::Ass
     if (node.parent >= 0) {
       const AssociationLimits& p = out[node.parent];
       l.max_jobs = p.max_jobs;
+      l.max_submit_jobs = p.max_submit_jobs;
       l.max_tres_per_job = p.max_tres_per_job;
       l.max_wall = p.max_wall;
       l.qos = p.qos;
@@ -85,6 +86,10 @@ absl::StatusOr<std::vector<AssociationLimits>> LimitsOfTree(const fairshare::Ass
     if (absl::Status s = ReadTres(spec, {"GrpTRES"}, l.grp_tres); !s.ok()) return s;
     if (absl::Status s = ReadCount(spec, {"GrpJobs"}, l.grp_jobs); !s.ok()) return s;
     if (absl::Status s = ReadCount(spec, {"MaxJobs"}, l.max_jobs); !s.ok()) return s;
+    if (absl::Status s = ReadCount(spec, {"MaxSubmitJobs", "MaxSubmit"}, l.max_submit_jobs);
+        !s.ok()) {
+      return s;
+    }
     if (absl::Status s = ReadTres(spec, {"MaxTRESPerJob", "MaxTRES"}, l.max_tres_per_job);
         !s.ok()) {
       return s;

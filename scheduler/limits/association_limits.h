@@ -1,7 +1,8 @@
 // The limits and QOS rules an association carries, read from its sacctmgr options (kept as
 // attributes in the AssociationTree): GrpTRES and GrpJobs (what all jobs under the association
 // hold together), MaxJobs (running jobs of one user association, or of each user under an
-// account), MaxTRESPerJob (also MaxTRES), MaxWall (also MaxWallDurationPerJob), and the QOS
+// account), MaxSubmitJobs (pending and running jobs, likewise per user), MaxTRESPerJob (also
+// MaxTRES), MaxWall (also MaxWallDurationPerJob), and the QOS
 // its jobs may use (QOS=, DefaultQOS=). Unset values are inherited from the parent account, as
 // in Slurm (GrpTRES/GrpJobs are not: they bound the subtree where they are set). Pure.
 #pragma once
@@ -23,6 +24,7 @@ struct AssociationLimits {
   int64_t grp_jobs = -1;       // own GrpJobs
   // Inherited when unset on the association itself.
   int64_t max_jobs = -1;
+  int64_t max_submit_jobs = -1;  // MaxSubmitJobs: pending and running jobs of one user
   slurm::TresLimits max_tres_per_job;
   absl::Duration max_wall = absl::InfiniteDuration();
   std::vector<std::string> qos;  // allowed QOS; empty = any

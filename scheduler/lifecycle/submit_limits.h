@@ -1,0 +1,38 @@
+// Submit limits: what a submission must stay within before anything is queued, so that one
+// user's mistake or malice cannot grow the controller without bound. Slurm's own limits, with
+// its defaults and words (docs/reliability.md):
+//   * the batch script: SchedulerParameters max_script_size (4 MiB);
+//   * text fields: 1024 bytes for names (job name, account, partition, QOS, comment, ...),
+//     4096 for paths and the array spec, 128 KiB for the dependency and node lists;
+//   * arguments and environment: each string under execve's 128 KiB, 4 MiB in all;
+//   * MaxArraySize (1001): array task ids must be below it;
+//   * MaxJobCount (10000): jobs the controller holds, finished ones included until MinJobAge;
+//   * MaxSubmitJobs of the user's association (with AccountingStorageEnforce=limits): pending
+//     and running jobs, each array task counting.
+// Pure functions of the lifecycle's state; owner thread only.
+#pragma once
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "common/config/cluster_config.h"
+#include "scheduler/core/job.h"
+#include "scheduler/lifecycle/lifecycle_state.h"
+
+namespace canopy::lifecycle {
+
+// Script, text fields, arguments and environment. InvalidArgument with Slurm's line ("Batch job
+// submission failed: Pathname of a file, directory or other parameter too long") after the field,
+// its size and the limit.
+absl::Status CheckRequestSizes(const core::JobSpec& spec, const config::ClusterConfig& config);
+
+// MaxJobCount: ResourceExhausted with Slurm's "Resource temporarily unavailable" (sbatch waits
+// and retries, as Slurm's does) when `new_jobs` more would reach it.
+absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs);
+
+// MaxSubmitJobs of the association `job` (user and account set) would run under, counting
+// `new_jobs` more. InvalidArgument with Slurm's two lines ("AssocMaxSubmitJobLimit" with the
+// counts after it, then "Batch job submission failed: Job violates accounting/QOS policy ...").
+absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const core::Job& job, size_t new_jobs);
+
+}  // namespace canopy::lifecycle
