@@ -12,6 +12,7 @@
 #include "common/config/cluster_config.h"
 #include "common/log/absl_format.h"
 #include "common/os/hostname.h"
+#include "common/rpc/message_limits.h"
 #include "common/slurm/hostlist.h"
 #include "grpcpp/create_channel.h"
 #include "spdlog/spdlog.h"
@@ -104,6 +105,8 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
       args.SetInt("canopy.channel_index", static_cast<int>(i / kNodesPerChannel));
       args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
       args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+      // A LaunchJob carries the script and environment: never over what this accepts.
+      args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);
       channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
     }
     const std::string& name = names[i];

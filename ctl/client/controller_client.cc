@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/rpc/controller_target.h"
+#include "common/rpc/message_limits.h"
 #include "common/rpc/status_convert.h"
 #include "grpcpp/create_channel.h"
 
@@ -31,7 +32,9 @@ absl::StatusOr<ControllerClient> ControllerClient::Connect(const std::string& co
   if (!target.ok()) {
     return target.status();
   }
-  auto channel = grpc::CreateChannel(*target, grpc::InsecureChannelCredentials());
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);  // squeue of a long queue
+  auto channel = grpc::CreateCustomChannel(*target, grpc::InsecureChannelCredentials(), args);
   return ControllerClient(*target, canopy::v1::Controller::NewStub(channel));
 }
 

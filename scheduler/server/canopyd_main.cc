@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, listen, "",
 ABSL_FLAG(std::string, state_dir, "", "directory for the database and socket; default from config");
 ABSL_FLAG(std::string, port_file, "", "write the TCP port actually bound to this file (tests)");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(bool, grpc_reflection, false,
+          "serve gRPC server reflection (grpcurl without the .proto files) to every caller, "
+          "anonymous TCP ones included: for development, off by default");
 
 namespace {
 
@@ -108,6 +111,7 @@ int main(int argc, char** argv) {
   options.listen = absl::GetFlag(FLAGS_listen);
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.port_file = absl::GetFlag(FLAGS_port_file);
+  options.grpc_reflection = absl::GetFlag(FLAGS_grpc_reflection);
   absl::StatusOr<canopy::server::ServerExit> exit =
       canopy::server::RunServer(*std::move(config), options);
   if (!exit.ok()) {

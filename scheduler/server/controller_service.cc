@@ -117,6 +117,13 @@ grpc::Status ControllerServiceImpl::ListPartitions(grpc::ServerContext*,
 grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
                                                const canopy::v1::UpdateNodeRequest* request,
                                                canopy::v1::UpdateNodeResponse* response) {
+  // Who asks comes first: an ordinary or anonymous caller must not make canopyd expand a
+  // hostlist of millions of names only to be refused.
+  const lifecycle::Caller caller = CallerOf(context);
+  if (grpc::Status denied = RequireOperator(caller, "changing nodes", "Access/permission denied");
+      !denied.ok()) {
+    return denied;
+  }
   absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(request->nodes());
   if (!names.ok()) {
     return rpc::ToGrpcStatus(names.status());
@@ -138,11 +145,6 @@ grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
     default:
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "action: expected ACTION_DRAIN, ACTION_RESUME or ACTION_DOWN");
-  }
-  const lifecycle::Caller caller = CallerOf(context);
-  if (grpc::Status denied = RequireOperator(caller, "changing nodes", "Access/permission denied");
-      !denied.ok()) {
-    return denied;
   }
   absl::StatusOr<std::vector<std::string>> changed =
       controller_->UpdateNodes(*std::move(names), action, request->reason(), caller.user_name);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -33,6 +34,15 @@ absl::StatusOr<os::UniqueFd> LockStateDir(const std::string& dir) {
   if (ec) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot create state directory ", dir, ": ", ec.message()));
+  }
+  // Nobody else may list or write it; search (x) stays, so users reach the socket inside.
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    const mode_t wanted = (st.st_mode & 07777) & ~(S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH);
+    if (wanted != (st.st_mode & 07777) && ::chmod(dir.c_str(), wanted) != 0) {
+      return absl::PermissionDeniedError(absl::StrCat("cannot restrict state directory ", dir,
+                                                      " to owner-only: ", std::strerror(errno)));
+    }
   }
   const std::string lock_path = absl::StrCat(dir, "/canopyd.lock");
   os::UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));

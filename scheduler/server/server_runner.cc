@@ -1,5 +1,6 @@
 #include "scheduler/server/server_runner.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/absl_format.h"
 #include "common/os/hostname.h"
-#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "common/rpc/message_limits.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/core/clock.h"
@@ -127,7 +128,15 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   AgentServiceImpl agent_service(controller->get());
 
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  if (options.grpc_reflection) {
+    // Loading the library registers its plugin with every ServerBuilder from here on.
+    if (dlopen(CANOPY_GRPC_REFLECTION_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      (*controller)->Stop();
+      return absl::FailedPreconditionError(absl::StrCat("--grpc_reflection: cannot load ",
+                                                        CANOPY_GRPC_REFLECTION_LIBRARY, ": ",
+                                                        dlerror(), " (install libgrpc++1.51)"));
+    }
+  }
   grpc::ServerBuilder builder;
   int tcp_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &tcp_port);
@@ -135,6 +144,10 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   // pings more often than every 5 minutes with GOAWAY "too_many_pings", dropping 64 nodes).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Explicit, above what the submit checks allow, so those answer first and in words.
+  builder.SetMaxReceiveMessageSize(
+      rpc::MaxRequestBytes(shared_config->scheduling.scheduler.parameters.max_script_size));
+  builder.SetMaxSendMessageSize(rpc::kMaxReplyBytes);
   builder.RegisterService(&controller_service);
   builder.RegisterService(&agent_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

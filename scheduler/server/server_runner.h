@@ -14,6 +14,9 @@ struct ServerOptions {
   std::string listen;     // overrides the config's HOST:PORT when set
   std::string state_dir;  // overrides the config's state directory when set
   std::string port_file;  // if set, the bound TCP port is written here once listening
+  // gRPC server reflection describes the whole API to anyone who can connect, anonymous TCP
+  // callers included: only when asked (canopyd --grpc_reflection).
+  bool grpc_reflection = false;
 };
 
 // How the server ended, once everything it opened is closed.

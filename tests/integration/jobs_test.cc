@@ -461,6 +461,10 @@ TEST_F(JobsTest, JobsRunAsTheSubmitterAndOnlyTheOwnerMayCancel) {
   const CommandResult drain = as_user(1, "scontrol update nodename=gpu1 state=drain reason=x");
   EXPECT_NE(drain.exit_code, 0);
   EXPECT_THAT(drain.err, HasSubstr("not an operator")) << drain.out;
+  // Refused before canopyd reads the hostlist at all (it used to expand it first).
+  const CommandResult bad_list =
+      as_user(1, "scontrol update nodename='gpu[1-' state=drain reason=x");
+  EXPECT_THAT(bad_list.err, HasSubstr("not an operator")) << bad_list.out;
 
   // The owner may.
   const CommandResult own = as_user(65534, absl::StrCat("scancel ", id));

@@ -27,15 +27,16 @@ LocalCluster::~LocalCluster() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-absl::Status LocalCluster::StartController() {
+absl::Status LocalCluster::StartController(const std::vector<std::string>& extra_flags) {
   const std::string port_file = dir_ + "/port";
   std::filesystem::remove(port_file);
   // Reuse the port across restarts so agents find the controller again.
   const std::string listen = address_.empty() ? std::string("127.0.0.1:0") : address_;
-  absl::StatusOr<Subprocess> p =
-      Subprocess::Start({CANOPYD_PATH, "--config", config_path(), "--listen", listen, "--state_dir",
-                         dir_ + "/state", "--port_file", port_file, "--log_level", "debug"},
-                        {}, dir_ + "/canopyd.log");
+  std::vector<std::string> argv = {CANOPYD_PATH, "--config",    config_path(),   "--listen",
+                                   listen,       "--state_dir", dir_ + "/state", "--port_file",
+                                   port_file,    "--log_level", "debug"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  absl::StatusOr<Subprocess> p = Subprocess::Start(argv, {}, dir_ + "/canopyd.log");
   if (!p.ok()) {
     return p.status();
   }

@@ -22,7 +22,8 @@ class LocalCluster {
   explicit LocalCluster(const std::string& config_yaml);
   ~LocalCluster();
 
-  absl::Status StartController();
+  // `extra_flags` are added to canopyd's command line.
+  absl::Status StartController(const std::vector<std::string>& extra_flags = {});
   // kill -9 the controller (nothing is flushed, as in a crash).
   void CrashController();
   void StopController();  // SIGTERM and wait

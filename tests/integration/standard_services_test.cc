@@ -1,9 +1,11 @@
-// canopyd serves the standard gRPC health service and server reflection, so grpc_health_probe,
-// grpcurl and load balancers work against it. Checked with raw generic calls (no generated
+// canopyd serves the standard gRPC health service, so grpc_health_probe and load balancers work
+// against it, and server reflection (for grpcurl) only when started with --grpc_reflection: it
+// describes the whole API to anonymous TCP callers. Checked with raw generic calls (no generated
 // code for those services is installed), over the TCP port and the unix socket.
 #include <chrono>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
@@ -70,9 +72,24 @@ std::string Exchange(const std::string& target, const std::string& method,
   return out;
 }
 
-TEST(StandardServicesTest, HealthIsServingAndReflectionListsCanopyServices) {
+TEST(StandardServicesTest, HealthIsServingAndReflectionIsOffUnlessAsked) {
   LocalCluster cluster(kConfig);
   ASSERT_TRUE(cluster.StartController().ok());
+  for (const std::string& target :
+       {cluster.address(), "unix:" + cluster.dir() + "/state/canopyd.sock"}) {
+    EXPECT_EQ(Exchange(target, "/grpc.health.v1.Health/Check", "", false), std::string("\x08\x01"))
+        << target;
+    // UNIMPLEMENTED: the call fails at whichever step sees the status first.
+    EXPECT_THAT(Exchange(target, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                         std::string("\x3a\x00", 2), true),
+                ::testing::EndsWith(" failed"))
+        << target;
+  }
+}
+
+TEST(StandardServicesTest, ReflectionListsCanopyServicesWhenAsked) {
+  LocalCluster cluster(kConfig);
+  ASSERT_TRUE(cluster.StartController({"--grpc_reflection"}).ok());
   for (const std::string& target :
        {cluster.address(), "unix:" + cluster.dir() + "/state/canopyd.sock"}) {
     // HealthCheckRequest{service: ""} is empty; HealthCheckResponse{status: SERVING} is 08 01.
