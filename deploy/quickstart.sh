@@ -50,8 +50,12 @@ echo "    canopyd is listening on 127.0.0.1:$(cat "$WORK/port") and unix:$WORK/s
 export CANOPY_CONTROLLER="unix:$WORK/state/canopyd.sock"
 
 echo "==> starting canopy-agent with 16 virtual nodes gpu[001-016], 8 fake H100 each"
+# The demo's jobs are yours: when you run it as root, the agent must accept root's jobs, which a
+# production agent refuses (canopy-agent --min_job_uid, --allow_root_jobs).
+AGENT_FLAGS=()
+[ "$(id -u)" -eq 0 ] && AGENT_FLAGS+=(--allow_root_jobs)
 CANOPY_CONFIG="$CONFIG" "$BUILD_DIR/agent/server/canopy-agent" --virtual_nodes 'gpu[001-016]' \
-  >"$WORK/agent.log" 2>&1 &
+  "${AGENT_FLAGS[@]}" >"$WORK/agent.log" 2>&1 &
 PIDS+=($!)
 
 CTL="$BUILD_DIR/ctl/canopyctl"

@@ -56,6 +56,12 @@ struct RuntimeOptions {
   bool amd_gpus = false;  // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
   // KillWait when neither KillJob nor LaunchJob gives one (Slurm's default).
   absl::Duration default_kill_wait = absl::Seconds(30);
+  // Whose jobs a root agent runs: users of this node (getpwuid knows them) from min_job_uid up,
+  // with groups the node gives them, and root only when allowed. A LaunchJob for anyone else fails,
+  // whoever sent it. A non-root agent runs only its own user's jobs (it could not run anyone else's
+  // as them).
+  uint32_t min_job_uid = 1000;
+  bool allow_root_jobs = false;
 };
 
 class JobRuntime {
@@ -127,6 +133,9 @@ class JobRuntime {
   // Launches a job that has no record here: records it, starts the batch script where due and
   // queues LAUNCHED or LAUNCH_FAILED.
   void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OK when this agent may run `job` as its user and groups (RuntimeOptions::min_job_uid);
+  // PermissionDenied saying why and which flag would allow it. Blocks on the name service.
+  absl::Status MayRunJob(const canopy::v1::Job& job) const;
   absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

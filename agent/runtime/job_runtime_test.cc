@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -30,6 +32,7 @@ class JobRuntimeTest : public ::testing::Test {
     RuntimeOptions options;
     options.node_name = "n1";
     options.spool_dir = dir_.path() + "/spool";
+    options.allow_root_jobs = true;  // the tests' jobs are the test's user's, root in CI
     // A private cgroup for this test process when cgroup v2 is delegated to us; otherwise the
     // runtime works with process groups alone, and the tests must pass either way.
     if (absl::StatusOr<std::string> root = Cgroup::FindDelegatedRoot(); root.ok()) {
@@ -256,6 +259,44 @@ TEST_F(JobRuntimeTest, ScriptIsNeverWrittenThroughWhatAnEarlierRunLeft) {
   EXPECT_EQ(ReadFile(dir_.path() + "/slurm-31.out"), "ran\n");
   EXPECT_EQ(ReadFile(victim), "precious\n");
   KillAndWait(31);
+}
+
+// An agent runs no job of a system account, of root unless allowed, or of a uid the node does not
+// know; a non-root agent runs only its own user's. It ran them all before (as root: as uid 0).
+TEST_F(JobRuntimeTest, JobsOfUsersTheNodeMayNotRunAreRefused) {
+  testing::Recorder refused;
+  RuntimeOptions options;
+  options.node_name = "n1";
+  options.spool_dir = dir_.path() + "/strict-spool";
+  JobRuntime strict(options, reaper_.get(),
+                    [&refused](const canopy::v1::AgentMessage& m) { refused.Add(m); });
+  auto launch_as = [&](uint32_t job_id, uint32_t uid) {
+    canopy::v1::LaunchJob l =
+        BatchJob(job_id, "#!/bin/sh\ntouch ran-" + std::to_string(job_id) + "\n", dir_.path());
+    l.mutable_job()->set_user_id(uid);
+    strict.LaunchJob(l);
+    std::optional<JobStatus> failed = refused.WaitJob(job_id, JobStatus::PHASE_LAUNCH_FAILED);
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran-" + std::to_string(job_id)));
+    return failed.has_value() ? failed->message() : std::string("not refused");
+  };
+  if (geteuid() == 0) {
+    EXPECT_THAT(launch_as(31, 0), ::testing::HasSubstr("jobs of root are refused on this node"));
+    EXPECT_THAT(launch_as(32, 500),
+                ::testing::HasSubstr("uid 500 is below this node's lowest job uid 1000"));
+    EXPECT_THAT(launch_as(33, 3999999),
+                ::testing::HasSubstr("uid 3999999 is not a user of this node"));
+    // nobody with group root: the groups come from the node, not from the request.
+    canopy::v1::LaunchJob forged = BatchJob(35, "#!/bin/sh\ntouch ran-35\n", dir_.path());
+    forged.mutable_job()->set_user_id(65534);
+    forged.mutable_job()->set_group_id(0);
+    strict.LaunchJob(forged);
+    std::optional<JobStatus> failed = refused.WaitJob(35, JobStatus::PHASE_LAUNCH_FAILED);
+    ASSERT_TRUE(failed.has_value());
+    EXPECT_THAT(failed->message(), ::testing::HasSubstr("gid 0 is not a group of nobody"));
+  } else {
+    EXPECT_THAT(launch_as(34, geteuid() + 1), ::testing::HasSubstr("runs only that user's jobs"));
+  }
+  EXPECT_TRUE(strict.RunningJobIds().empty());
 }
 
 TEST_F(JobRuntimeTest, StaleSpoolOfAnEarlierAgentIsClearedAtStart) {

@@ -47,6 +47,10 @@ ABSL_FLAG(std::string, spool_dir, "",
           "where batch scripts are written (default: /var/spool/canopy as root, else "
           "$TMPDIR/canopy-agent-<uid>); virtual nodes get one subdirectory each");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(uint32_t, min_job_uid, 1000,
+          "as root, run no job of a uid below this (system accounts), nor of a uid this node does "
+          "not know");
+ABSL_FLAG(bool, allow_root_jobs, false, "as root, also run jobs submitted by root");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
@@ -78,6 +82,8 @@ int main(int argc, char** argv) {
   options.cpus = absl::GetFlag(FLAGS_cpus);
   options.memory_mib = absl::GetFlag(FLAGS_memory_mib);
   options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
+  options.min_job_uid = absl::GetFlag(FLAGS_min_job_uid);
+  options.allow_root_jobs = absl::GetFlag(FLAGS_allow_root_jobs);
   if (options.spool_dir.empty()) {
     options.spool_dir = canopy::agent::DefaultSpoolDir();
   }

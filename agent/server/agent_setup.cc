@@ -153,6 +153,8 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     rt.node_name = name;
     rt.spool_dir = virtual_mode ? absl::StrCat(options.spool_dir, "/", name) : options.spool_dir;
     rt.cgroup_parent = options.cgroup_parent;
+    rt.min_job_uid = options.min_job_uid;
+    rt.allow_root_jobs = options.allow_root_jobs;
     // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES on AMD nodes.
     if (absl::StatusOr<std::vector<gpu::GpuDevice>> found = gpus->Discover();
         found.ok() && !found->empty()) {

@@ -25,6 +25,9 @@ struct AgentOptions {
   std::string spool_dir;
   // cgroup v2 directory for job cgroups (see runtime::RuntimeOptions); empty: none.
   std::string cgroup_parent;
+  // Whose jobs run here (runtime::RuntimeOptions): --min_job_uid, --allow_root_jobs.
+  uint32_t min_job_uid = 1000;
+  bool allow_root_jobs = false;
 };
 
 // InvalidArgument for a bad hostlist or provider name; Unavailable when --gpu_provider=nvml and

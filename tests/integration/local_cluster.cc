@@ -67,8 +67,10 @@ void LocalCluster::StopController() {
 
 absl::Status LocalCluster::StartAgent(const std::string& virtual_nodes,
                                       const std::vector<std::string>& extra_flags) {
-  std::vector<std::string> argv = {CANOPY_AGENT_PATH, "--controller", address_, "--virtual_nodes",
-                                   virtual_nodes,     "--log_level",  "debug"};
+  // The tests submit as themselves, root in CI: the agent must run root's jobs.
+  std::vector<std::string> argv = {CANOPY_AGENT_PATH, "--controller",     address_,
+                                   "--virtual_nodes", virtual_nodes,      "--log_level",
+                                   "debug",           "--allow_root_jobs"};
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   absl::StatusOr<Subprocess> p =
       Subprocess::Start(argv, {{"CANOPY_CONFIG", config_path()}}, dir_ + "/agent.log");
