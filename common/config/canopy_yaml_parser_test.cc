@@ -510,10 +510,10 @@ TEST(CanopyYamlErrorTest, TopLevelFields) {
             "canopy.yaml:1: node_timeout: expected a positive duration such as 30s, 5m or "
             "1h30m, got \"0\"");
   EXPECT_EQ(ErrorOf(absl::StrCat("node_timeout: 5s\nheartbeat_interval: 3s\n", kOneNode)),
-            "canopy.yaml:1: node_timeout: must be at least twice the heartbeat interval (3s) so "
+            "canopy.yaml:1: node_timeout: must be more than twice the heartbeat interval (3s) so "
             "that one late heartbeat does not mark every node DOWN, got 5s");
   EXPECT_EQ(ErrorOf(absl::StrCat("heartbeat_interval: 10m\n", kOneNode)),
-            "canopy.yaml: node_timeout: must be at least twice the heartbeat interval (10m) so "
+            "canopy.yaml: node_timeout: must be more than twice the heartbeat interval (10m) so "
             "that one late heartbeat does not mark every node DOWN, got 5m");
   EXPECT_EQ(ErrorOf(absl::StrCat("topology_plugin: topology/torus\n", kOneNode)),
             "canopy.yaml:1: topology_plugin: expected topology/tree, topology/block or "

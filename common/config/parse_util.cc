@@ -122,13 +122,13 @@ absl::Duration DefaultHeartbeat(absl::Duration node_timeout) {
   if (node_timeout == absl::InfiniteDuration()) {
     return absl::Seconds(10);
   }
-  return std::clamp(node_timeout / 3, absl::Milliseconds(100), absl::Seconds(10));
+  return std::clamp(node_timeout / 3, absl::Milliseconds(200), absl::Seconds(10));
 }
 
 absl::Status CheckNodeTimeout(absl::Duration node_timeout, absl::Duration heartbeat) {
-  if (node_timeout < 2 * heartbeat) {
+  if (node_timeout <= 2 * heartbeat) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "must be at least twice the heartbeat interval (", absl::FormatDuration(heartbeat),
+        "must be more than twice the heartbeat interval (", absl::FormatDuration(heartbeat),
         ") so that one late heartbeat does not mark every node DOWN, got ",
         absl::FormatDuration(node_timeout)));
   }

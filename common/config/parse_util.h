@@ -47,12 +47,13 @@ std::string DefaultUnixSocket(const std::string& state_dir);
 
 // How often agents report when the file does not say: as Slurm pings its nodes every
 // SlurmdTimeout/3, a third of the node timeout, at most every 10 s (and every 10 s when nodes
-// never time out), at least every 100 ms.
+// never time out), at least every 200 ms (the agents' tick).
 absl::Duration DefaultHeartbeat(absl::Duration node_timeout);
 
-// The check both loaders apply to the node timeout and the heartbeat: a node must be able to
-// miss at least one heartbeat before it is marked DOWN, or every node would flap. The message
-// ("must be longer than ...") follows the field the caller names.
+// The check both loaders apply to the node timeout and the heartbeat: more than twice the
+// heartbeat, so that a node may miss one heartbeat (and be late with the next) before it is
+// marked DOWN, or every node would flap. The message ("must be more than twice ...") follows
+// the field the caller names.
 absl::Status CheckNodeTimeout(absl::Duration node_timeout, absl::Duration heartbeat);
 
 // Collects keys Canopy does not use, each once (compared case-insensitively, first spelling

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -26,6 +27,9 @@ struct YamlValue {
   std::string path;  // "nodes[1].cpus"; empty for the document itself
   int line = 0;      // 1-based; for an empty value (`cpus:`) the line of its key; 0 = unknown
 
+  YamlValue() = default;
+  YamlValue(YAML::Node n, std::string p, int l) : node(std::move(n)), path(std::move(p)), line(l) {}
+  YamlValue(const YamlValue&) = default;  // copying a Node refers to the same node
   // yaml-cpp's Node::operator= writes through to the node it refers to, changing the document;
   // assigning a YamlValue rebinds instead.
   YamlValue& operator=(const YamlValue& other) {

@@ -1,11 +1,11 @@
 // The size limits of Canopy's gRPC messages, explicit on every channel so that a large request
 // gets a clear answer instead of gRPC's 4 MiB default cutting a stream (docs/reliability.md).
 //
-// What a request may carry is bounded first by the controller's own checks (the batch script
-// by SchedulerParameters max_script_size, arguments and environment by 4 MiB each, text fields
-// by Slurm's sizes: scheduler/lifecycle/submit_limits.h); the transport limit sits above that,
-// so those checks answer first. Replies (a squeue of a long queue, LaunchJob to an agent) may be
-// larger: ListJobs sends slim records (no script, arguments or environment).
+// What a submission may carry is bounded first by the controller's own checks (the batch script
+// by SchedulerParameters max_script_size, arguments and environment by 4 MiB together, text
+// fields by Slurm's sizes: scheduler/lifecycle/submit_limits.h); the transport limit sits above
+// that, so those checks answer first. Replies (a squeue of a long queue, LaunchJob to an agent) may
+// be larger: ListJobs sends slim records (no script, arguments or environment).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,16 @@ absl::Status Invalid(absl::string_view spec, absl::string_view why) {
 
 }  // namespace
 
+int32_t ArrayThrottle(absl::string_view spec) {
+  const size_t pct = spec.find('%');
+  int32_t limit = 0;
+  if (pct == absl::string_view::npos || !absl::SimpleAtoi(spec.substr(pct + 1), &limit) ||
+      limit < 1) {
+    return 0;
+  }
+  return limit;
+}
+
 absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_size) {
   ArraySpec out;
   absl::string_view body = spec;
@@ -31,6 +42,11 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_s
   if (body.empty()) {
     return Invalid(spec, "no task ids");
   }
+  struct Range {
+    uint32_t lo, hi, step;
+  };
+  std::vector<Range> ranges;
+  uint32_t highest = 0;
   for (absl::string_view item : absl::StrSplit(body, ',')) {
     uint32_t step = 1;
     absl::string_view range = item;
@@ -55,17 +71,31 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_s
     if (hi < lo) {
       return Invalid(spec, absl::StrCat("range '", item, "' goes down"));
     }
-    // Checked before expanding, so the work and memory stay bounded by MaxArraySize.
+    // Checked before anything is expanded, so work and memory stay bounded by MaxArraySize.
     if (static_cast<int64_t>(hi) >= max_array_size) {
       return Invalid(
           spec, absl::StrCat("task id ", hi, " is not below MaxArraySize (", max_array_size, ")"));
     }
-    for (uint64_t id = lo; id <= hi; id += step) {
+    ranges.push_back({lo, hi, step});
+    highest = std::max(highest, hi);
+  }
+  // One bit per id up to the highest named: repeated ranges ("0-4000000,0-4000000,...") cost
+  // nothing more, and a step-1 range is one fill.
+  std::vector<bool> ids(static_cast<size_t>(highest) + 1, false);
+  for (const Range& r : ranges) {
+    if (r.step == 1) {
+      std::fill(ids.begin() + r.lo, ids.begin() + r.hi + 1, true);
+    } else {
+      for (uint64_t id = r.lo; id <= r.hi; id += r.step) {
+        ids[id] = true;
+      }
+    }
+  }
+  for (size_t id = 0; id < ids.size(); ++id) {
+    if (ids[id]) {
       out.task_ids.push_back(static_cast<uint32_t>(id));
     }
   }
-  std::sort(out.task_ids.begin(), out.task_ids.end());
-  out.task_ids.erase(std::unique(out.task_ids.begin(), out.task_ids.end()), out.task_ids.end());
   return out;
 }
 

@@ -18,6 +18,9 @@ struct ArraySpec {
 // The largest MaxArraySize Slurm accepts: any stored spec parses under it.
 inline constexpr int kMaxArraySizeLimit = 4000001;
 
+// The "%N" throttle of a spec (0 = none), read without expanding the task ids.
+int32_t ArrayThrottle(absl::string_view spec);
+
 // InvalidArgument "Invalid job array specification" (sbatch's words) with what was wrong, for
 // an empty spec, bad numbers, a step of 0, a range going down, or a task id that is not below
 // `max_array_size` (slurm.conf MaxArraySize, default 1001: ids 0 to 1000).

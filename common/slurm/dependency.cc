@@ -105,7 +105,8 @@ absl::Status ReadJob(Reader& r, DependencyType type, bool old_form, DependencyLi
       if (absl::StrContains(list, '%')) {
         return r.Error(absl::StrCat("'%' has no meaning in the task list '", list, "'"));
       }
-      absl::StatusOr<ArraySpec> spec = ParseArraySpec(list);
+      // Task ids up to Slurm's largest MaxArraySize; the controller's own is checked there.
+      absl::StatusOr<ArraySpec> spec = ParseArraySpec(list, kMaxArraySizeLimit);
       if (!spec.ok()) {
         return r.Error(absl::StrCat("bad task list '", list, "': ", spec.status().message()));
       }

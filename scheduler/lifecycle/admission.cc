@@ -186,6 +186,21 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
   if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
     return id;
   }
+  // The submit limits of Submit (not at restore: a job accepted once stays accepted).
+  if (absl::Status st = CheckRequestSizes(request.spec, *s.config); !st.ok()) {
+    return st;
+  }
+  size_t tasks = 1;
+  if (!request.spec.array_spec.empty()) {
+    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, request.spec.array_spec);
+    if (!array.ok()) {
+      return array.status();
+    }
+    tasks = array->task_ids.size();
+  }
+  if (absl::Status st = CheckJobCount(s, tasks); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
@@ -230,9 +245,6 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
         "spec: node, task, CPU, GPU, memory and switch counts must not be negative");
   }
   if (absl::Status s = CheckExecStrings(spec); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = CheckRequestSizes(spec, config); !s.ok()) {
     return s;
   }
   out.partition = FindPartition(config, spec.partition);
@@ -342,6 +354,9 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
       return again;
     }
   }
+  if (absl::Status st = CheckRequestSizes(request.spec, *s.config); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
@@ -373,12 +388,8 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   if (absl::Status st = CheckJobCount(s, task_ids.size()); !st.ok()) {
     return st;
   }
-  {
-    const core::Job probe =
-        NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id), s.Now());
-    if (absl::Status st = CheckSubmitJobsLimit(s, probe, task_ids.size()); !st.ok()) {
-      return st;
-    }
+  if (absl::Status st = CheckSubmitJobsLimit(s, caller, *account, task_ids.size()); !st.ok()) {
+    return st;
   }
   if (max_running > 0) {
     s.has_throttled_arrays = true;

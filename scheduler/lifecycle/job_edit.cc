@@ -10,6 +10,7 @@
 #include "scheduler/lifecycle/admission.h"
 #include "scheduler/lifecycle/dependencies.h"
 #include "scheduler/lifecycle/qos_limits.h"
+#include "scheduler/lifecycle/submit_limits.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -43,6 +44,16 @@ absl::Status EditJob(LifecycleState& s, core::JobId id, const JobEdit& edit, con
   }
   if (edit.name.has_value() && edit.name->empty()) {
     return absl::InvalidArgumentError("Name: a job name must not be empty");
+  }
+  if (edit.name.has_value()) {
+    if (absl::Status st = CheckEditedText("job name", *edit.name); !st.ok()) {
+      return st;
+    }
+  }
+  if (edit.comment.has_value()) {
+    if (absl::Status st = CheckEditedText("comment", *edit.comment); !st.ok()) {
+      return st;
+    }
   }
 
   // Check everything on a copy first, so that a refused edit changes nothing.

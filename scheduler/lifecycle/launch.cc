@@ -36,9 +36,7 @@ void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>&
     }
     auto [it, inserted] = limits.try_emplace(job->array_job_id, 0);
     if (inserted) {
-      absl::StatusOr<slurm::ArraySpec> spec =
-          slurm::ParseArraySpec(job->spec.array_spec, slurm::kMaxArraySizeLimit);
-      it->second = spec.ok() ? spec->max_running : 0;
+      it->second = slurm::ArrayThrottle(job->spec.array_spec);
     }
     int& n = running[job->array_job_id];
     if (it->second == 0 || n < it->second) {

@@ -11,6 +11,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/submit_limits.h"
 
 namespace canopy::lifecycle {
 namespace {
@@ -70,6 +71,9 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
     return found.status();
   }
   core::Job& job = **found;
+  if (absl::Status sizes = CheckStepSizes("", request.argv, request.environment); !sizes.ok()) {
+    return sizes;
+  }
   const uint32_t id = job.id.value();
   LiveJob* live = s.Live(job.id);
   if ((job.state != core::JobState::kRunning && job.state != core::JobState::kConfiguring) ||

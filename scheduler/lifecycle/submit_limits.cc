@@ -2,7 +2,9 @@
 #include "scheduler/lifecycle/submit_limits.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -21,6 +23,8 @@ constexpr size_t kListBytes = 128 * 1024;
 // execve refuses a single argument or environment string of 32 pages (MAX_ARG_STRLEN) or more.
 constexpr size_t kExecStringBytes = 128 * 1024;
 constexpr size_t kExecTotalBytes = 4 * 1024 * 1024;
+// Slurm bounds --dependency at 128 KiB of text; an item is at least 8 bytes ("after:1,").
+constexpr size_t kMaxDependencyItems = 16384;
 
 absl::Status TooLong(absl::string_view field, size_t size, size_t limit) {
   return absl::InvalidArgumentError(
@@ -31,7 +35,42 @@ absl::Status CheckField(absl::string_view field, const std::string& value, size_
   return value.size() > limit ? TooLong(field, value.size(), limit) : absl::OkStatus();
 }
 
+// What execve can pass: each string under MAX_ARG_STRLEN, and not too much in all.
+absl::Status CheckExecSizes(const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& environment) {
+  size_t total = 0;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i].size() >= kExecStringBytes) {
+      return TooLong(absl::StrCat("argument ", i + 1), argv[i].size(), kExecStringBytes - 1);
+    }
+    total += argv[i].size() + 1;
+  }
+  for (const auto& [key, value] : environment) {
+    if (key.size() + value.size() + 1 >= kExecStringBytes) {
+      return TooLong(absl::StrCat("environment variable ", key.substr(0, 64)),
+                     key.size() + value.size() + 1, kExecStringBytes - 1);
+    }
+    total += key.size() + value.size() + 2;
+  }
+  if (total > kExecTotalBytes) {
+    return TooLong("the arguments and environment together", total, kExecTotalBytes);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status CheckEditedText(absl::string_view field, const std::string& value) {
+  return CheckField(field, value, kNameBytes);
+}
+
+absl::Status CheckStepSizes(const std::string& name, const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& environment) {
+  if (absl::Status s = CheckField("step name", name, kNameBytes); !s.ok()) {
+    return s;
+  }
+  return CheckExecSizes(argv, environment);
+}
 
 absl::Status CheckRequestSizes(const core::JobSpec& spec, const config::ClusterConfig& config) {
   const int64_t max_script = config.scheduling.scheduler.parameters.max_script_size;
@@ -73,24 +112,12 @@ absl::Status CheckRequestSizes(const core::JobSpec& spec, const config::ClusterC
       return s;
     }
   }
-  size_t total = 0;
-  for (size_t i = 0; i < spec.argv.size(); ++i) {
-    if (spec.argv[i].size() >= kExecStringBytes) {
-      return TooLong(absl::StrCat("argument ", i + 1), spec.argv[i].size(), kExecStringBytes - 1);
-    }
-    total += spec.argv[i].size() + 1;
+  if (spec.dependencies.size() > kMaxDependencyItems) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the dependency lists ", spec.dependencies.size(), " jobs, more than the ",
+                     kMaxDependencyItems, " allowed\n", kTooLong));
   }
-  for (const auto& [key, value] : spec.environment) {
-    if (key.size() + value.size() + 1 >= kExecStringBytes) {
-      return TooLong(absl::StrCat("environment variable ", key.substr(0, 64)),
-                     key.size() + value.size() + 1, kExecStringBytes - 1);
-    }
-    total += key.size() + value.size() + 2;
-  }
-  if (total > kExecTotalBytes) {
-    return TooLong("the arguments and environment together", total, kExecTotalBytes);
-  }
-  return absl::OkStatus();
+  return CheckExecSizes(spec.argv, spec.environment);
 }
 
 absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs) {
@@ -105,12 +132,13 @@ absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs) {
   return absl::OkStatus();
 }
 
-absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const core::Job& job, size_t new_jobs) {
+absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const Caller& caller,
+                                  const std::string& account, size_t new_jobs) {
   const limits::LimitRules& rules = s.limit_usage.rules();
   if (!rules.enforce) {
     return absl::OkStatus();
   }
-  const int32_t association = rules.AssociationOf(job);
+  const int32_t association = rules.tree->FindUser(caller.user_name, account);
   if (association < 0) {
     return absl::OkStatus();
   }
@@ -121,14 +149,14 @@ absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const core::Job& job,
   // Only sites that set MaxSubmitJobs pay for this count, which covers the jobs in memory.
   int64_t used = 0;
   for (const auto& [id, other] : s.jobs.jobs()) {
-    if (!core::IsTerminal(other->state) && other->user_id == job.user_id &&
-        other->spec.account == job.spec.account) {
+    if (!core::IsTerminal(other->state) && other->user_id == caller.uid &&
+        other->spec.account == account) {
       ++used;
     }
   }
   if (used + static_cast<int64_t>(new_jobs) > max) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "AssocMaxSubmitJobLimit (user ", job.user_name, " in account ", job.spec.account,
+        "AssocMaxSubmitJobLimit (user ", caller.user_name, " in account ", account,
         ": MaxSubmitJobs=", max, ", ", used, " pending or running, ", new_jobs,
         " more asked)\nBatch job submission failed: Job violates accounting/QOS policy (job "
         "submit limit, user's size and/or time limits)"));

@@ -13,10 +13,15 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "common/config/cluster_config.h"
 #include "scheduler/core/job.h"
+#include "scheduler/lifecycle/caller.h"
 #include "scheduler/lifecycle/lifecycle_state.h"
 
 namespace canopy::lifecycle {
@@ -30,9 +35,18 @@ absl::Status CheckRequestSizes(const core::JobSpec& spec, const config::ClusterC
 // and retries, as Slurm's does) when `new_jobs` more would reach it.
 absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs);
 
-// MaxSubmitJobs of the association `job` (user and account set) would run under, counting
-// `new_jobs` more. InvalidArgument with Slurm's two lines ("AssocMaxSubmitJobLimit" with the
-// counts after it, then "Batch job submission failed: Job violates accounting/QOS policy ...").
-absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const core::Job& job, size_t new_jobs);
+// MaxSubmitJobs of the association of `caller` in `account`, counting `new_jobs` more.
+// InvalidArgument with Slurm's two lines ("AssocMaxSubmitJobLimit" with the counts after it, then
+// "Batch job submission failed: Job violates accounting/QOS policy ...").
+absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const Caller& caller,
+                                  const std::string& account, size_t new_jobs);
+
+// A job name or comment set by scontrol update: the 1024 bytes of CheckRequestSizes.
+absl::Status CheckEditedText(absl::string_view field, const std::string& value);
+
+// A step's name, arguments and environment (srun, inside an allocation): the sizes of
+// CheckRequestSizes, so that what execve could never pass is refused when asked.
+absl::Status CheckStepSizes(const std::string& name, const std::vector<std::string>& argv,
+                            const std::map<std::string, std::string>& environment);
 
 }  // namespace canopy::lifecycle

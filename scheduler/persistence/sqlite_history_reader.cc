@@ -307,6 +307,9 @@ absl::StatusOr<std::vector<HistoryJob>> SqliteHistoryReader::Read(const HistoryQ
     }
     std::vector<StoredNodeShare> nodes;
     if (absl::Status s = ReadJobNodes(db, nodes_of->get(), h.job.id.value(), nodes); !s.ok()) {
+      if (absl::IsDataLoss(s)) {
+        continue;  // unreadable: left out, like an unreadable jobs row (quarantined at start-up)
+      }
       return s;
     }
     h.nodes = ToNodes(std::move(nodes));

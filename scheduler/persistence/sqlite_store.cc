@@ -32,8 +32,7 @@ absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::str
 // Makes `path` mode 0600, creating it empty (an empty file is a new SQLite database) when
 // `create` and it is missing. A missing file is fine when not `create`.
 absl::Status RestrictToOwner(const std::string& path, bool create) {
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
   if (fd < 0) {
     if (!create && errno == ENOENT) {
       return absl::OkStatus();

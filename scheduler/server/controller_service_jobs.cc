@@ -59,7 +59,15 @@ void WithholdScriptUnlessAllowed(const lifecycle::Caller& caller, const core::Jo
 void SlimForList(canopy::v1::Job& out) {
   canopy::v1::JobSpec* spec = out.mutable_spec();
   std::string* script = spec->mutable_script();
-  script->resize(std::min<size_t>({script->size(), script->find('\n'), 256}));
+  // The first line with its newline (so a script starting with one stays non-empty), cut back
+  // to a whole UTF-8 character: protobuf refuses a string field that is not valid UTF-8.
+  size_t keep = std::min<size_t>(
+      script->find('\n') == std::string::npos ? script->size() : script->find('\n') + 1, 256);
+  while (keep > 0 && keep < script->size() &&
+         (static_cast<unsigned char>((*script)[keep]) & 0xC0) == 0x80) {
+    --keep;
+  }
+  script->resize(keep);
   spec->clear_argv();
   spec->clear_environment();
 }

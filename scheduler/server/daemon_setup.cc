@@ -30,19 +30,16 @@ absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value) {
 
 absl::StatusOr<os::UniqueFd> LockStateDir(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  const bool created = std::filesystem::create_directories(dir, ec);
   if (ec) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot create state directory ", dir, ": ", ec.message()));
   }
-  // Nobody else may list or write it; search (x) stays, so users reach the socket inside.
-  struct stat st;
-  if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    const mode_t wanted = (st.st_mode & 07777) & ~(S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH);
-    if (wanted != (st.st_mode & 07777) && ::chmod(dir.c_str(), wanted) != 0) {
-      return absl::PermissionDeniedError(absl::StrCat("cannot restrict state directory ", dir,
-                                                      " to owner-only: ", std::strerror(errno)));
-    }
+  // A directory canopyd makes is closed to group and others (search stays, so users reach the
+  // socket inside). One the admin made is left as it is: it may be shared, or be /tmp.
+  if (created && ::chmod(dir.c_str(), 0711) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot restrict state directory ", dir, " to 0711: ", std::strerror(errno)));
   }
   const std::string lock_path = absl::StrCat(dir, "/canopyd.lock");
   os::UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));

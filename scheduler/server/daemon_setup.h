@@ -12,9 +12,9 @@ namespace canopy::server {
 // --config, else $CANOPY_CONFIG, else $SLURM_CONF; FailedPrecondition naming all three if none.
 absl::StatusOr<std::string> ResolveConfigPath(const std::string& flag_value);
 
-// Creates `dir` (and parents) if needed, takes away group and other read and write on it (the
-// database holds every job's script and environment; search stays so that users reach the unix
-// socket inside), then takes an exclusive lock on dir/canopyd.lock so two controllers never
+// Creates `dir` (and parents) if needed, mode 0711 (the database holds every job's script and
+// environment; search stays so that users reach the unix socket inside; an existing directory
+// keeps its mode), then takes an exclusive lock on dir/canopyd.lock so two controllers never
 // share one database. FailedPrecondition if another canopyd holds it.
 absl::StatusOr<os::UniqueFd> LockStateDir(const std::string& dir);
 

@@ -1,5 +1,5 @@
-// The state directory: created, closed to group and others (search kept for the socket), locked
-// against a second canopyd.
+// The state directory: created closed to group and others (search kept for the socket), an
+// existing one left as it is, locked against a second canopyd.
 #include "scheduler/server/daemon_setup.h"
 
 #include <sys/stat.h>
@@ -29,10 +29,8 @@ class StateDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(StateDirTest, GroupAndOthersMayNotListOrWriteIt) {
+TEST_F(StateDirTest, ADirectoryCanopydMakesIsClosedToGroupAndOthers) {
   const std::string state = (dir_ / "state").string();
-  std::filesystem::create_directories(state);
-  ASSERT_EQ(::chmod(state.c_str(), 0777), 0);
   absl::StatusOr<os::UniqueFd> lock = LockStateDir(state);
   ASSERT_TRUE(lock.ok()) << lock.status();
   EXPECT_EQ(Mode(state), 0711u);
@@ -42,12 +40,15 @@ TEST_F(StateDirTest, GroupAndOthersMayNotListOrWriteIt) {
   EXPECT_THAT(second.status().message(), ::testing::HasSubstr("another canopyd"));
 }
 
-TEST_F(StateDirTest, AStricterDirectoryIsLeftAsItIs) {
-  const std::string state = (dir_ / "strict").string();
-  std::filesystem::create_directories(state);
-  ASSERT_EQ(::chmod(state.c_str(), 0700), 0);
-  ASSERT_TRUE(LockStateDir(state).ok());
-  EXPECT_EQ(Mode(state), 0700u);
+// The admin's directory (it may be shared, or /tmp) keeps the mode the admin gave it.
+TEST_F(StateDirTest, AnExistingDirectoryKeepsItsMode) {
+  for (mode_t mode : {0700, 0755}) {
+    const std::string state = (dir_ / ("existing" + std::to_string(mode))).string();
+    std::filesystem::create_directories(state);
+    ASSERT_EQ(::chmod(state.c_str(), mode), 0);
+    ASSERT_TRUE(LockStateDir(state).ok());
+    EXPECT_EQ(Mode(state), mode);
+  }
 }
 
 }  // namespace
