@@ -133,9 +133,6 @@ class JobRuntime {
   // Launches a job that has no record here: records it, starts the batch script where due and
   // queues LAUNCHED or LAUNCH_FAILED.
   void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // OK when this agent may run `job` as its user and groups (RuntimeOptions::min_job_uid);
-  // PermissionDenied saying why and which flag would allow it. Blocks on the name service.
-  absl::Status MayRunJob(const canopy::v1::Job& job) const;
   absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -191,25 +191,6 @@ TEST(SlurmConfTest, SlurmctldHostForms) {
             "new");
 }
 
-// Agents report at SlurmdTimeout/3 (as Slurm pings), at most every 10 s: SlurmdTimeout=2 used to
-// leave the heartbeat at 10 s and mark every node DOWN between two reports.
-TEST(SlurmConfTest, HeartbeatIsAThirdOfSlurmdTimeout) {
-  auto heartbeat = [](const std::string& timeout) {
-    return Parse(absl::StrCat("SlurmdTimeout=", timeout, "\nNodeName=n1"))
-        .value()
-        .heartbeat_interval;
-  };
-  EXPECT_EQ(heartbeat("2"), absl::Seconds(2) / 3);
-  EXPECT_EQ(heartbeat("9"), absl::Seconds(3));
-  EXPECT_EQ(heartbeat("300"), absl::Seconds(10));
-  EXPECT_EQ(heartbeat("0"), absl::Seconds(10));
-  for (const char* timeout : {"1", "2", "5", "29", "31"}) {
-    const ClusterConfig config =
-        Parse(absl::StrCat("SlurmdTimeout=", timeout, "\nNodeName=n1")).value();
-    EXPECT_GT(config.node_timeout, 2 * config.heartbeat_interval) << timeout;
-  }
-}
-
 TEST(SlurmConfTest, SlurmdTimeoutZeroMeansNever) {
   EXPECT_EQ(Parse("SlurmdTimeout=0\nNodeName=n1").value().node_timeout, absl::InfiniteDuration());
 }
