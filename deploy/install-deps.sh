@@ -12,11 +12,19 @@ PACKAGES=(
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).
 OPTIONAL=(slurm-client gnuplot-nox)
+# The sanitizer and fuzzing builds (deploy/sanitize.sh): clang with its sanitizer and libFuzzer
+# runtimes, and llvm-symbolizer for readable reports.
+SANITIZERS=(clang libclang-rt-14-dev llvm-14)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+if [ "${CANOPY_WITH_SANITIZERS:-0}" = 1 ]; then
+  for p in "${SANITIZERS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
 if [ "${CANOPY_WITH_OPTIONAL:-0}" = 1 ]; then
   for p in "${OPTIONAL[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

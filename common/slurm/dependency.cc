@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -73,13 +76,19 @@ class Reader {
   size_t pos_ = 0;
 };
 
-void Add(DependencyItem item, DependencyList& out) {
-  for (const DependencyItem& have : out.items) {
-    if (have.type == item.type && have.job_id == item.job_id && have.task_id == item.task_id) {
-      return;  // Slurm keeps one item per (type, job, task)
-    }
-  }
-  out.items.push_back(std::move(item));
+// Items of one dependency at most: the controller refuses more (submit_limits.h), and the
+// parser stops there instead of expanding "afterany:7_[0-4000000]" into millions.
+constexpr size_t kMaxItems = 16384;
+
+// Appended as read; repeats are dropped at the end (DropRepeats), in linear time.
+void Add(DependencyItem item, DependencyList& out) { out.items.push_back(std::move(item)); }
+
+// Slurm keeps one item per (type, job, task): the first.
+void DropRepeats(DependencyList& out) {
+  absl::flat_hash_set<std::tuple<DependencyType, uint32_t, std::optional<uint32_t>>> seen;
+  std::erase_if(out.items, [&](const DependencyItem& item) {
+    return !seen.insert({item.type, item.job_id, item.task_id}).second;
+  });
 }
 
 // One JOB[_TASK|_*|_[LIST]][+MIN] of `type`.
@@ -131,6 +140,9 @@ absl::Status ReadJob(Reader& r, DependencyType type, bool old_form, DependencyLi
       return minutes.status();
     }
     item.minutes = static_cast<int64_t>(*minutes);
+  }
+  if (out.items.size() + std::max<size_t>(tasks.size(), 1) > kMaxItems) {
+    return r.Error(absl::StrCat("more than ", kMaxItems, " jobs and tasks in one dependency"));
   }
   if (tasks.empty()) {
     Add(item, out);
@@ -226,6 +238,7 @@ absl::StatusOr<DependencyList> ParseDependency(absl::string_view text) {
     }
   }
   out.any = separator == '?';
+  DropRepeats(out);
   return out;
 }
 

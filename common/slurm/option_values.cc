@@ -132,9 +132,15 @@ absl::StatusOr<int64_t> ParseSizeMib(absl::string_view value, absl::string_view 
     case 'M':
       break;
     case 'G':
+      if (n > INT64_MAX / 1024) {
+        return Spec(long_name);
+      }
       mib = n * 1024;
       break;
     case 'T':
+      if (n > INT64_MAX / (1024 * 1024)) {
+        return Spec(long_name);
+      }
       mib = n * 1024 * 1024;
       break;
     default:
