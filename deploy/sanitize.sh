@@ -3,7 +3,7 @@
 #   asan  clang build with AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer coverage)
 #         in build-asan/; runs every unit and integration test there, and replays each fuzz
 #         target's seeds and the regressions of every crash ever found (ctest label "fuzz").
-#   fuzz  runs each fuzz target of build-asan/ for CANOPY_FUZZ_SECONDS (default 20) on a copy
+#   fuzz  runs each fuzz target of build-asan/ for CANOPY_FUZZ_SECONDS (default 15) on a copy
 #         of its seed corpus; a crash leaves its input in build-asan/fuzz-crashes/ and fails.
 # There is no ThreadSanitizer step: Debian's Abseil is not built with it, so TSan cannot see
 # absl::Mutex, which guards all of Canopy's shared state, and would report every guarded access
@@ -12,7 +12,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${CANOPY_JOBS:-$(nproc)}"
-FUZZ_SECONDS="${CANOPY_FUZZ_SECONDS:-20}"
+FUZZ_SECONDS="${CANOPY_FUZZ_SECONDS:-15}"
 ASAN_DIR="$ROOT/build-asan"
 
 CANOPY_WITH_SANITIZERS=1 "$ROOT/deploy/install-deps.sh"
