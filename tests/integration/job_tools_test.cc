@@ -4,6 +4,7 @@
 // losing the running job; a bad one changes nothing).
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,12 @@ partitions:
 
 class JobToolsTest : public FrontEndTest {
  protected:
-  JobToolsTest() : FrontEndTest(kConfig) {}
+  // listpids reads /proc, where it tells clusters apart by SLURM_CLUSTER_NAME. ctest runs each
+  // test in its own process, side by side: one cluster name per process keeps a concurrent
+  // test's gpu1 tasks out of this test's listing.
+  JobToolsTest()
+      : FrontEndTest(
+            absl::StrReplaceAll(kConfig, {{"ittools", absl::StrCat("ittools", getpid())}})) {}
   void SetUp() override { ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4)); }
 };
 
