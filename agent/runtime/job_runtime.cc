@@ -225,6 +225,9 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
     }
     status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(started.message()));
+    // Internal: the spool, a pipe, fork; Unavailable: what the child met that is the node's
+    // (spawn.h). The controller drains the node and runs the job elsewhere.
+    status.set_node_fault(absl::IsInternal(started) || absl::IsUnavailable(started));
   }
   // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
   ReportJob(std::move(status), false);
@@ -348,6 +351,7 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
   }
   status.set_out_of_memory(job.cgroup != nullptr &&
                            job.cgroup->OomKills() > job.oom_kills_at_start);
+  status.set_fenced(job.fenced);
   spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {})", options_.node_name,
                job_id, run_id, status.exit_code(), status.exit_signal());
   ReportJob(std::move(status), true);
@@ -490,7 +494,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<JobRecord> finished = std::move(it->second);
   jobs_.erase(it);
   spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
-  ReportJob(Status(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP), true);
+  JobStatus cleaned = Status(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
+  cleaned.set_fenced(finished->fenced);
+  ReportJob(std::move(cleaned), true);
   if (finished->cancelled_run != 0) {
     ReportJob(Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP), true);
   }

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "agent/runtime/cgroup.h"
@@ -96,6 +97,14 @@ class JobRuntime {
   // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job, run, then phase.
   std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
 
+  // Fencing: the node has lost the controller for so long that the controller has (or is about
+  // to have) declared it down and requeued its jobs elsewhere. SIGKILLs every job's processes at
+  // once (there is no time for KillWait: the requeued copy may start any moment), drops launches
+  // of newer runs that wait, and marks the EXITED and CLEANED_UP reports `fenced`, so the
+  // controller requeues a run it still thought running. Returns the number of jobs fenced; a job
+  // already fenced is not counted again. Later launches run normally.
+  int Fence(absl::string_view why);
+
   // SIGKILLs every job's processes and waits (up to `timeout`) until they are gone. Used when
   // the agent stops: the agent does not re-adopt jobs after a restart, so leaving them running
   // would only leak processes. Idempotent; the runtime accepts no launches afterwards (queued
@@ -126,6 +135,7 @@ class JobRuntime {
     // A newer run that was waiting here and was killed (KillJob) before it started: it is
     // reported CLEANED_UP along with this run.
     uint32_t cancelled_run = 0;
+    bool fenced = false;  // killed by Fence(): its reports say so
   };
 
   // Removes job directories an earlier agent left in the spool (constructor).

@@ -124,7 +124,54 @@ TEST_F(JobRuntimeTest, BadWorkDirFailsTheLaunch) {
   std::optional<JobStatus> failed = recorder_.WaitJob(11, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
   EXPECT_EQ(failed->message(), "chdir to /nope: No such file or directory");
+  EXPECT_FALSE(failed->node_fault());  // the job's own: it would fail on any node
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
+}
+
+TEST_F(JobRuntimeTest, ASpoolTheAgentCannotWriteIsTheNodesFault) {
+  std::ofstream(dir_.path() + "/a-file").close();
+  RuntimeOptions options;
+  options.node_name = "n1";
+  options.spool_dir = dir_.path() + "/a-file/spool";  // under a regular file: never creatable
+  options.allow_root_jobs = true;
+  testing::Recorder recorder;
+  JobRuntime broken(options, reaper_.get(),
+                    [&](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  broken.LaunchJob(BatchJob(12, "#!/bin/sh\ntrue\n", dir_.path()));
+  std::optional<JobStatus> failed = recorder.WaitJob(12, JobStatus::PHASE_LAUNCH_FAILED);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_THAT(failed->message(), ::testing::HasSubstr("mkdtemp"));
+  EXPECT_TRUE(failed->node_fault());
+}
+
+TEST_F(JobRuntimeTest, FenceKillsEveryJobAtOnceAndSaysSoInItsReports) {
+  canopy::v1::LaunchJob l =
+      BatchJob(13, "#!/bin/sh\ntrap '' TERM\necho $$ > pid\nexec sleep 600\n", dir_.path());
+  l.mutable_kill_wait()->set_seconds(600);  // no KillWait when fenced
+  runtime_->LaunchJob(l);
+  ASSERT_TRUE(recorder_.WaitJob(13, JobStatus::PHASE_LAUNCHED).has_value());
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile(dir_.path() + "/pid").empty(); }));
+  pid_t pid = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(dir_.path() + "/pid")), &pid));
+
+  EXPECT_EQ(runtime_->Fence("lost the controller"), 1);
+  EXPECT_EQ(runtime_->Fence("lost the controller"), 0);  // once
+  std::optional<JobStatus> exited = recorder_.WaitJob(13, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_TRUE(exited->fenced());
+  EXPECT_EQ(exited->exit_signal(), SIGKILL);
+  std::optional<JobStatus> cleaned = recorder_.WaitJob(13, JobStatus::PHASE_CLEANED_UP);
+  ASSERT_TRUE(cleaned.has_value());
+  EXPECT_TRUE(cleaned->fenced());
+  EXPECT_FALSE(Alive(pid));
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());
+
+  // The node works on: a later launch runs as ever, its reports not fenced.
+  runtime_->LaunchJob(BatchJob(14, "#!/bin/sh\ntrue\n", dir_.path()));
+  exited = recorder_.WaitJob(14, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_FALSE(exited->fenced());
+  EXPECT_EQ(exited->exit_code(), 0);
 }
 
 TEST_F(JobRuntimeTest, EmptyScriptIsAnAllocationAndNonBatchNodesJustRecord) {

@@ -189,6 +189,25 @@ std::string Describe(const SpawnRequest& request, const ChildError& e) {
   return absl::StrCat("child failed: ", reason);
 }
 
+// Whether the child failed for a reason of the node (the agent's own set-up: cgroup, session,
+// descriptors, credentials, the exec of a file the agent wrote) rather than of the request (the
+// work directory, the output files, a script whose interpreter does not exist). Slurm drains a
+// node for the first kind only.
+bool NodeSide(const ChildError& e) {
+  switch (e.stage) {
+    case Stage::kChdir:
+    case Stage::kOpenInput:
+    case Stage::kOpenOutput:
+    case Stage::kOpenError:
+      return false;
+    case Stage::kExec:
+      return e.error != ENOENT && e.error != ENOEXEC && e.error != E2BIG && e.error != ENOTDIR &&
+             e.error != ELOOP && e.error != ENAMETOOLONG;
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
@@ -228,7 +247,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof(error))) {
     waitpid(pid, nullptr, 0);  // it _exits right after writing
-    return absl::FailedPreconditionError(Describe(request, error));
+    return NodeSide(error) ? absl::UnavailableError(Describe(request, error))
+                           : absl::FailedPreconditionError(Describe(request, error));
   }
   // EOF: the report pipe closed at a successful exec.
   if (absl::Status watched = reaper.Watch(pid, std::move(on_exit)); !watched.ok()) {

@@ -128,6 +128,7 @@ grpc::Status NodeSession::ConnectOnce() {
     absl::MutexLock lock(&mu_);
     reported_gpus_ = *gpus;
   }
+  const absl::Time register_sent = absl::Now();
   Write(hello);
 
   canopy::v1::ControllerMessage in;
@@ -142,9 +143,16 @@ grpc::Status NodeSession::ConnectOnce() {
           heartbeat_interval_ = interval;
         }
         last_heartbeat_ = absl::Now();
+        contact_.Registered(register_sent, rpc::FromProtoDuration(in.register_ack().node_timeout()),
+                            heartbeat_interval_);
         registered_.store(true);
         spdlog::info("{}: registered with cluster {} (heartbeat every {})", facts_.node_name,
                      in.register_ack().cluster_name(), absl::FormatDuration(heartbeat_interval_));
+        break;
+      }
+      case canopy::v1::ControllerMessage::kHeartbeatAck: {
+        absl::MutexLock lock(&mu_);
+        contact_.HeartbeatAcknowledged(in.heartbeat_ack().sequence());
         break;
       }
       case canopy::v1::ControllerMessage::kDrainNode:
@@ -238,7 +246,30 @@ bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
   return stream != nullptr && stream->Write(message);
 }
 
+void NodeSession::FenceIfCutOff(absl::Time now) {
+  absl::Time last_contact;
+  absl::Duration fence_after;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!contact_.ShouldFence(now)) {
+      return;
+    }
+    last_contact = contact_.last_contact();
+    fence_after = contact_.FenceAfter();
+  }
+  const std::string why = absl::StrCat(
+      "the controller has not acknowledged this node for ",
+      absl::FormatDuration(absl::Trunc(now - last_contact, absl::Milliseconds(1))),
+      "; it declares a node down after its node timeout and requeues the node's jobs, so they are "
+      "killed here (fenced after ",
+      absl::FormatDuration(fence_after), ")");
+  if (const int fenced = runtime_->Fence(why); fenced > 0) {
+    spdlog::error("{}: fenced {} job(s): {}", facts_.node_name, fenced, why);
+  }
+}
+
 void NodeSession::Tick(absl::Time now) {
+  FenceIfCutOff(now);
   if (!registered_.load()) {
     return;
   }
@@ -266,6 +297,7 @@ void NodeSession::Tick(absl::Time now) {
   {
     absl::MutexLock lock(&mu_);
     beat.mutable_heartbeat()->set_sequence(++heartbeat_sequence_);
+    contact_.HeartbeatSent(heartbeat_sequence_, now);
   }
   Write(beat);
 }

@@ -7,6 +7,10 @@
 // RegisterAck the session kills the jobs the controller does not know and sends again the
 // statuses the controller has not acknowledged.
 //
+// Fencing: a node that has not known the controller to hear it for nearly the controller's node
+// timeout kills its jobs (ControllerContact says when), since the controller is about to requeue
+// them elsewhere and a gang must never run twice.
+//
 // One reader thread per session; Tick() (heartbeats) is called from the agent's ticker thread.
 // Writes are serialised by the session's mutex. Thread-safe.
 #pragma once
@@ -22,6 +26,7 @@
 #include "agent/gpu/gpu_provider.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_runtime.h"
+#include "agent/server/controller_contact.h"
 #include "canopy/v1/agent.grpc.pb.h"
 #include "grpcpp/channel.h"
 
@@ -52,7 +57,8 @@ class NodeSession {
   // Ends the stream, joins the reader thread, then kills the node's jobs (JobRuntime::Shutdown:
   // the agent does not re-adopt jobs when it restarts, so none may outlive it).
   void Stop();
-  // Sends a heartbeat if registered and its interval has passed; reports GPU health changes.
+  // Fences the node's jobs if the controller has been out of reach too long; then, if
+  // registered and the interval has passed, sends a heartbeat and reports GPU health changes.
   void Tick(absl::Time now);
 
   bool registered() const { return registered_.load(); }
@@ -65,6 +71,7 @@ class NodeSession {
   // Hands a job or step message to the runtime; false for other kinds.
   bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
   void OnRegisterAck(const canopy::v1::RegisterAck& ack);
+  void FenceIfCutOff(absl::Time now);
   bool Write(const canopy::v1::AgentMessage& message);
   absl::StatusOr<std::vector<gpu::GpuDevice>> Discover();
 
@@ -89,6 +96,7 @@ class NodeSession {
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   uint64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<gpu::GpuDevice> reported_gpus_ ABSL_GUARDED_BY(mu_);
+  ControllerContact contact_ ABSL_GUARDED_BY(mu_);
 
   // Last: destroyed first, while the Write() path its reports use still exists.
   std::unique_ptr<runtime::JobRuntime> runtime_;

@@ -72,12 +72,34 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
     return;  // about an earlier run of the job on this node (requeued or relaunched since)
   }
   const std::string& node_name = s.topology->node_name(node);
+  if (report.fenced &&
+      (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
+    // The node lost the controller and killed this run itself: the run is lost as on a failed
+    // node (requeued, or NODE_FAIL with --no-requeue), whatever its exit status says.
+    LoseJob(s, *job,
+            absl::StrCat("node ", node_name,
+                         " lost the controller for longer than its node timeout allows and killed "
+                         "the job (fenced)"),
+            effects);
+    return;
+  }
   switch (report.phase) {
     case JobPhase::kLaunched:
       Confirm(s, *job, idx, effects);
       break;
     case JobPhase::kLaunchFailed:
-      if (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning) {
+      if (report.node_fault &&
+          (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
+        // The node's own failure (its spool, fork, cgroup): as Slurm does, the node is drained
+        // and the job goes back to the queue to run elsewhere.
+        effects.drains.push_back({node, kLaunchFailureDrainReason});
+        effects.warnings.push_back(
+            absl::StrCat("job ", job->id.value(), ": launch failed on ", node_name,
+                         " for a reason of the node: ", report.message, "; draining ", node_name));
+        LoseJob(s, *job, absl::StrCat("launch failed on ", node_name, ": ", report.message),
+                effects);
+      } else if (job->state == core::JobState::kConfiguring ||
+                 job->state == core::JobState::kRunning) {
         // A launch that fails for a reason of the job's own (a missing work directory, an
         // unwritable output file) would fail again anywhere: the job fails, as in Slurm.
         job->exit_code = 1;

@@ -16,7 +16,13 @@
 
 namespace canopy::lifecycle {
 
-// A report about a job from the agent of `node`. EXITED and CLEANED_UP reports are answered
+// Slurm's reason for a node drained because a launch failed there for a reason of the node's.
+inline constexpr char kLaunchFailureDrainReason[] = "batch job complete failure";
+
+// A report about a job from the agent of `node`. A launch that failed for a reason of the node's
+// (JobReport::node_fault) drains the node (Effects::drains) and puts the job back in the queue
+// (LoseJob); one that failed for the job's own reason fails the job. A run the agent fenced is
+// lost as on a failed node. EXITED and CLEANED_UP reports are answered
 // with a JobReportAck in `effects` (sent after the commit, so the agent forgets a report only
 // once it is saved), even for jobs the controller does not know. Reports from an earlier run of
 // the job, or from a node no longer in its allocation, change nothing.

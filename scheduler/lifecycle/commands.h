@@ -158,6 +158,10 @@ struct JobReport {
   bool out_of_memory = false;  // kExited
   std::string message;
   uint32_t run_id = 0;  // the run it is about; 0 = an agent that never had the job
+  // kLaunchFailed: the node is at fault, not the job: drain the node, run the job elsewhere.
+  bool node_fault = false;
+  // kExited / kCleanedUp: the agent killed the run itself, having lost the controller.
+  bool fenced = false;
 };
 
 struct StepReport {

@@ -101,6 +101,13 @@ struct StartNote {
   int32_t min_units_possible = -1;
 };
 
+// A node to drain (as the controller's own user) with `reason`: its agent failed to launch a job
+// for a reason of the node's own.
+struct NodeDrain {
+  core::NodeId node;
+  std::string reason;
+};
+
 struct Effects {
   absl::btree_set<core::JobId> dirty;  // jobs whose record changed: save and republish
   bool next_id_changed = false;
@@ -123,6 +130,7 @@ struct Effects {
   // Finished jobs older than MinJobAge that left memory: the store keeps them for accounting
   // only, and the controller stops publishing them.
   std::vector<core::JobId> forgotten;
+  std::vector<NodeDrain> drains;  // applied by the controller in this batch, before the pass
 
   // Queues `message` for `node`'s agent.
   template <typename Message>

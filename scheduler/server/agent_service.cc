@@ -96,6 +96,10 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
         ack.mutable_register_ack()->set_cluster_name(controller_->config().cluster_name);
         *ack.mutable_register_ack()->mutable_heartbeat_interval() =
             rpc::ToProtoDuration(controller_->config().heartbeat_interval);
+        if (const absl::Duration timeout = controller_->config().node_timeout;
+            timeout != absl::InfiniteDuration()) {
+          *ack.mutable_register_ack()->mutable_node_timeout() = rpc::ToProtoDuration(timeout);
+        }
         controller_->AgentRegistered(
             reg.node_name(), FromProto(reg),
             std::vector<uint32_t>(reg.running_job_ids().begin(), reg.running_job_ids().end()),
@@ -128,8 +132,11 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
       case AgentMessage::kStepStatus:
         controller_->AgentStepStatus(FromProto(message.step_status()), outbox_);
         return;
+      case AgentMessage::kHeartbeat:
+        // Proves the agent alive; acknowledged once the controller has recorded it.
+        controller_->AgentHeard(outbox_, message.heartbeat().sequence());
+        return;
       default:
-        // Heartbeats prove the agent is alive.
         controller_->AgentHeard(outbox_);
         return;
     }

@@ -114,7 +114,9 @@ class Controller {
   void AgentStepStatus(lifecycle::StepReport report, std::shared_ptr<AgentOutbox> outbox);
   // Events on a stream are keyed by its outbox: the owner thread maps it to the node, and drops
   // events from streams that never registered or were replaced by a newer one.
-  void AgentHeard(std::shared_ptr<AgentOutbox> outbox);
+  // A message proving the agent alive; a heartbeat's `sequence` (non-zero) is acknowledged to the
+  // agent once recorded (HeartbeatAck: the agent fences its jobs when acks stop).
+  void AgentHeard(std::shared_ptr<AgentOutbox> outbox, uint64_t heartbeat_sequence = 0);
   void AgentGpuHealth(std::vector<state::GpuStatus> gpus, std::shared_ptr<AgentOutbox> outbox);
   void AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox);
 
@@ -139,6 +141,8 @@ class Controller {
   absl::Status CommitWithRetry(const persistence::Mutations& mutations);
   void Publish();
   void SaveAdminState(core::NodeId id, Batch& batch);
+  // Drains the nodes the lifecycle asked for (Effects::drains), as canopyd's user, and saves it.
+  void ApplyDrains(Batch& batch);
   // Tells the job lifecycle a node's facts may have changed.
   void NodeTouched(core::NodeId id, Batch& batch);
   // Copies the records of `unsaved_jobs_` for the snapshot and the store, and those of

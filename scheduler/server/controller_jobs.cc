@@ -144,6 +144,7 @@ void Controller::AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<Age
     // Acknowledgements go out after the commit, like every message: the agent forgets the
     // report only once it is safe.
     jobs_->JobReported(node, report, batch.effects);
+    ApplyDrains(batch);
   });
 }
 

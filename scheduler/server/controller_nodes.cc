@@ -113,14 +113,45 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
   }
 }
 
-void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox) {
-  Post([this, outbox = std::move(outbox)](Batch&) {
+void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox, uint64_t heartbeat_sequence) {
+  Post([this, outbox = std::move(outbox), heartbeat_sequence](Batch& batch) {
     if (core::NodeId node = SessionNode(outbox); node.valid()) {
-      state_.NoteHeard(node, clock_->Now());
+      if (state_.NoteHeard(node, clock_->Now())) {
+        spdlog::info("node {} responds again", state_.node(node).name);
+        NodeTouched(node, batch);
+        batch.visible_change = true;
+      }
       heard_since_publish_ = true;
       nodes_dirty_ = true;
+      if (heartbeat_sequence != 0) {
+        // Not after the commit: a heartbeat changes nothing durable.
+        canopy::v1::ControllerMessage ack;
+        ack.mutable_heartbeat_ack()->set_sequence(heartbeat_sequence);
+        outbox->Send(std::move(ack));
+      }
     }
   });
+}
+
+void Controller::ApplyDrains(Batch& batch) {
+  for (const lifecycle::NodeDrain& drain : batch.effects.drains) {
+    const std::string name = state_.node(drain.node).name;
+    absl::StatusOr<std::vector<core::NodeId>> ids =
+        state_.UpdateNodes({name}, state::NodeAdminAction::kDrain, drain.reason,
+                           state::kControllerUser, clock_->Now());
+    if (!ids.ok()) {
+      spdlog::error("could not drain {}: {}", name, ids.status().message());
+      continue;
+    }
+    for (core::NodeId id : *ids) {
+      SaveAdminState(id, batch);
+      NodeTouched(id, batch);
+    }
+    spdlog::warn("node {} drained: {}", name, drain.reason);
+    batch.visible_change = true;
+    nodes_dirty_ = true;
+  }
+  batch.effects.drains.clear();
 }
 
 void Controller::AgentGpuHealth(std::vector<state::GpuStatus> gpus,

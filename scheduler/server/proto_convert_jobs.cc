@@ -517,6 +517,8 @@ std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
   out.out_of_memory = s.out_of_memory();
   out.message = s.message();
   out.run_id = s.run_id();
+  out.node_fault = s.node_fault();
+  out.fenced = s.fenced();
   return out;
 }
 

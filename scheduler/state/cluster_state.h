@@ -21,6 +21,9 @@ namespace canopy::state {
 // An admin's change to nodes (scontrol update NodeName=... State=...).
 enum class NodeAdminAction { kDrain, kResume, kDown };
 
+// Who the controller names as the author of the reasons it sets itself (sinfo -R's USER).
+inline constexpr char kControllerUser[] = "canopyd";
+
 class ClusterState {
  public:
   // Builds one NodeRecord per configured node; NodeId = index in config.nodes. `start` is when
@@ -37,8 +40,10 @@ class ClusterState {
   // with Slurm's reason text. NotFound for an unknown node.
   absl::StatusOr<core::NodeId> RegisterNode(absl::string_view name, NodeRegistration registration,
                                             absl::Time now);
-  // Any message from the node's agent.
-  void NoteHeard(core::NodeId id, absl::Time now);
+  // Any message from the node's agent. A node made DOWN for not responding while its stream
+  // stayed open (a stalled agent, a network cut that healed) returns to service, as it would by
+  // registering again (ReturnToService=1); true when it did.
+  bool NoteHeard(core::NodeId id, absl::Time now);
   // New GPU health from the agent.
   void UpdateGpus(core::NodeId id, std::vector<GpuStatus> gpus, absl::Time now);
   // The node's stream ended (agent died, network gone, agent shut down).

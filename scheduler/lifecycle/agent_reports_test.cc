@@ -1,0 +1,124 @@
+// Agent reports that say the node, not the job, is at fault: a launch that failed for a reason of
+// the node's (drain it, run the job elsewhere) and a run the agent fenced after losing the
+// controller (lost as on a failed node).
+#include "scheduler/lifecycle/agent_reports.h"
+
+#include "scheduler/lifecycle/job_lifecycle_test_fixture.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class AgentReportsTest : public JobLifecycleTest {
+ protected:
+  Effects ReportWith(int node, uint32_t job, JobPhase phase, uint32_t run_id,
+                     void (*set)(JobReport&), int exit_signal = 0) {
+    JobReport r;
+    r.job = core::JobId(job);
+    r.phase = phase;
+    r.run_id = run_id;
+    r.exit_signal = exit_signal;
+    set(r);
+    Effects e;
+    jobs_->JobReported(core::NodeId(node), r, e);
+    return e;
+  }
+};
+
+TEST_F(AgentReportsTest, ANodeSideLaunchFailureDrainsTheNodeAndRequeuesTheJob) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);
+  Schedule();
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  const uint32_t run = Job(id).run_id;
+  Effects e = ReportWith(0, id, JobPhase::kLaunchFailed, run, [](JobReport& r) {
+    r.node_fault = true;
+    r.message = "execve /var/spool/canopy/job1.x/script: Text file busy";
+  });
+  ASSERT_EQ(e.drains.size(), 1u);
+  EXPECT_EQ(e.drains[0].node, core::NodeId(0));
+  EXPECT_EQ(e.drains[0].reason, "batch job complete failure");
+  // Back in the queue, no restart counted (it never ran), the reason kept for squeue.
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 0);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("Text file busy"));
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0));
+  EXPECT_TRUE(e.schedule);
+}
+
+TEST_F(AgentReportsTest, AJobSideLaunchFailureStillFailsTheJobAndDrainsNothing) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);
+  Schedule();
+  Effects e = ReportWith(0, id, JobPhase::kLaunchFailed, Job(id).run_id, [](JobReport& r) {
+    r.message = "chdir to /nope: No such file or directory";
+  });
+  EXPECT_THAT(e.drains, IsEmpty());
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+}
+
+TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);
+  Schedule();
+  Effects e = ReportWith(0, id, JobPhase::kLaunchFailed, Job(id).run_id + 7,
+                         [](JobReport& r) { r.node_fault = true; });
+  EXPECT_THAT(e.drains, IsEmpty());
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+}
+
+TEST_F(AgentReportsTest, AFencedBatchExitRequeuesTheRunningGang) {
+  const uint32_t id = StartRunning(2);
+  const uint32_t run = Job(id).run_id;
+  // The batch host killed the script itself (SIGKILL): not the job's own failure.
+  Effects e = ReportWith(
+      0, id, JobPhase::kExited, run, [](JobReport& r) { r.fenced = true; }, /*exit_signal=*/9);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 1);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("fenced"));
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1));
+  EXPECT_THAT(e.drains, IsEmpty());
+  // The report is acknowledged like any exit, so the agent forgets it.
+  EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+}
+
+TEST_F(AgentReportsTest, AFencedCleanUpOfAnotherNodeRequeuesToo) {
+  const uint32_t id = StartRunning(2);
+  Effects e = ReportWith(1, id, JobPhase::kCleanedUp, Job(id).run_id,
+                         [](JobReport& r) { r.fenced = true; });
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).restart_count, 1);
+}
+
+TEST_F(AgentReportsTest, AFencedRunOfANoRequeueJobEndsNodeFail) {
+  AllNodesUp();
+  SubmitRequest once = Request(1, 4);
+  once.spec.requeue = false;
+  Effects e;
+  const uint32_t id = jobs_->Submit(once, alice_, e)->job_id.value();
+  Schedule();
+  Report(0, id, JobPhase::kLaunched, 0, 0, Job(id).run_id);
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  ReportWith(0, id, JobPhase::kExited, Job(id).run_id, [](JobReport& r) { r.fenced = true; });
+  EXPECT_EQ(Job(id).state, JobState::kNodeFail);
+}
+
+TEST_F(AgentReportsTest, AFencedReportAboutARunAlreadyRequeuedChangesNothing) {
+  const uint32_t id = StartRunning(2);
+  const uint32_t old_run = Job(id).run_id;
+  Effects down;
+  jobs_->NodeChanged(Node(1, /*up=*/false), down);  // the controller requeued it first
+  Schedule();
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  const int32_t restarts = Job(id).restart_count;
+  Effects e =
+      ReportWith(1, id, JobPhase::kCleanedUp, old_run, [](JobReport& r) { r.fenced = true; });
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+  EXPECT_EQ(Job(id).restart_count, restarts);
+}
+
+}  // namespace
+}  // namespace canopy::lifecycle

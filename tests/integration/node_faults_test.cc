@@ -1,0 +1,120 @@
+// Faults of a node rather than of a job, on a real canopyd and agent: a launch that fails for a
+// reason of the node's drains the node and runs the job elsewhere; an agent cut off from the
+// controller for nearly its node timeout kills its jobs (fencing), and the requeued run never
+// overlaps the fenced one.
+#include <signal.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/front_end_test.h"
+
+namespace canopy::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Fencing after node_timeout - 2 x heartbeat = 3 s without an acknowledged heartbeat.
+constexpr char kConfig[] = R"(
+cluster_name: itfaults
+node_timeout: 4s
+heartbeat_interval: 500ms
+kill_wait: 2s
+launch_timeout: 10s
+min_job_age: 300s
+nodes:
+  - names: gpu[1-2]
+    cpus: 8
+    memory_mib: 64000
+    gpus: {type: h100, count: 4}
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+)";
+
+class NodeFaultsTest : public FrontEndTest {
+ protected:
+  NodeFaultsTest() : FrontEndTest(kConfig) {}
+
+  // The pid written to work/NAME, or 0.
+  pid_t PidIn(const std::string& name) {
+    pid_t pid = 0;
+    return absl::SimpleAtoi(absl::StripAsciiWhitespace(Work(name)), &pid) ? pid : 0;
+  }
+  static bool Gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+};
+
+TEST_F(NodeFaultsTest, ALaunchThatFailsOnTheNodeDrainsItAndRunsTheJobElsewhere) {
+  // gpu1's spool is a regular file: the agent cannot write any batch script there.
+  std::filesystem::create_directories(cluster_.dir() + "/spool");
+  std::ofstream(cluster_.dir() + "/spool/gpu1").close();
+  ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
+
+  // Two one-node jobs: one of them is placed on gpu1 first.
+  const uint32_t a = Sbatch({"-o", "a.txt", "--wrap", "echo ran on $SLURMD_NODENAME"});
+  const uint32_t b = Sbatch({"-o", "b.txt", "--wrap", "echo ran on $SLURMD_NODENAME"});
+  ASSERT_TRUE(WaitUntil([&] { return State(a) == "COMPLETED" && State(b) == "COMPLETED"; },
+                        absl::Seconds(60)))
+      << State(a) << " " << State(b) << "\n"
+      << Diagnostics();
+  EXPECT_EQ(Work("a.txt"), "ran on gpu2\n");
+  EXPECT_EQ(Work("b.txt"), "ran on gpu2\n");
+  const CommandResult node = Scontrol({"show", "node", "gpu1"});
+  EXPECT_THAT(node.out, HasSubstr("State=IDLE+DRAIN "));
+  EXPECT_THAT(node.out, HasSubstr("Reason=batch job complete failure [canopyd@"));
+  EXPECT_THAT(cluster_.ControllerLog(), HasSubstr("for a reason of the node: mkdtemp"));
+  // Neither job ran on gpu1, so neither was restarted.
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(a)}).out, HasSubstr(" Restarts=0 "));
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(b)}).out, HasSubstr(" Restarts=0 "));
+}
+
+TEST_F(NodeFaultsTest, AnAgentCutOffFromTheControllerFencesItsJobsAndTheRequeueNeverOverlaps) {
+  ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
+  // A two-node gang: one task per node. Each task first looks for a live task of another run
+  // (which would be the same gang running twice), then waits for "go".
+  const uint32_t id = Sbatch(
+      {"-N2", "-o", "out.txt", "--wrap",
+       "srun -N2 -n2 sh -c 'for f in pid.*; do case $f in pid.\\*|pid.$SLURM_RESTART_COUNT.*) "
+       "continue;; esac; kill -0 $(cat $f) 2>/dev/null && echo \"run $SLURM_RESTART_COUNT "
+       "overlaps $f\" >> overlap.txt; done; echo $$ > pid.$SLURM_RESTART_COUNT.$SLURM_NODEID; "
+       "while [ ! -e go ]; do sleep 0.1; done'"});
+  ASSERT_TRUE(
+      WaitUntil([&] { return PidIn("pid.0.0") > 0 && PidIn("pid.0.1") > 0; }, absl::Seconds(30)))
+      << Work("out.txt") << Diagnostics();
+  const pid_t first[2] = {PidIn("pid.0.0"), PidIn("pid.0.1")};
+
+  // The controller stops answering (as if cut off): the agent fences both nodes' tasks.
+  const pid_t canopyd = cluster_.controller_pid();
+  ASSERT_EQ(kill(canopyd, SIGSTOP), 0);
+  absl::Cleanup resume = [canopyd] { kill(canopyd, SIGCONT); };
+  EXPECT_TRUE(WaitUntil([&] { return Gone(first[0]) && Gone(first[1]); }, absl::Seconds(20)))
+      << cluster_.AgentLog();
+  EXPECT_THAT(cluster_.AgentLog(), HasSubstr("fenced 1 job(s)"));
+  // Past the node timeout, then the controller is back: the run is requeued (by the fenced
+  // reports or by the node timeout, whichever it sees first) and runs again, alone.
+  absl::SleepFor(absl::Seconds(2));
+  std::move(resume).Invoke();
+  ASSERT_TRUE(
+      WaitUntil([&] { return PidIn("pid.1.0") > 0 && PidIn("pid.1.1") > 0; }, absl::Seconds(60)))
+      << State(id) << "\n"
+      << Diagnostics();
+  std::ofstream(work_ + "/go").close();
+  ASSERT_TRUE(WaitUntil([&] { return State(id) == "COMPLETED"; }, absl::Seconds(30)))
+      << State(id) << Diagnostics();
+  EXPECT_EQ(Work("overlap.txt"), "");
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(id)}).out, HasSubstr(" Restarts=1 "));
+  // Both nodes serve again.
+  EXPECT_THAT(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, HasSubstr("idle 2"));
+}
+
+}  // namespace
+}  // namespace canopy::testing
