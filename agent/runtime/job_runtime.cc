@@ -524,15 +524,27 @@ void JobRuntime::AckStatus(const canopy::v1::JobStatusAck& ack) {
   }
 }
 
-std::vector<uint32_t> JobRuntime::RunningJobIds() const {
+std::vector<canopy::v1::RunningJob> JobRuntime::RunningJobs() const {
   absl::MutexLock lock(&mu_);
-  std::vector<uint32_t> ids;
+  std::vector<canopy::v1::RunningJob> out;
   for (const auto& [id, job] : jobs_) {
     // An old run being killed to make way for a newer one is not "the job" the controller
     // asks about: the newer run has not started (it answers LAUNCHED when it does).
     if (!job->next_launch.has_value()) {
-      ids.push_back(id);
+      canopy::v1::RunningJob& r = out.emplace_back();
+      r.set_job_id(id);
+      r.set_run_id(job->run_id());
+      *r.mutable_gpu_indexes() = job->launch.gpu_indexes();
+      r.set_cpus(job->launch.cpus());
     }
+  }
+  return out;
+}
+
+std::vector<uint32_t> JobRuntime::RunningJobIds() const {
+  std::vector<uint32_t> ids;
+  for (const canopy::v1::RunningJob& r : RunningJobs()) {
+    ids.push_back(r.job_id());
   }
   return ids;
 }

@@ -94,6 +94,8 @@ class JobRuntime {
   // Jobs this node still has (launched and not yet cleaned up), ascending; not a job whose
   // old run is only being cleaned up for a newer run that waits to start.
   std::vector<uint32_t> RunningJobIds() const;
+  // The same jobs, with the run and what each was given on this node (Register.running_jobs).
+  std::vector<canopy::v1::RunningJob> RunningJobs() const;
   // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job, run, then phase.
   std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
 

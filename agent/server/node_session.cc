@@ -116,8 +116,9 @@ grpc::Status NodeSession::ConnectOnce() {
   reg->set_agent_version(CANOPY_VERSION);
   *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
   reg->set_runs_as_root(geteuid() == 0);
-  for (uint32_t id : runtime_->RunningJobIds()) {
-    reg->add_running_job_ids(id);
+  for (canopy::v1::RunningJob& job : runtime_->RunningJobs()) {
+    reg->add_running_job_ids(job.job_id());
+    *reg->add_running_jobs() = std::move(job);
   }
   absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
   if (!gpus.ok()) {

@@ -25,6 +25,27 @@ uint64_t GpuBits(const std::vector<int>& indexes) {
   return bits;
 }
 
+// What a job the node should not have still uses there stays held until the node reports it
+// CLEANED_UP (or the hold's deadline passes), unless a hold for it is already kept.
+void HoldLeftover(LifecycleState& s, core::NodeId node, const RunningJob& r, Effects& effects) {
+  for (const CleanupHold& h : s.holds) {
+    if (h.job == r.job && h.share.node == node) {
+      return;
+    }
+  }
+  CleanupHold hold;
+  hold.job = r.job;
+  hold.run_id = r.run_id;
+  hold.share.node = node;
+  hold.share.gpus = static_cast<int32_t>(r.gpu_indexes.size());
+  hold.share.gpu_indexes = r.gpu_indexes;
+  hold.share.cpus = r.cpus;
+  hold.deadline = s.Now() + s.config->kill_wait + kCleanupGrace;
+  std::vector<CleanupHold> holds;
+  holds.push_back(std::move(hold));
+  TakeHolds(s, std::move(holds), effects);
+}
+
 // The batch script ended on the batch host.
 void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects& effects) {
   if (job.state == core::JobState::kConfiguring) {
@@ -198,18 +219,18 @@ void NodeChanged(LifecycleState& s, const state::NodeRecord& node, Effects& effe
 }
 
 std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord& node,
-                                     const std::vector<uint32_t>& running_job_ids,
+                                     const std::vector<RunningJob>& running_jobs,
                                      Effects& effects) {
   std::vector<uint32_t> kill;
   const absl::btree_set<core::JobId>& held = s.node_jobs[node.id.value()];
   absl::btree_set<core::JobId> running;
-  for (uint32_t raw : running_job_ids) {
-    const core::JobId id(raw);
-    running.insert(id);
-    if (!held.contains(id)) {
-      kill.push_back(raw);
-      effects.warnings.push_back(absl::StrCat("node ", node.name, " still runs job ", raw,
+  for (const RunningJob& r : running_jobs) {
+    running.insert(r.job);
+    if (!held.contains(r.job)) {
+      kill.push_back(r.job.value());
+      effects.warnings.push_back(absl::StrCat("node ", node.name, " still runs job ", r.job.value(),
                                               ", which does not hold it: killing it"));
+      HoldLeftover(s, node.id, r, effects);
     }
   }
   const std::vector<core::JobId> jobs(held.begin(), held.end());

@@ -32,11 +32,13 @@ void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, 
 // GPU used by a job broke, fails the jobs on it (requeue, or NODE_FAIL with --no-requeue).
 void NodeChanged(LifecycleState& s, const state::NodeRecord& node, Effects& effects);
 
-// A node's agent (re)registered, still running `running_job_ids`. Returns the jobs it should
-// kill (unknown, or no longer allocated to it); re-sends what a CONFIGURING or COMPLETING job
-// still needs from it, and notes a RUNNING job the batch host forgot.
+// A node's agent (re)registered, still running `running`. Returns the jobs it should kill
+// (unknown, or no longer allocated to it), each of which keeps what it uses there held (a
+// CleanupHold) until the node reports it CLEANED_UP: after a restart, or a node's return, the
+// controller remembers no hold, and its GPUs must not go to another job while the old processes
+// die. Re-sends what a CONFIGURING or COMPLETING job still needs from the node, and notes a
+// RUNNING job the batch host forgot.
 std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord& node,
-                                     const std::vector<uint32_t>& running_job_ids,
-                                     Effects& effects);
+                                     const std::vector<RunningJob>& running, Effects& effects);
 
 }  // namespace canopy::lifecycle

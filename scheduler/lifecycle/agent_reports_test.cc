@@ -120,5 +120,56 @@ TEST_F(AgentReportsTest, AFencedReportAboutARunAlreadyRequeuedChangesNothing) {
   EXPECT_EQ(Job(id).restart_count, restarts);
 }
 
+// After a restart the controller remembers no cleanup hold: a node that registers still running
+// a job it does not place there keeps what that job uses held until the node reports it gone.
+// Before, those GPUs went to the next job while the old processes still ran.
+TEST_F(AgentReportsTest, ALeftoverJobAtRegistrationKeepsItsGpusHeldUntilCleanedUp) {
+  AllNodesUp();
+  Effects e;
+  std::vector<uint32_t> kill = jobs_->NodeRegistered(
+      Node(0), {RunningJob{core::JobId(42), /*run_id=*/3, /*gpu_indexes=*/{1, 2}, /*cpus=*/2}}, e);
+  EXPECT_THAT(kill, ElementsAre(42));
+  EXPECT_EQ(FreeGpus(0), 2);
+  EXPECT_EQ(jobs_->cleanup_holds(), 1u);
+  // A job for four GPUs goes to another node; one for two fits beside the leftover.
+  const uint32_t big = Submit(1, 4);
+  const uint32_t small = Submit(1, 2);
+  Schedule();
+  EXPECT_THAT(Nodes(big), ElementsAre("gpu2"));
+  EXPECT_THAT(Nodes(small), ElementsAre("gpu1"));
+  EXPECT_THAT(Job(small).allocation.nodes[0].gpu_indexes, ElementsAre(0, 3));
+  // Registering again (a reconnect) does not hold twice.
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 3, {1, 2}, 2}}, e);
+  EXPECT_EQ(jobs_->cleanup_holds(), 1u);
+  // The node reports the old run gone: free again.
+  Report(0, 42, JobPhase::kCleanedUp, 0, 0, /*run_id=*/3);
+  EXPECT_EQ(jobs_->cleanup_holds(), 0u);
+  EXPECT_EQ(FreeGpus(0), 2);  // the small job's two
+}
+
+TEST_F(AgentReportsTest, ALeftoverThatNeverReportsIsReleasedAfterKillWaitAndGrace) {
+  AllNodesUp();
+  Effects e;
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 1, {0, 1, 2, 3}, 8}}, e);
+  EXPECT_EQ(FreeGpus(0), 0);
+  clock_.Advance(config_->kill_wait + kCleanupGrace + absl::Seconds(1));
+  Tick();
+  EXPECT_EQ(FreeGpus(0), 4);
+}
+
+TEST_F(AgentReportsTest, AJobAlreadyHeldAfterARequeueIsNotHeldTwice) {
+  const uint32_t id = StartRunning(1);
+  Effects e;
+  // Requeued (a GPU of gpu1 it uses broke): the controller keeps its own hold on gpu1.
+  state::NodeRecord broken = Node(0);
+  broken.registration.gpus[0].healthy = false;
+  jobs_->NodeChanged(broken, e);
+  ASSERT_EQ(Job(id).state, JobState::kPending);
+  const size_t holds = jobs_->cleanup_holds();
+  ASSERT_GE(holds, 1u);
+  jobs_->NodeRegistered(broken, {RunningJob{core::JobId(id), 1, {0, 1, 2, 3}, 8}}, e);
+  EXPECT_EQ(jobs_->cleanup_holds(), holds);
+}
+
 }  // namespace
 }  // namespace canopy::lifecycle

@@ -150,6 +150,15 @@ enum class JobPhase {
   kCleanedUp,     // every process of the job on this node is gone
 };
 
+// A job an agent still has on its node when it registers (agent.proto Register.running_jobs),
+// with what it was given there.
+struct RunningJob {
+  core::JobId job;
+  uint32_t run_id = 0;  // 0: the agent did not say
+  std::vector<int> gpu_indexes;
+  int32_t cpus = 0;
+};
+
 struct JobReport {
   core::JobId job;
   JobPhase phase = JobPhase::kLaunched;

@@ -114,9 +114,9 @@ void JobLifecycle::NodeChanged(const state::NodeRecord& node, Effects& effects) 
 }
 
 std::vector<uint32_t> JobLifecycle::NodeRegistered(const state::NodeRecord& node,
-                                                   const std::vector<uint32_t>& running_job_ids,
+                                                   const std::vector<RunningJob>& running,
                                                    Effects& effects) {
-  return lifecycle::NodeRegistered(state_, node, running_job_ids, effects);
+  return lifecycle::NodeRegistered(state_, node, running, effects);
 }
 
 void JobLifecycle::JobReported(core::NodeId node, const JobReport& report, Effects& effects) {

@@ -64,8 +64,7 @@ class JobLifecycle {
   // ---- Nodes and agents (agent_reports.h)
   void NodeChanged(const state::NodeRecord& node, Effects& effects);
   std::vector<uint32_t> NodeRegistered(const state::NodeRecord& node,
-                                       const std::vector<uint32_t>& running_job_ids,
-                                       Effects& effects);
+                                       const std::vector<RunningJob>& running, Effects& effects);
   void JobReported(core::NodeId node, const JobReport& report, Effects& effects);
   void StepReported(core::NodeId node, const StepReport& report, Effects& effects);
 

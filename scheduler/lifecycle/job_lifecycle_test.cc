@@ -466,7 +466,7 @@ TEST_F(JobLifecycleTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
   Report(0, id, JobPhase::kLaunched);
   // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
   Effects e;
-  jobs_->NodeRegistered(Node(1), {id}, e);
+  jobs_->NodeRegistered(Node(1), {RunningJob{core::JobId(id)}}, e);
   EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 

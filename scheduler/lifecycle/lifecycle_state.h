@@ -81,7 +81,9 @@ struct LiveJob {
 // What a job that left its nodes before they cleaned up (requeued, launch aborted, cancelled
 // while starting) still occupies on one node: its processes may live until KillWait runs out,
 // so nobody else gets those GPUs until the node reports CLEANED_UP (or goes down, or the
-// deadline passes). Not persisted: after a restart the capacity is free again.
+// deadline passes). Not persisted: after a restart the nodes tell, as they register, which jobs
+// they still have and with what (NodeRegistered holds them again); a node is used by nobody
+// before it has registered.
 struct CleanupHold {
   core::JobId job;
   uint32_t run_id = 0;

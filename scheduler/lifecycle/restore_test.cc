@@ -36,7 +36,8 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
   EXPECT_EQ(jobs_->pending_count(), 1u);
 
   // The batch host re-registers without the job and never re-sends an exit: the job is lost.
-  std::vector<uint32_t> kill = jobs_->NodeRegistered(Node(0), {running, 42}, e);
+  std::vector<uint32_t> kill = jobs_->NodeRegistered(
+      Node(0), {RunningJob{core::JobId(running)}, RunningJob{core::JobId(42)}}, e);
   EXPECT_THAT(kill, ElementsAre(42));
   e = Effects();
   jobs_->NodeRegistered(Node(0), {}, e);

@@ -101,9 +101,7 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
           *ack.mutable_register_ack()->mutable_node_timeout() = rpc::ToProtoDuration(timeout);
         }
         controller_->AgentRegistered(
-            reg.node_name(), FromProto(reg),
-            std::vector<uint32_t>(reg.running_job_ids().begin(), reg.running_job_ids().end()),
-            outbox_,
+            reg.node_name(), FromProto(reg), RunningJobsFromProto(reg), outbox_,
             [outbox = outbox_,
              ack = std::move(ack)](absl::StatusOr<Controller::Registered> registered) mutable {
               if (registered.ok()) {

@@ -108,7 +108,8 @@ class Controller {
     std::vector<uint32_t> kill_job_ids;
   };
   void AgentRegistered(std::string node_name, state::NodeRegistration registration,
-                       std::vector<uint32_t> running_job_ids, std::shared_ptr<AgentOutbox> outbox,
+                       std::vector<lifecycle::RunningJob> running,
+                       std::shared_ptr<AgentOutbox> outbox,
                        std::function<void(absl::StatusOr<Registered>)> done);
   void AgentJobStatus(lifecycle::JobReport report, std::shared_ptr<AgentOutbox> outbox);
   void AgentStepStatus(lifecycle::StepReport report, std::shared_ptr<AgentOutbox> outbox);

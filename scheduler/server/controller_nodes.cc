@@ -59,15 +59,15 @@ core::NodeId Controller::SessionNode(const std::shared_ptr<AgentOutbox>& outbox)
 }
 
 void Controller::AgentRegistered(std::string node_name, state::NodeRegistration registration,
-                                 std::vector<uint32_t> running_job_ids,
+                                 std::vector<lifecycle::RunningJob> running,
                                  std::shared_ptr<AgentOutbox> outbox,
                                  std::function<void(absl::StatusOr<Registered>)> done) {
   // `done` is shared so the refusal path can still call it after Post() took the command.
   auto shared_done =
       std::make_shared<std::function<void(absl::StatusOr<Registered>)>>(std::move(done));
-  const bool posted = Post(
-      [this, node_name = std::move(node_name), registration = std::move(registration),
-       running_job_ids = std::move(running_job_ids), outbox, shared_done](Batch& batch) mutable {
+  const bool posted =
+      Post([this, node_name = std::move(node_name), registration = std::move(registration),
+            running = std::move(running), outbox, shared_done](Batch& batch) mutable {
         const bool was_drained = [&] {
           absl::StatusOr<core::NodeId> id = state_.FindNode(node_name);
           return id.ok() && state_.node(*id).drain;
@@ -100,7 +100,7 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
         NodeTouched(*id, batch);
         Registered registered;
         registered.node = *id;
-        registered.kill_job_ids = jobs_->NodeRegistered(node, running_job_ids, batch.effects);
+        registered.kill_job_ids = jobs_->NodeRegistered(node, running, batch.effects);
         // The agent learns it is registered only once any drain caused by its report is durable
         // (and before the messages the registration caused: Deliver runs after this).
         batch.after_commit.push_back(

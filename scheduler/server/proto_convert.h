@@ -87,6 +87,9 @@ canopy::v1::JobActionResponse ToProto(const std::vector<lifecycle::JobActionAnsw
 // a report must not be taken for a launch confirmation.
 std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& status);
 lifecycle::StepReport FromProto(const canopy::v1::StepStatus& status);
+// The jobs a registering agent still has: Register.running_jobs, or, from an agent that sends
+// only running_job_ids, those ids with nothing known about what they use.
+std::vector<lifecycle::RunningJob> RunningJobsFromProto(const canopy::v1::Register& reg);
 
 // A message for an agent, with what the agent needs from the configuration (cluster name,
 // KillWait) and the topology (node names, SLURM_TOPOLOGY_ADDR).

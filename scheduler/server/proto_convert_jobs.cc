@@ -522,6 +522,21 @@ std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
   return out;
 }
 
+std::vector<lifecycle::RunningJob> RunningJobsFromProto(const canopy::v1::Register& reg) {
+  std::vector<lifecycle::RunningJob> out;
+  if (reg.running_jobs().empty()) {
+    for (uint32_t id : reg.running_job_ids()) {
+      out.push_back({core::JobId(id), 0, {}, 0});
+    }
+    return out;
+  }
+  for (const canopy::v1::RunningJob& r : reg.running_jobs()) {
+    out.push_back({core::JobId(r.job_id()), r.run_id(),
+                   std::vector<int>(r.gpu_indexes().begin(), r.gpu_indexes().end()), r.cpus()});
+  }
+  return out;
+}
+
 lifecycle::StepReport FromProto(const canopy::v1::StepStatus& s) {
   return {core::JobId(s.job_id()), s.step_id(),    s.node_index(), s.exited(),
           s.exit_code(),           s.exit_signal()};

@@ -1,7 +1,8 @@
 // Faults of a node rather than of a job, on a real canopyd and agent: a launch that fails for a
 // reason of the node's drains the node and runs the job elsewhere; an agent cut off from the
 // controller for nearly its node timeout kills its jobs (fencing), and the requeued run never
-// overlaps the fenced one.
+// overlaps the fenced one; after kill -9 of canopyd, GPUs whose old processes are still dying
+// are not given to another job.
 #include <signal.h>
 
 #include <cerrno>
@@ -22,12 +23,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Fencing after node_timeout - 2 x heartbeat = 3 s without an acknowledged heartbeat.
+// Fencing after node_timeout - 2 x heartbeat = 3 s without an acknowledged heartbeat. KillWait
+// is long enough that a requeued job's processes outlive a restart of canopyd.
 constexpr char kConfig[] = R"(
 cluster_name: itfaults
 node_timeout: 4s
 heartbeat_interval: 500ms
-kill_wait: 2s
+kill_wait: 8s
 launch_timeout: 10s
 min_job_age: 300s
 nodes:
@@ -114,6 +116,27 @@ TEST_F(NodeFaultsTest, AnAgentCutOffFromTheControllerFencesItsJobsAndTheRequeueN
   EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(id)}).out, HasSubstr(" Restarts=1 "));
   // Both nodes serve again.
   EXPECT_THAT(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, HasSubstr("idle 2"));
+}
+
+TEST_F(NodeFaultsTest, GpusStillCleaningUpAreNotGivenAwayAfterAControllerCrash) {
+  ASSERT_TRUE(StartCluster("gpu1", 1, 4));
+  // A ignores SIGTERM, so after its requeue it lives on for KillWait (8 s) until SIGKILL.
+  const uint32_t a = Sbatch({"-G", "4", "-o", "a.txt", "--wrap",
+                             "trap '' TERM; echo $$ > a.pid; while true; do sleep 0.1; done"});
+  ASSERT_TRUE(WaitUntil([&] { return PidIn("a.pid") > 0; }, absl::Seconds(30))) << Diagnostics();
+  // B wants the same four GPUs and looks, when it starts, whether A is still alive.
+  const uint32_t b = Sbatch({"-G", "4", "-o", "b.txt", "--wrap",
+                             "if kill -0 $(cat a.pid) 2>/dev/null; then echo overlap; "
+                             "else echo alone; fi"});
+  ASSERT_EQ(Scontrol({"requeuehold", absl::StrCat(a)}).exit_code, 0);
+  // canopyd dies while A's processes are dying, and comes back: it has forgotten the hold on
+  // gpu1, but the agent lists A when it registers again.
+  cluster_.CrashController();
+  ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+  ASSERT_TRUE(WaitUntil([&] { return State(b) == "COMPLETED"; }, absl::Seconds(60)))
+      << State(b) << Diagnostics();
+  EXPECT_EQ(Work("b.txt"), "alone\n");
+  EXPECT_EQ(State(a), "PENDING");
 }
 
 }  // namespace
