@@ -196,6 +196,9 @@ struct Job {
   // Who cancelled it (sacct's "CANCELLED by UID"); unset unless a user or operator did.
   std::optional<uint32_t> cancelled_by;
   uint32_t next_step_id = 0;  // srun steps get 0, 1, 2, ...
+  // This run's --signal warning has been sent. Stored, so a restart neither sends it twice nor
+  // (worse) forgets it; cleared at every launch.
+  bool warn_sent = false;
 
   // An allocation-only job (srun or salloc outside a batch job) ends when its client says so.
   bool allocation_only() const { return spec.script.empty(); }

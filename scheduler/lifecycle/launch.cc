@@ -57,6 +57,7 @@ void Launch(LifecycleState& s, core::Job& job, Effects& effects) {
   job.completing_to.reset();
   job.exit_code = 0;
   job.exit_signal = 0;
+  job.warn_sent = false;
   ++job.run_id;
   auto record = std::make_shared<const core::Job>(job);
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {

@@ -144,7 +144,7 @@ void LifecycleState::Rearm(core::JobId id) {
         if (job->time_limit != absl::InfiniteDuration()) {
           const absl::Time limit = job->start_time + job->time_limit;
           at = std::min(at, limit);
-          if (!l->warned && job->spec.warn_signal > 0) {
+          if (!job->warn_sent && job->spec.warn_signal > 0) {
             at = std::min(at, limit - job->spec.warn_time);
           }
         }

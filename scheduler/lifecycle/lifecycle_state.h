@@ -69,7 +69,6 @@ struct LiveJob {
   absl::Time launch_deadline = absl::InfiniteFuture();
   absl::Time cleanup_deadline = absl::InfiniteFuture();
   absl::Time lost_batch_since = absl::InfiniteFuture();  // the batch host forgot the job
-  bool warned = false;                                   // --signal sent
   // Chosen as a preemption victim (preemption.h): for whom, and when its GraceTime is up and it
   // is requeued or cancelled. Not stored: after a restart the preemptor plans again.
   core::JobId preempted_by;

@@ -10,6 +10,42 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// The --signal warning went out before the restart: it does not go out again (it did: the flag
+// lived only in memory), and the time limit still ends the job.
+TEST_F(JobLifecycleTest, ASignalSentBeforeARestartIsNotSentAgain) {
+  AllNodesUp();
+  SubmitRequest req = Request(1, 0, "#!/bin/sh\nsleep 1000\n");
+  req.spec.time_limit = absl::Minutes(1);
+  req.spec.warn_signal = 10;
+  req.spec.warn_time = absl::Seconds(20);
+  Effects e;
+  const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
+  Schedule();
+  Report(0, id, JobPhase::kLaunched);
+  clock_.Advance(absl::Seconds(40));
+  e = Tick();
+  ASSERT_THAT(Targets<SignalJob>(e), ElementsAre(0));
+  EXPECT_TRUE(e.dirty.contains(core::JobId(id)));  // saved with the batch
+  EXPECT_TRUE(Job(id).warn_sent);
+
+  persistence::StoredJobs saved;
+  for (const auto& [job_id, job] : jobs_->jobs().jobs()) {
+    saved.jobs.push_back(*job);
+    saved.jobs.back().resources = {};
+  }
+  saved.next_job_id = jobs_->next_job_id();
+  Reset();
+  e = Effects();
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  AllNodesUp();
+  EXPECT_EQ(jobs_->NextDeadline(), Job(id).start_time + absl::Minutes(1));
+  clock_.Advance(absl::Seconds(5));
+  EXPECT_THAT(Targets<SignalJob>(Tick()), ElementsAre());
+  clock_.Advance(absl::Seconds(15));
+  Tick();
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+}
+
 TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
   const uint32_t running = StartRunning(2);
   const uint32_t pending = Submit(4, 4);

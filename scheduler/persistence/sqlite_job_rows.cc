@@ -302,6 +302,7 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.exit_signal; }>("exit_signal"),
     Column<[](auto& j) -> auto& { return j.run_id; }>("run_id"),
     Column<[](auto& j) -> auto& { return j.next_step_id; }>("next_step_id"),
+    Column<[](auto& j) -> auto& { return j.warn_sent; }>("warn_sent"),
     // Who, and what was decided at submission.
     Column<[](auto& j) -> auto& { return j.user_id; }>("user_id"),
     Column<[](auto& j) -> auto& { return j.group_id; }>("group_id"),

@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 8> kMigrations = {
+constexpr std::array<const char*, 9> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -220,6 +220,10 @@ constexpr std::array<const char*, 8> kMigrations = {
       reason             TEXT NOT NULL,
       quarantined_at_us  INTEGER NOT NULL
     ) WITHOUT ROWID;
+    )sql",
+    // 9: a running job's --signal warning, once sent, is not sent again after a restart.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN warn_sent INTEGER NOT NULL DEFAULT 0;
     )sql",
 };
 

@@ -156,6 +156,7 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
   job.qos.clear();
   job.spec.comment.clear();
   ClearRecordedOptions(job.spec);
+  job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
 }
@@ -184,6 +185,7 @@ TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
   job.qos.clear();
   job.spec.comment.clear();
   ClearRecordedOptions(job.spec);
+  job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
   absl::StatusOr<StoredAccounting> accounting = store->LoadAccounting();
@@ -211,6 +213,7 @@ TEST_F(SqliteStoreTest, Schema6JobsStayInMemoryAndGetAccountingTables) {
   ASSERT_EQ(jobs->jobs.size(), 1u);
   job.spec.comment.clear();
   ClearRecordedOptions(job.spec);
+  job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
   core::StepRecord step;
@@ -375,7 +378,7 @@ TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 8);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 9);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);

@@ -138,11 +138,13 @@ inline core::Job FullJob(core::JobId id) {
   j.exit_signal = 15;
   j.run_id = 4;
   j.next_step_id = 5;
+  j.warn_sent = true;
   return j;
 }
 
-// Takes a database back to schema 6 (what migrations 7 and 8 added), to test migration 7.
+// Takes a database back to schema 6 (what migrations 7, 8 and 9 added), to test migration 7.
 inline constexpr char kUndoSchema7[] = R"sql(
+    ALTER TABLE jobs DROP COLUMN warn_sent;
     DROP TABLE quarantined_jobs;
     DROP INDEX jobs_in_memory;
     DROP INDEX jobs_by_end;
