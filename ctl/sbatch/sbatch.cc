@@ -148,11 +148,12 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitRetryingWhileFull(
     absl::FunctionRef<void(absl::Duration)> sleep, std::ostream& err) {
   constexpr int kMaxRetries = 15;  // Slurm's sbatch MAX_RETRIES
   absl::StatusOr<canopy::v1::SubmitJobResponse> response = submit();
-  // Only the controller's MaxJobCount answer: gRPC also says RESOURCE_EXHAUSTED for a message
-  // over its size limit, which no retry would cure.
+  // Only the controller's MaxJobCount answer, or all its RPC threads busy: gRPC also says
+  // RESOURCE_EXHAUSTED for a message over its size limit, which no retry would cure.
   auto full = [](const absl::Status& s) {
     return absl::IsResourceExhausted(s) &&
-           absl::StartsWith(s.message(), "Resource temporarily unavailable");
+           (absl::StartsWith(s.message(), "Resource temporarily unavailable") ||
+            absl::StrContains(s.message(), "Server Threadpool Exhausted"));
   };
   for (int retries = 0; retries < kMaxRetries && full(response.status());) {
     if (retries == 0) {

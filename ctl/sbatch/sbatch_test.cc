@@ -140,6 +140,18 @@ TEST(SbatchSubmitRetryTest, RetriesWhileTheControllerIsFull) {
       },
       [&](absl::Duration) {}, err);
   EXPECT_EQ(calls, 1);
+
+  // Every RPC thread of canopyd busy (canopyd --max_rpc_threads): retried like a full queue.
+  calls = 0;
+  r = SubmitRetryingWhileFull(
+      [&]() -> absl::StatusOr<canopy::v1::SubmitJobResponse> {
+        return ++calls < 2 ? absl::StatusOr<canopy::v1::SubmitJobResponse>(
+                                 absl::ResourceExhaustedError("Server Threadpool Exhausted"))
+                           : ok;
+      },
+      [&](absl::Duration) {}, err);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(calls, 2);
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ ABSL_FLAG(std::string, listen, "",
 ABSL_FLAG(std::string, state_dir, "", "directory for the database and socket; default from config");
 ABSL_FLAG(std::string, port_file, "", "write the TCP port actually bound to this file (tests)");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(int, max_rpc_threads, 128,
+          "threads serving clients' RPCs at most; a call beyond them is refused with "
+          "RESOURCE_EXHAUSTED (clients retry) rather than starting one more thread");
 ABSL_FLAG(bool, grpc_reflection, false,
           "serve gRPC server reflection (grpcurl without the .proto files) to every caller, "
           "anonymous TCP ones included: for development, off by default");
@@ -112,6 +115,11 @@ int main(int argc, char** argv) {
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
   options.port_file = absl::GetFlag(FLAGS_port_file);
   options.grpc_reflection = absl::GetFlag(FLAGS_grpc_reflection);
+  options.max_rpc_threads = absl::GetFlag(FLAGS_max_rpc_threads);
+  if (options.max_rpc_threads < 4) {
+    return Fail(absl::StrCat("--max_rpc_threads=", options.max_rpc_threads,
+                             ": at least 4 are needed (the default is 128)"));
+  }
   absl::StatusOr<canopy::server::ServerExit> exit =
       canopy::server::RunServer(*std::move(config), options);
   if (!exit.ok()) {

@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,11 @@ class Controller {
   // Starts / stops the owner thread. Stop() finishes the commands already queued.
   void Start();
   void Stop();
+
+  // How long a caller waits for its change to be saved before it is answered DEADLINE_EXCEEDED
+  // (the change is kept, and saved once the database accepts it). Call before Start().
+  static constexpr absl::Duration kDefaultAnswerTimeout = absl::Seconds(30);
+  void set_answer_timeout(absl::Duration timeout) { answer_timeout_ = timeout; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
   const config::ClusterConfig& config() const { return *config_; }
@@ -159,6 +165,10 @@ class Controller {
   // Runs `fn` on the owner thread and returns its result once the batch is committed.
   template <typename T>
   absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
+  // The answer of a command, or DEADLINE_EXCEEDED once answer_timeout_ has passed without it:
+  // an RPC thread never waits forever on a database that keeps failing.
+  template <typename T>
+  absl::StatusOr<T> AwaitAnswer(std::future<absl::StatusOr<T>>& answer) const;
   // After a commit: hand the effects' messages to the agents' streams (or keep them for the
   // next commit when this one failed).
   void Deliver(bool committed, Batch& batch);
@@ -170,6 +180,7 @@ class Controller {
   const std::unique_ptr<persistence::Store> store_;
   const core::Clock* const clock_;
   const absl::Time start_time_;
+  absl::Duration answer_timeout_ = kDefaultAnswerTimeout;
   const absl::Duration tick_interval_;
 
   // Owned by the owner thread once Start() ran.

@@ -35,7 +35,18 @@ absl::StatusOr<T> Controller::RunJobCommand(std::function<absl::StatusOr<T>(Batc
   if (!posted) {
     return absl::UnavailableError("canopyd is shutting down; try again when it is back");
   }
-  return future.get();
+  return AwaitAnswer(future);
+}
+
+template <typename T>
+absl::StatusOr<T> Controller::AwaitAnswer(std::future<absl::StatusOr<T>>& answer) const {
+  if (answer.wait_for(absl::ToChronoNanoseconds(answer_timeout_)) != std::future_status::ready) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "canopyd has not been able to save the change for ", absl::FormatDuration(answer_timeout_),
+        " (its database is failing or it is overloaded: see its log); the change is kept and "
+        "takes effect once saved, so check (squeue, sinfo) before trying again"));
+  }
+  return answer.get();
 }
 
 }  // namespace canopy::server

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log/absl_format.h"
 #include "scheduler/server/controller.h"
+#include "scheduler/server/controller_command.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
@@ -50,7 +51,7 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateNodes(std::vector<std
   if (!posted) {
     return absl::UnavailableError("canopyd is shutting down; try again when it is back");
   }
-  return future.get();
+  return AwaitAnswer(future);
 }
 
 core::NodeId Controller::SessionNode(const std::shared_ptr<AgentOutbox>& outbox) const {

@@ -107,6 +107,41 @@ TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
   EXPECT_TRUE((*rows)[0].admin_down);
 }
 
+// A database that keeps failing must not hold an RPC thread forever (it did: the caller waited
+// for a commit that never came). The caller hears DEADLINE_EXCEEDED; the change is kept and
+// saved once the database accepts it.
+TEST_F(ControllerTest, AnAnswerThatCannotBeSavedTimesOutAndTheChangeIsSavedLater) {
+  controller_->Stop();
+  auto store = std::make_unique<persistence::InMemoryStore>();
+  store_ = store.get();
+  auto config = std::make_shared<config::ClusterConfig>(controller_->config());
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
+  ASSERT_TRUE(topo.ok());
+  auto controller = Controller::Create(
+      config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
+  ASSERT_TRUE(controller.ok());
+  controller_ = *std::move(controller);
+  controller_->set_answer_timeout(absl::Milliseconds(300));
+  controller_->Start();
+  Register("n1", &first_);
+
+  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
+  absl::StatusOr<std::vector<std::string>> result =
+      controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root");
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("the change is kept"));
+  store_->FailCommitsWith(absl::OkStatus());
+  // Saved with the next commit that succeeds (any command wakes the owner).
+  ASSERT_TRUE(controller_->UpdateNodes({"n1"}, state::NodeAdminAction::kResume, "", "root").ok());
+  absl::StatusOr<std::vector<persistence::NodeAdminRow>> rows = store_->LoadNodeAdminState();
+  ASSERT_TRUE(rows.ok());
+  bool n2_down = false;
+  for (const persistence::NodeAdminRow& row : *rows) {
+    n2_down = n2_down || (row.name == "n2" && row.admin_down);
+  }
+  EXPECT_TRUE(n2_down);
+}
+
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {
   auto outbox = std::make_shared<AgentOutbox>(&first_);
   std::promise<absl::StatusOr<Controller::Registered>> done;

@@ -14,6 +14,7 @@
 #include "common/os/hostname.h"
 #include "common/rpc/message_limits.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/persistence/sqlite_history_reader.h"
@@ -138,6 +139,9 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     }
   }
   grpc::ServerBuilder builder;
+  grpc::ResourceQuota quota("canopyd");
+  quota.SetMaxThreads(options.max_rpc_threads);
+  builder.SetResourceQuota(quota);
   int tcp_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &tcp_port);
   // Agents ping every 20 s to notice dead connections; accept that (gRPC's default would answer

@@ -17,6 +17,10 @@ struct ServerOptions {
   // gRPC server reflection describes the whole API to anyone who can connect, anonymous TCP
   // callers included: only when asked (canopyd --grpc_reflection).
   bool grpc_reflection = false;
+  // Threads that serve the clients' (synchronous) RPCs at most; past them a call is answered
+  // RESOURCE_EXHAUSTED ("Server Threadpool Exhausted") instead of starting one more thread.
+  // Agents' streams use the callback API and need none.
+  int max_rpc_threads = 128;
 };
 
 // How the server ended, once everything it opened is closed.
