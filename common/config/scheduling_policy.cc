@@ -203,6 +203,13 @@ absl::StatusOr<bool> ApplySchedulingKey(absl::string_view key, absl::string_view
     }
     return Set(n, policy.scheduler.max_job_count);
   }
+  if (key == "schedulermaxscriptmemorymib") {
+    absl::StatusOr<uint32_t> mib = v.Uint(1u << 20, "a size in MiB from 16 to 1048576");
+    if (mib.ok() && *mib < 16) {
+      return v.Expected("a size in MiB from 16 to 1048576");
+    }
+    return Set(mib, policy.scheduler.max_script_memory_mib);
+  }
   if (key == "maxarraysize" || key == "schedulermaxarraysize") {
     // Slurm's upper bound for MaxArraySize.
     return Set(v.Uint(4000001, "a size from 0 to 4000001"), policy.scheduler.max_array_size);

@@ -51,6 +51,11 @@ struct SchedulerConfig {
   // turns arrays off). YAML scheduler.max_job_count and scheduler.max_array_size.
   int64_t max_job_count = 10000;
   int32_t max_array_size = 1001;
+  // What the batch scripts and environments of the jobs canopyd holds may take in its memory
+  // together, MiB (an array's tasks share theirs). Canopy's own (YAML
+  // scheduler.max_script_memory_mib): Slurm keeps scripts on disk; MaxJobCount x max_script_size
+  // would otherwise be 40 GiB.
+  int64_t max_script_memory_mib = 512;
 
   // Jobs whose dependency can never be satisfied are cancelled unless they said
   // --kill-on-invalid-dep=no (DependencyParameters, or SchedulerParameters as before 20.11).

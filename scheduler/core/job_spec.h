@@ -16,6 +16,7 @@
 
 #include "absl/time/time.h"
 #include "scheduler/core/ids.h"
+#include "scheduler/core/shared_text.h"
 
 namespace canopy::core {
 
@@ -69,21 +70,23 @@ struct JobSpec {
   std::string excluded_nodes;                   // -x, a hostlist expression
 
   // What runs, where, and as what.
-  std::string script;  // the batch script; empty for an allocation-only job (srun, salloc)
-  std::vector<std::string> argv;                   // the script's arguments
-  std::map<std::string, std::string> environment;  // --export (ordered: deterministic envp)
-  bool export_none = false;                        // --export=NONE: only the SLURM_* variables
-  std::string work_dir;                            // -D; the submit directory by default
-  std::string stdout_path;                         // -o pattern (%j %x %u %N %A %a %t %%)
-  std::string stderr_path;                         // -e pattern
-  std::string stdin_path;                          // -i; "" = /dev/null
-  bool open_append = false;                        // --open-mode=append
-  bool requeue = true;                             // --requeue (Slurm's default) / --no-requeue
-  bool hold = false;                               // -H: submitted held (JobHeldUser)
-  std::string submit_host;                         // SLURM_SUBMIT_HOST
-  std::string submit_dir;                          // SLURM_SUBMIT_DIR
-  int32_t nice = 0;                                // --nice
-  std::string array_spec;                          // -a ("0-15%4"); "" = not an array
+  // The batch script; empty for an allocation-only job (srun, salloc). Shared by every copy of
+  // the record (an array's tasks hold one script, not one each).
+  SharedText script;
+  std::vector<std::string> argv;  // the script's arguments
+  SharedEnvironment environment;  // --export (ordered: deterministic envp); shared likewise
+  bool export_none = false;       // --export=NONE: only the SLURM_* variables
+  std::string work_dir;           // -D; the submit directory by default
+  std::string stdout_path;        // -o pattern (%j %x %u %N %A %a %t %%)
+  std::string stderr_path;        // -e pattern
+  std::string stdin_path;         // -i; "" = /dev/null
+  bool open_append = false;       // --open-mode=append
+  bool requeue = true;            // --requeue (Slurm's default) / --no-requeue
+  bool hold = false;              // -H: submitted held (JobHeldUser)
+  std::string submit_host;        // SLURM_SUBMIT_HOST
+  std::string submit_dir;         // SLURM_SUBMIT_DIR
+  int32_t nice = 0;               // --nice
+  std::string array_spec;         // -a ("0-15%4"); "" = not an array
   // --signal=[B:]SIG@TIME: `warn_signal` this long before the time limit (0 = none); to the
   // batch shell only with warn_batch_only.
   int32_t warn_signal = 0;

@@ -201,6 +201,9 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
   if (absl::Status st = CheckJobCount(s, tasks); !st.ok()) {
     return st;
   }
+  if (absl::Status st = CheckScriptMemory(s); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
@@ -386,6 +389,9 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
     max_running = array->max_running;
   }
   if (absl::Status st = CheckJobCount(s, task_ids.size()); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckScriptMemory(s); !st.ok()) {
     return st;
   }
   if (absl::Status st = CheckSubmitJobsLimit(s, caller, *account, task_ids.size()); !st.ok()) {

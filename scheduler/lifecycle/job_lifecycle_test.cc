@@ -338,12 +338,12 @@ TEST_F(JobLifecycleTest, SubmitRefusesWhatCanNeverRunAndAnonymousCallers) {
   EXPECT_THAT(r.status().message(), HasSubstr("Invalid node name specified"));
 
   req.spec.required_nodes.clear();
-  req.spec.environment["A=B"] = "x";
+  req.spec.environment = std::map<std::string, std::string>{{"A=B", "x"}};
   r = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("environment"));
 
-  req.spec.environment.clear();
+  req.spec.environment = {};
   Caller anonymous;
   r = jobs_->Submit(req, anonymous, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied);

@@ -132,6 +132,21 @@ absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs) {
   return absl::OkStatus();
 }
 
+absl::Status CheckScriptMemory(const LifecycleState& s) {
+  const int64_t max_mib = s.config->scheduling.scheduler.max_script_memory_mib;
+  const int64_t held = core::SharedTextBytes();
+  if (held > max_mib * 1024 * 1024) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "Resource temporarily unavailable (the batch scripts and environments canopyd holds would "
+        "take ",
+        (held + 1024 * 1024 - 1) / (1024 * 1024), " MiB with this submission, more than its ",
+        max_mib,
+        " MiB (scheduler.max_script_memory_mib): wait for jobs to end, or submit many jobs "
+        "with one script as an array, whose tasks share it)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const Caller& caller,
                                   const std::string& account, size_t new_jobs) {
   const limits::LimitRules& rules = s.limit_usage.rules();

@@ -35,6 +35,11 @@ absl::Status CheckRequestSizes(const core::JobSpec& spec, const config::ClusterC
 // and retries, as Slurm's does) when `new_jobs` more would reach it.
 absl::Status CheckJobCount(const LifecycleState& s, size_t new_jobs);
 
+// The scripts and environments canopyd holds (core::SharedTextBytes(), the submission's own
+// already counted: it holds them while it is checked) over scheduler.max_script_memory_mib:
+// ResourceExhausted with Slurm's "Resource temporarily unavailable" (sbatch waits and retries).
+absl::Status CheckScriptMemory(const LifecycleState& s);
+
 // MaxSubmitJobs of the association of `caller` in `account`, counting `new_jobs` more.
 // InvalidArgument with Slurm's two lines ("AssocMaxSubmitJobLimit" with the counts after it, then
 // "Batch job submission failed: Job violates accounting/QOS policy ...").

@@ -64,9 +64,11 @@ TEST_F(SubmitLimitsTest, TextFieldsArgumentsAndEnvironmentAreBounded) {
                   .message(),
               HasSubstr("argument 1 is 204800 bytes"));
   absl::StatusOr<uint32_t> env = TrySubmit(alice_, Ask().With([](core::JobSpec& s) {
+    std::map<std::string, std::string> big;
     for (int i = 0; i < 64; ++i) {
-      s.environment["V" + std::to_string(i)] = std::string(100 * 1024, 'e');
+      big["V" + std::to_string(i)] = std::string(100 * 1024, 'e');
     }
+    s.environment = std::move(big);
   }));
   // 64 variables of 100 KiB, each with its name, '=' and NUL.
   EXPECT_THAT(env.status().message(),
@@ -102,6 +104,40 @@ TEST_F(SubmitLimitsTest, MaxJobCountCountsEveryTaskAndFinishedJobsUntilTheyLeave
               HasSubstr("Resource temporarily unavailable (MaxJobCount=5 reached"));
   EXPECT_TRUE(TrySubmit(bob_, Ask()).ok());
   EXPECT_EQ(TrySubmit(bob_, Ask()).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+// An array's tasks hold one script and one environment between them (each held its own copy:
+// --array=0-1000 with a 4 MiB script took 4 GiB), and what all jobs hold is bounded.
+TEST_F(SubmitLimitsTest, ArrayTasksShareTheirScriptAndScriptMemoryIsBounded) {
+  Start("scheduler:\n  max_script_memory_mib: 16\n");
+  const int64_t before = core::SharedTextBytes();
+  const std::string mebibyte = "#!/bin/sh\n" + std::string(1024 * 1024, '#');
+  absl::StatusOr<uint32_t> array = TrySubmit(alice_, Ask().With([&](core::JobSpec& s) {
+    s.array_spec = "0-199";
+    s.script = mebibyte;
+    s.environment = std::map<std::string, std::string>{{"BIG", std::string(64 * 1024, 'e')}};
+  }));
+  ASSERT_TRUE(array.ok()) << array.status();
+  EXPECT_LT(core::SharedTextBytes() - before, 2 * 1024 * 1024);
+  const core::Job* first = jobs_->Find(core::JobId(*array));
+  const core::Job* last = jobs_->Find(core::JobId(*array + 199));
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(last, nullptr);
+  EXPECT_TRUE(first->spec.script.SharesWith(last->spec.script));
+  EXPECT_TRUE(first->spec.environment.SharesWith(last->spec.environment));
+
+  // Distinct scripts of 1 MiB each: the 16 MiB are reached within 16 of them.
+  absl::Status refused = absl::OkStatus();
+  for (int i = 0; i < 16 && refused.ok(); ++i) {
+    refused = TrySubmit(bob_, Ask().With([&](core::JobSpec& s) {
+                s.script = mebibyte + std::to_string(i);
+              })).status();
+  }
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("Resource temporarily unavailable (the batch scripts and environments "
+                        "canopyd holds would take 17 MiB with this submission, more than its 16 "
+                        "MiB (scheduler.max_script_memory_mib)"));
 }
 
 TEST_F(SubmitLimitsTest, MaxSubmitJobsCountsPendingAndRunningJobsOfTheUser) {

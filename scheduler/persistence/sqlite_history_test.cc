@@ -56,7 +56,7 @@ class SqliteHistoryTest : public ::testing::Test {
     j.spec.name = absl::StrCat("job", id);
     j.spec.account = user == 1001 ? "ml" : "vision";
     j.spec.script = "#!/bin/sh\nsleep 1\n";
-    j.spec.environment = {{"SECRET", "x"}};
+    j.spec.environment = std::map<std::string, std::string>{{"SECRET", "x"}};
     j.user_id = user;
     j.partition = "gpu";
     j.qos = "normal";

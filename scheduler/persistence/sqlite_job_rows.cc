@@ -268,6 +268,21 @@ absl::Status Read(sqlite3_stmt* s, int i, std::vector<uint32_t>& v) {
   return absl::OkStatus();
 }
 
+// A job's shared texts (script, environment) are stored as their values.
+template <typename T>
+void Bind(sqlite3_stmt* s, int i, const core::Shared<T>& v) {
+  Bind(s, i, v.get());
+}
+template <typename T>
+absl::Status Read(sqlite3_stmt* s, int i, core::Shared<T>& v) {
+  T value;
+  absl::Status st = Read(s, i, value);
+  if (st.ok()) {
+    v = core::Shared<T>(std::move(value));
+  }
+  return st;
+}
+
 // ---- The columns of `jobs` (after `id`), each with its field.
 
 struct JobColumn {
@@ -471,6 +486,9 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
   }
   sqlite3_stmt* s = stmt->get();
   bind(s);
+  // The texts of each array read so far: its tasks share one copy in memory again, as they did
+  // before the restart (each row stores its own).
+  absl::flat_hash_map<uint32_t, std::pair<core::SharedText, core::SharedEnvironment>> array_texts;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     core::Job& job = out.emplace_back();
@@ -490,10 +508,20 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
       continue;
     }
     job.allocation.exclusive = job.spec.exclusive;
+    if (job.array_job_id != 0 && !slim) {
+      auto [it, added] =
+          array_texts.try_emplace(job.array_job_id, job.spec.script, job.spec.environment);
+      if (!added && it->second.first == job.spec.script &&
+          it->second.second == job.spec.environment) {
+        job.spec.script = it->second.first;
+        job.spec.environment = it->second.second;
+      }
+    }
     if (slim) {
       // A batch job's script keeps its first line, so allocation_only() still tells them apart.
-      job.spec.script = job.spec.script.substr(0, job.spec.script.find('\n'));
-      job.spec.environment.clear();
+      const std::string& script = job.spec.script;
+      job.spec.script = script.substr(0, script.find('\n'));
+      job.spec.environment = {};
       job.spec.argv.clear();
     }
   }

@@ -1,5 +1,6 @@
 // What keeps the database safe to start from and private: a row that cannot be read is
-// quarantined instead of stopping canopyd, and the files are owner-only.
+// quarantined instead of stopping canopyd, an array's texts load as one copy, and the files are
+// owner-only.
 #include <sys/stat.h>
 
 #include <memory>
@@ -52,6 +53,36 @@ TEST_F(SqliteStoreTest, AnUnreadableJobIsQuarantinedNamingColumnAndTheOthersLoad
 }
 
 // The database holds every job's script and environment: owner-only, new or made so.
+// Each array task's row stores the script and environment; loaded, the tasks share one copy in
+// memory again (each held its own: a restart multiplied an array's script by its task count).
+TEST_F(SqliteStoreTest, AnArraysTasksShareTheirTextsAgainAfterLoading) {
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    for (uint32_t id : {20u, 21u, 22u}) {
+      core::Job job = FullJob(core::JobId(id));
+      job.array_job_id = 20;
+      job.array_task_id = id - 20;
+      m.job_upserts.push_back(std::make_shared<const core::Job>(job));
+    }
+    core::Job other = FullJob(core::JobId(23));
+    other.array_job_id = 20;
+    other.array_task_id = 3;
+    other.spec.script = "#!/bin/sh\necho edited\n";  // not the same text: kept apart
+    m.job_upserts.push_back(std::make_shared<const core::Job>(other));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 4u);
+  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[1].spec.script));
+  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[2].spec.script));
+  EXPECT_TRUE(jobs->jobs[0].spec.environment.SharesWith(jobs->jobs[2].spec.environment));
+  EXPECT_FALSE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[3].spec.script));
+  EXPECT_EQ(jobs->jobs[3].spec.script, "#!/bin/sh\necho edited\n");
+  EXPECT_EQ(jobs->jobs[0].spec.script, FullJob(core::JobId(20)).spec.script);
+}
+
 TEST_F(SqliteStoreTest, DatabaseFilesAreOwnerOnly) {
   auto mode = [](const std::string& path) {
     struct stat st;

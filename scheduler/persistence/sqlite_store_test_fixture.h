@@ -57,7 +57,8 @@ inline core::Job FullJob(core::JobId id) {
   s.excluded_nodes = "gpu3";
   s.script = std::string("#!/bin/sh\necho 'a=b'\n\0binary tail", 31);
   s.argv = {"--lr=0.1", "", "two words"};
-  s.environment = {{"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"EQ", "a=b=c"}};
+  s.environment =
+      std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}, {"EMPTY", ""}, {"EQ", "a=b=c"}};
   s.export_none = true;
   s.work_dir = "/home/alice";
   s.stdout_path = "out-%j.txt";

@@ -226,7 +226,8 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
   out.excluded_nodes = s.excluded_nodes();
   out.script = s.script();
   out.argv.assign(s.argv().begin(), s.argv().end());
-  out.environment.insert(s.environment().begin(), s.environment().end());
+  out.environment =
+      std::map<std::string, std::string>(s.environment().begin(), s.environment().end());
   out.export_none = s.export_none();
   out.work_dir = s.work_dir();
   out.stdout_path = s.stdout_path();

@@ -28,7 +28,7 @@ class ProtoConvertTest : public ::testing::Test {
     job.spec.name = "train";
     job.spec.script = "#!/bin/sh\n";
     job.spec.time_limit = absl::Minutes(5);
-    job.spec.environment = {{"A", "1"}};
+    job.spec.environment = std::map<std::string, std::string>{{"A", "1"}};
     job.user_id = 1001;
     job.user_name = "alice";
     job.partition = "gpu";
@@ -54,7 +54,7 @@ TEST_F(ProtoConvertTest, JobSpecRoundTripsThroughTheWire) {
   spec.time_limit = absl::Minutes(3);
   spec.switches_wait = absl::Seconds(40);
   spec.argv = {"a", "b"};
-  spec.environment = {{"K", "v"}};
+  spec.environment = std::map<std::string, std::string>{{"K", "v"}};
   spec.requeue = false;
   spec.warn_signal = 10;
   spec.warn_time = absl::Seconds(30);
