@@ -498,7 +498,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   cleaned.set_fenced(finished->fenced);
   ReportJob(std::move(cleaned), true);
   if (finished->cancelled_run != 0) {
-    ReportJob(Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP), true);
+    JobStatus cancelled = Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP);
+    cancelled.set_fenced(finished->fenced);
+    ReportJob(std::move(cancelled), true);
   }
   if (finished->next_launch.has_value() && !shut_down_) {
     spdlog::info("{}: job {}: starting run {}", options_.node_name, job_id,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -193,16 +194,28 @@ std::string Describe(const SpawnRequest& request, const ChildError& e) {
 // descriptors, credentials, the exec of a file the agent wrote) rather than of the request (the
 // work directory, the output files, a script whose interpreter does not exist). Slurm drains a
 // node for the first kind only.
-bool NodeSide(const ChildError& e) {
+bool NodeSide(const SpawnRequest& request, const ChildError& e) {
   switch (e.stage) {
     case Stage::kChdir:
     case Stage::kOpenInput:
     case Stage::kOpenOutput:
     case Stage::kOpenError:
       return false;
-    case Stage::kExec:
+    case Stage::kSetgroups:
+    case Stage::kSetgid:
+    case Stage::kSetuid:
+      // EAGAIN: the user is at RLIMIT_NPROC, which would be so on any node.
+      return e.error != EAGAIN;
+    case Stage::kExec: {
+      if (e.error == EACCES) {
+        // The node's only if the program sits on a noexec file system (the agent's spool);
+        // otherwise a script whose interpreter is not executable, which fails anywhere.
+        struct statvfs fs;
+        return statvfs(request.argv[0].c_str(), &fs) == 0 && (fs.f_flag & ST_NOEXEC) != 0;
+      }
       return e.error != ENOENT && e.error != ENOEXEC && e.error != E2BIG && e.error != ENOTDIR &&
-             e.error != ELOOP && e.error != ENAMETOOLONG;
+             e.error != ELOOP && e.error != ENAMETOOLONG && e.error != EAGAIN;
+    }
     default:
       return true;
   }
@@ -247,8 +260,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   } while (n < 0 && errno == EINTR);
   if (n == static_cast<ssize_t>(sizeof(error))) {
     waitpid(pid, nullptr, 0);  // it _exits right after writing
-    return NodeSide(error) ? absl::UnavailableError(Describe(request, error))
-                           : absl::FailedPreconditionError(Describe(request, error));
+    return NodeSide(request, error) ? absl::UnavailableError(Describe(request, error))
+                                    : absl::FailedPreconditionError(Describe(request, error));
   }
   // EOF: the report pipe closed at a successful exec.
   if (absl::Status watched = reaper.Watch(pid, std::move(on_exit)); !watched.ok()) {

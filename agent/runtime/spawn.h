@@ -54,9 +54,9 @@ struct SpawnRequest {
 // Starts the process and has `reaper` watch it. Returns its pid, which is also its process
 // group and session id. When the child could not get as far as execve (it is then already
 // reaped and `on_exit` is never called), the child's reason as FailedPrecondition if the request
-// is at fault (work directory, stdio files, a missing interpreter), or Unavailable if the node is
-// (cgroup, session, credentials, an exec the node refused: ETXTBSY, EACCES, ENOMEM). Internal when
-// fork or a pipe fails.
+// is at fault (work directory, stdio files, a missing or unexecutable interpreter, the user's
+// process limit), or Unavailable if the node is (cgroup, session, credentials, an exec the node
+// refused: ETXTBSY, ENOMEM, a noexec spool). Internal when fork or a pipe fails.
 absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
                             ChildReaper::ExitCallback on_exit);
 

@@ -12,15 +12,19 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "agent/runtime/cgroup.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/server/agent_setup.h"
@@ -135,6 +139,17 @@ int main(int argc, char** argv) {
     s->Start();
   }
 
+  // Fencing has a thread of its own: nothing the ticker waits on (a GPU query, a stream write)
+  // may hold back the kill of jobs the controller is about to run elsewhere.
+  std::atomic<bool> stopping{false};
+  std::thread fencer([&sessions, &stopping] {
+    while (!stopping.load()) {
+      for (auto& s : *sessions) {
+        s->CheckFence();
+      }
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+  });
   // The main thread is the ticker: heartbeats and GPU health checks for every session, and the
   // place where a stop signal is received.
   const timespec tick = {0, 200 * 1000 * 1000};
@@ -149,6 +164,8 @@ int main(int argc, char** argv) {
       s->Tick(now);
     }
   }
+  stopping.store(true);
+  fencer.join();
   // Stop() also kills each node's jobs: a restarted agent does not re-adopt them.
   for (auto& s : *sessions) {
     s->Stop();

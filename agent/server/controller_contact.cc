@@ -2,8 +2,13 @@
 #include "agent/server/controller_contact.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace canopy::agent {
+
+absl::Time MonotonicNow() {
+  return absl::UnixEpoch() + absl::FromChrono(std::chrono::steady_clock::now().time_since_epoch());
+}
 
 void ControllerContact::Registered(absl::Time sent, absl::Duration node_timeout,
                                    absl::Duration heartbeat_interval) {
@@ -37,10 +42,11 @@ absl::Duration ControllerContact::FenceAfter() const {
       node_timeout_ == absl::InfiniteDuration()) {
     return absl::InfiniteDuration();
   }
-  const absl::Duration after = node_timeout_ - 2 * heartbeat_interval_;
-  // Both loaders keep the heartbeat under half the timeout; a controller that does not still
-  // gets a fence before its timeout.
-  return after > absl::ZeroDuration() ? after : node_timeout_ / 2;
+  // Two heartbeats before the timeout, but never within a heartbeat and a half of the last
+  // contact, however close the timeout (both loaders only keep the heartbeat under half of it):
+  // a healthy node's contact is renewed every heartbeat, plus the ack's round trip.
+  return std::max(node_timeout_ - 2 * heartbeat_interval_,
+                  (node_timeout_ + heartbeat_interval_) / 2);
 }
 
 bool ControllerContact::ShouldFence(absl::Time now) {

@@ -6,10 +6,12 @@
 // counts from the last moment it *knows* the controller heard it: the sending of the last
 // heartbeat (or Register) that the controller acknowledged. That moment is no later than the
 // controller's own "last heard", so fencing at `node_timeout - 2 x heartbeat_interval` after it
-// kills the jobs before the controller can hand their nodes' work to others, with two heartbeats
-// of margin for the kill itself.
+// (at least half way between one heartbeat and the timeout) kills the jobs before the controller
+// can hand their nodes' work to others, with margin for the kill itself.
 //
-// Pure bookkeeping: the caller passes the time. Not thread-safe (NodeSession guards it).
+// Pure bookkeeping: the caller passes the time, from a monotonic clock (MonotonicNow(): a step
+// of the wall clock must neither fence a healthy node nor delay a fence). Not thread-safe
+// (NodeSession guards it).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,9 @@
 #include "absl/time/time.h"
 
 namespace canopy::agent {
+
+// CLOCK_MONOTONIC as an absl::Time (only differences mean anything).
+absl::Time MonotonicNow();
 
 class ControllerContact {
  public:

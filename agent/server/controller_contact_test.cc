@@ -1,5 +1,6 @@
 #include "agent/server/controller_contact.h"
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
 namespace canopy::agent {
@@ -63,10 +64,29 @@ TEST(ControllerContactTest, ANewRegistrationForgetsTheOldStreamsHeartbeats) {
   EXPECT_EQ(c.last_contact(), kT0 + absl::Seconds(50));
 }
 
-TEST(ControllerContactTest, AHeartbeatTooLongForTheTimeoutStillFencesBeforeIt) {
+// canopyd's default heartbeat is a third of the timeout: the fence must wait well past one
+// heartbeat (it fenced a healthy node at the very tick its next heartbeat was due).
+TEST(ControllerContactTest, WithTheDefaultHeartbeatAHealthyNodeIsNeverFenced) {
   ControllerContact c;
-  c.Registered(kT0, absl::Seconds(10), absl::Seconds(6));
-  EXPECT_EQ(c.FenceAfter(), absl::Seconds(5));
+  c.Registered(kT0, absl::Seconds(30), absl::Seconds(10));
+  EXPECT_EQ(c.FenceAfter(), absl::Seconds(20));
+  for (uint64_t seq = 1; seq <= 100; ++seq) {
+    const absl::Time sent = kT0 + absl::Seconds(10 * static_cast<int64_t>(seq));
+    // Checked at the tick the heartbeat is due, before it is sent, and just before its ack.
+    EXPECT_FALSE(c.ShouldFence(sent)) << seq;
+    c.HeartbeatSent(seq, sent);
+    EXPECT_FALSE(c.ShouldFence(sent + absl::Milliseconds(900))) << seq;
+    c.HeartbeatAcknowledged(seq);
+  }
+  // The shortest timeout the loaders accept, just over two heartbeats: still between the two.
+  c.Registered(kT0, absl::Seconds(21), absl::Seconds(10));
+  EXPECT_EQ(c.FenceAfter(), absl::Milliseconds(15500));
+}
+
+TEST(ControllerContactTest, MonotonicNowMoves) {
+  const absl::Time a = MonotonicNow();
+  absl::SleepFor(absl::Milliseconds(2));
+  EXPECT_GT(MonotonicNow(), a);
 }
 
 TEST(ControllerContactTest, UnacknowledgedHeartbeatsAreBounded) {

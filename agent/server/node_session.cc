@@ -129,7 +129,7 @@ grpc::Status NodeSession::ConnectOnce() {
     absl::MutexLock lock(&mu_);
     reported_gpus_ = *gpus;
   }
-  const absl::Time register_sent = absl::Now();
+  const absl::Time register_sent = MonotonicNow();
   Write(hello);
 
   canopy::v1::ControllerMessage in;
@@ -247,7 +247,8 @@ bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
   return stream != nullptr && stream->Write(message);
 }
 
-void NodeSession::FenceIfCutOff(absl::Time now) {
+void NodeSession::CheckFence() {
+  const absl::Time now = MonotonicNow();
   absl::Time last_contact;
   absl::Duration fence_after;
   {
@@ -270,7 +271,6 @@ void NodeSession::FenceIfCutOff(absl::Time now) {
 }
 
 void NodeSession::Tick(absl::Time now) {
-  FenceIfCutOff(now);
   if (!registered_.load()) {
     return;
   }
@@ -298,7 +298,7 @@ void NodeSession::Tick(absl::Time now) {
   {
     absl::MutexLock lock(&mu_);
     beat.mutable_heartbeat()->set_sequence(++heartbeat_sequence_);
-    contact_.HeartbeatSent(heartbeat_sequence_, now);
+    contact_.HeartbeatSent(heartbeat_sequence_, MonotonicNow());
   }
   Write(beat);
 }

@@ -57,9 +57,12 @@ class NodeSession {
   // Ends the stream, joins the reader thread, then kills the node's jobs (JobRuntime::Shutdown:
   // the agent does not re-adopt jobs when it restarts, so none may outlive it).
   void Stop();
-  // Fences the node's jobs if the controller has been out of reach too long; then, if
-  // registered and the interval has passed, sends a heartbeat and reports GPU health changes.
+  // If registered and the interval has passed, sends a heartbeat and reports GPU health changes.
   void Tick(absl::Time now);
+  // Fences the node's jobs if the controller has been out of reach too long. Called from its own
+  // thread (agent_main), so that a GPU query or a stream write that hangs in Tick() cannot hold
+  // a fence back.
+  void CheckFence();
 
   bool registered() const { return registered_.load(); }
   const std::string& node_name() const { return facts_.node_name; }
@@ -71,7 +74,6 @@ class NodeSession {
   // Hands a job or step message to the runtime; false for other kinds.
   bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
   void OnRegisterAck(const canopy::v1::RegisterAck& ack);
-  void FenceIfCutOff(absl::Time now);
   bool Write(const canopy::v1::AgentMessage& message);
   absl::StatusOr<std::vector<gpu::GpuDevice>> Discover();
 

@@ -45,15 +45,18 @@ class Shared {
     if (bytes == 0) {
       return;  // the empty value needs no allocation
     }
+    auto owned = std::make_unique<const T>(std::move(value));
+    // Counted once the value exists (a failed allocation counts nothing); from here the deleter
+    // takes the bytes off again, even if the shared_ptr's own allocation fails.
     internal::SharedTextCounter().fetch_add(bytes, std::memory_order_relaxed);
-    value_ = std::shared_ptr<const T>(new T(std::move(value)), [bytes](const T* p) {
+    value_ = std::shared_ptr<const T>(owned.release(), [bytes](const T* p) {
       internal::SharedTextCounter().fetch_sub(bytes, std::memory_order_relaxed);
       delete p;
     });
   }
   // From what makes a T ("text" for a script).
   template <typename U>
-  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+  requires(std::is_convertible_v<U&&, T> && !std::is_same_v<std::decay_t<U>, T> &&
            !std::is_same_v<std::decay_t<U>, Shared>) Shared(U&& value)
       : Shared(T(std::forward<U>(value))) {}  // NOLINT(google-explicit-constructor)
 

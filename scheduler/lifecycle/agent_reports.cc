@@ -37,8 +37,14 @@ void HoldLeftover(LifecycleState& s, core::NodeId node, const RunningJob& r, Eff
   hold.job = r.job;
   hold.run_id = r.run_id;
   hold.share.node = node;
-  hold.share.gpus = static_cast<int32_t>(r.gpu_indexes.size());
-  hold.share.gpu_indexes = r.gpu_indexes;
+  // Only GPUs nobody holds now: releasing the hold must not free another job's.
+  const uint64_t in_use = s.gpus_in_use[node.value()];
+  for (int g : r.gpu_indexes) {
+    if (g >= 0 && g < 64 && (in_use & (uint64_t{1} << g)) == 0) {
+      hold.share.gpu_indexes.push_back(g);
+    }
+  }
+  hold.share.gpus = static_cast<int32_t>(hold.share.gpu_indexes.size());
   hold.share.cpus = r.cpus;
   hold.deadline = s.Now() + s.config->kill_wait + kCleanupGrace;
   std::vector<CleanupHold> holds;

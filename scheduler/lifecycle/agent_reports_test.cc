@@ -120,6 +120,17 @@ TEST_F(AgentReportsTest, AFencedReportAboutARunAlreadyRequeuedChangesNothing) {
   EXPECT_EQ(Job(id).restart_count, restarts);
 }
 
+TEST_F(AgentReportsTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
+  AllNodesUp();
+  const uint32_t id = Submit(2, 4);
+  Schedule();
+  Report(0, id, JobPhase::kLaunched);
+  // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
+  Effects e;
+  jobs_->NodeRegistered(Node(1), {RunningJob{core::JobId(id), 0, {}, 0}}, e);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+}
+
 // After a restart the controller remembers no cleanup hold: a node that registers still running
 // a job it does not place there keeps what that job uses held until the node reports it gone.
 // Before, those GPUs went to the next job while the old processes still ran.
@@ -138,6 +149,13 @@ TEST_F(AgentReportsTest, ALeftoverJobAtRegistrationKeepsItsGpusHeldUntilCleanedU
   EXPECT_THAT(Nodes(big), ElementsAre("gpu2"));
   EXPECT_THAT(Nodes(small), ElementsAre("gpu1"));
   EXPECT_THAT(Job(small).allocation.nodes[0].gpu_indexes, ElementsAre(0, 3));
+  // A leftover naming GPUs another job now has holds only the free ones: its release must not
+  // free the small job's GPU 0.
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(43), 1, {0, 1}, 0}}, e);
+  EXPECT_EQ(jobs_->cleanup_holds(), 2u);
+  Report(0, 43, JobPhase::kCleanedUp, 0, 0, /*run_id=*/1);
+  EXPECT_EQ(jobs_->cleanup_holds(), 1u);
+  EXPECT_EQ(FreeGpus(0), 0);  // 0 and 3 are still the small job's, 1 and 2 still held for 42
   // Registering again (a reconnect) does not hold twice.
   jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 3, {1, 2}, 2}}, e);
   EXPECT_EQ(jobs_->cleanup_holds(), 1u);

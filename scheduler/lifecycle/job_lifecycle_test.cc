@@ -459,17 +459,6 @@ TEST_F(JobLifecycleTest, ReportsFromAnEarlierRunAreAcknowledgedButIgnored) {
   EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
-TEST_F(JobLifecycleTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
-  AllNodesUp();
-  const uint32_t id = Submit(2, 4);
-  Schedule();
-  Report(0, id, JobPhase::kLaunched);
-  // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
-  Effects e;
-  jobs_->NodeRegistered(Node(1), {RunningJob{core::JobId(id)}}, e);
-  EXPECT_EQ(Job(id).state, JobState::kRunning);
-}
-
 TEST_F(JobLifecycleTest, CompleteJobWhileStartingIsRefusedAndNodeLossThenIsNoRestart) {
   AllNodesUp();
   const uint32_t id = Submit(2, 0, /*script=*/"");

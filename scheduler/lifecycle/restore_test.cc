@@ -73,7 +73,8 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
 
   // The batch host re-registers without the job and never re-sends an exit: the job is lost.
   std::vector<uint32_t> kill = jobs_->NodeRegistered(
-      Node(0), {RunningJob{core::JobId(running)}, RunningJob{core::JobId(42)}}, e);
+      Node(0), {RunningJob{core::JobId(running), 0, {}, 0}, RunningJob{core::JobId(42), 0, {}, 0}},
+      e);
   EXPECT_THAT(kill, ElementsAre(42));
   e = Effects();
   jobs_->NodeRegistered(Node(0), {}, e);

@@ -74,6 +74,9 @@ std::string SchedulerParams(const slurm::SchedulerParameters& p) {
   if (p.max_switch_wait != defaults.max_switch_wait) {
     parts.push_back(absl::StrCat("max_switch_wait=", absl::ToInt64Seconds(p.max_switch_wait)));
   }
+  if (p.max_script_size != defaults.max_script_size) {
+    parts.push_back(absl::StrCat("max_script_size=", p.max_script_size));
+  }
   parts.insert(parts.end(), p.other.begin(), p.other.end());
   return OrNull(absl::StrJoin(parts, ","));
 }
@@ -108,6 +111,8 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const config::Clu
   e.emplace_back("DependencyParameters", DependencyParams(s.scheduler.dependency));
   e.emplace_back("FairShareDampeningFactor", absl::StrCat(p.fairshare_dampening_factor));
   e.emplace_back("KillWait", Seconds(c.kill_wait));
+  e.emplace_back("MaxArraySize", absl::StrCat(s.scheduler.max_array_size));
+  e.emplace_back("MaxJobCount", absl::StrCat(s.scheduler.max_job_count));
   e.emplace_back("MinJobAge", Seconds(c.min_job_age));
   e.emplace_back("NEXT_JOB_ID", absl::StrCat(facts.next_job_id));
   e.emplace_back("PreemptMode", std::string(slurm::PreemptModeName(s.preempt.mode)));

@@ -32,6 +32,8 @@ TEST(ConfigViewTest, SlurmsDefaultsInScontrolsWords) {
   std::map<std::string, std::string> e = Entries(kNodes);
   EXPECT_EQ(e["MinJobAge"], "300 sec");
   EXPECT_EQ(e["KillWait"], "30 sec");
+  EXPECT_EQ(e["MaxArraySize"], "1001");
+  EXPECT_EQ(e["MaxJobCount"], "10000");
   EXPECT_EQ(e["BatchStartTimeout"], "10 sec");
   EXPECT_EQ(e["SlurmdTimeout"], "300 sec");
   EXPECT_EQ(e["SchedulerType"], "sched/backfill");
@@ -52,19 +54,22 @@ TEST(ConfigViewTest, SlurmsDefaultsInScontrolsWords) {
 }
 
 TEST(ConfigViewTest, ConfiguredValuesComeBack) {
-  std::map<std::string, std::string> e = Entries(absl::StrCat(
-      kNodes,
-      "ClusterName=anchor\nMinJobAge=60\nKillWait=5\nSchedulerType=sched/builtin\n"
-      "SchedulerParameters=bf_window=60,bf_continue\nPriorityType=priority/multifactor\n"
-      "PriorityWeightFairshare=10000\nPriorityDecayHalfLife=1-12:00:00\n"
-      "PriorityFlags=MAX_TRES\nAccountingStorageEnforce=limits\nPrivateData=jobs\n"
-      "PreemptType=preempt/qos\nPreemptMode=REQUEUE\n"
-      "DependencyParameters=kill_invalid_depend\n"));
+  std::map<std::string, std::string> e = Entries(
+      absl::StrCat(kNodes,
+                   "ClusterName=anchor\nMinJobAge=60\nKillWait=5\nSchedulerType=sched/builtin\n"
+                   "SchedulerParameters=bf_window=60,bf_continue,max_script_size=1048576\n"
+                   "MaxJobCount=20000\nMaxArraySize=50\nPriorityType=priority/multifactor\n"
+                   "PriorityWeightFairshare=10000\nPriorityDecayHalfLife=1-12:00:00\n"
+                   "PriorityFlags=MAX_TRES\nAccountingStorageEnforce=limits\nPrivateData=jobs\n"
+                   "PreemptType=preempt/qos\nPreemptMode=REQUEUE\n"
+                   "DependencyParameters=kill_invalid_depend\n"));
   EXPECT_EQ(e["ClusterName"], "anchor");
   EXPECT_EQ(e["MinJobAge"], "60 sec");
   EXPECT_EQ(e["KillWait"], "5 sec");
   EXPECT_EQ(e["SchedulerType"], "sched/builtin");
-  EXPECT_EQ(e["SchedulerParameters"], "bf_window=60,bf_continue");
+  EXPECT_EQ(e["SchedulerParameters"], "bf_window=60,max_script_size=1048576,bf_continue");
+  EXPECT_EQ(e["MaxJobCount"], "20000");
+  EXPECT_EQ(e["MaxArraySize"], "50");
   EXPECT_EQ(e["PriorityType"], "priority/multifactor");
   EXPECT_EQ(e["PriorityWeightFairShare"], "10000");
   EXPECT_EQ(e["PriorityDecayHalfLife"], "1-12:00:00");

@@ -338,6 +338,17 @@ void Controller::Tick(Batch& batch) {
     const state::NodeRecord& node = state_.node(id);
     spdlog::warn("node {} not responding for more than {}: marked DOWN", node.name,
                  absl::FormatDuration(config_->node_timeout));
+    // A stream still open (a stalled agent, a network cut that may heal) is closed: the node
+    // comes back only by registering again, which tells what it still runs and with which GPUs
+    // (its cleanup holds were released when it went down).
+    if (std::shared_ptr<AgentOutbox>& session = sessions_[id.value()]; session != nullptr) {
+      session->Close(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                  "this node was silent for longer than the node timeout and is "
+                                  "DOWN: register again"));
+      session_nodes_.erase(session.get());
+      session.reset();
+      state_.StreamClosed(id, clock_->Now());
+    }
     NodeTouched(id, batch);
     batch.visible_change = true;
     nodes_dirty_ = true;

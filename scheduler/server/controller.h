@@ -52,7 +52,8 @@ class Controller {
 
   // How long a caller waits for its change to be saved before it is answered DEADLINE_EXCEEDED
   // (the change is kept, and saved once the database accepts it). Call before Start().
-  static constexpr absl::Duration kDefaultAnswerTimeout = absl::Seconds(30);
+  // Shorter than the 10 s the command-line clients wait, so they hear why.
+  static constexpr absl::Duration kDefaultAnswerTimeout = absl::Seconds(8);
   void set_answer_timeout(absl::Duration timeout) { answer_timeout_ = timeout; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;

@@ -43,8 +43,9 @@ absl::StatusOr<T> Controller::AwaitAnswer(std::future<absl::StatusOr<T>>& answer
   if (answer.wait_for(absl::ToChronoNanoseconds(answer_timeout_)) != std::future_status::ready) {
     return absl::DeadlineExceededError(absl::StrCat(
         "canopyd has not been able to save the change for ", absl::FormatDuration(answer_timeout_),
-        " (its database is failing or it is overloaded: see its log); the change is kept and "
-        "takes effect once saved, so check (squeue, sinfo) before trying again"));
+        " (its database is failing or it is overloaded: see its log); canopyd keeps the request, "
+        "which takes effect once saved unless it is refused then, so check (squeue, sinfo) "
+        "before trying again"));
   }
   return answer.get();
 }

@@ -115,13 +115,9 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
 }
 
 void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox, uint64_t heartbeat_sequence) {
-  Post([this, outbox = std::move(outbox), heartbeat_sequence](Batch& batch) {
+  Post([this, outbox = std::move(outbox), heartbeat_sequence](Batch&) {
     if (core::NodeId node = SessionNode(outbox); node.valid()) {
-      if (state_.NoteHeard(node, clock_->Now())) {
-        spdlog::info("node {} responds again", state_.node(node).name);
-        NodeTouched(node, batch);
-        batch.visible_change = true;
-      }
+      state_.NoteHeard(node, clock_->Now());
       heard_since_publish_ = true;
       nodes_dirty_ = true;
       if (heartbeat_sequence != 0) {

@@ -129,7 +129,7 @@ TEST_F(ControllerTest, AnAnswerThatCannotBeSavedTimesOutAndTheChangeIsSavedLater
   absl::StatusOr<std::vector<std::string>> result =
       controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kDown, "rma", "root");
   EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("the change is kept"));
+  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("canopyd keeps the request"));
   store_->FailCommitsWith(absl::OkStatus());
   // Saved with the next commit that succeeds (any command wakes the owner).
   ASSERT_TRUE(controller_->UpdateNodes({"n1"}, state::NodeAdminAction::kResume, "", "root").ok());
@@ -164,6 +164,8 @@ TEST_F(ControllerTest, SilentNodeGoesDownByTheControllersClockAndReplacedStreamI
   ASSERT_TRUE(controller_->UpdateNodes({"n2"}, state::NodeAdminAction::kResume, "", "root").ok());
   EXPECT_TRUE(Node(0).not_responding);
   EXPECT_EQ(Node(0).reason, "Not responding");
+  // Its stream, still open, is closed: it must register again (and say what it still runs).
+  EXPECT_EQ(second_.closed_with, grpc::StatusCode::UNAVAILABLE);
 
   Register("n1", &second_);
   EXPECT_FALSE(Node(0).not_responding);

@@ -84,17 +84,8 @@ absl::StatusOr<core::NodeId> ClusterState::RegisterNode(absl::string_view name,
   return *id;
 }
 
-bool ClusterState::NoteHeard(core::NodeId id, absl::Time now) {
-  NodeRecord& node = nodes_[id.value()];
-  node.last_heard = now;
-  if (!node.not_responding || !node.connected) {
-    return false;
-  }
-  node.not_responding = false;
-  if (node.reason == kNotResponding) {
-    SetReason(node, "", "", now);
-  }
-  return true;
+void ClusterState::NoteHeard(core::NodeId id, absl::Time now) {
+  nodes_[id.value()].last_heard = now;
 }
 
 void ClusterState::UpdateGpus(core::NodeId id, std::vector<GpuStatus> gpus, absl::Time now) {

@@ -40,10 +40,8 @@ class ClusterState {
   // with Slurm's reason text. NotFound for an unknown node.
   absl::StatusOr<core::NodeId> RegisterNode(absl::string_view name, NodeRegistration registration,
                                             absl::Time now);
-  // Any message from the node's agent. A node made DOWN for not responding while its stream
-  // stayed open (a stalled agent, a network cut that healed) returns to service, as it would by
-  // registering again (ReturnToService=1); true when it did.
-  bool NoteHeard(core::NodeId id, absl::Time now);
+  // Any message from the node's agent.
+  void NoteHeard(core::NodeId id, absl::Time now);
   // New GPU health from the agent.
   void UpdateGpus(core::NodeId id, std::vector<GpuStatus> gpus, absl::Time now);
   // The node's stream ended (agent died, network gone, agent shut down).

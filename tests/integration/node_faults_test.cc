@@ -133,6 +133,8 @@ TEST_F(NodeFaultsTest, GpusStillCleaningUpAreNotGivenAwayAfterAControllerCrash) 
   // gpu1, but the agent lists A when it registers again.
   cluster_.CrashController();
   ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+  // Otherwise B would find A gone whatever canopyd does, and the test would show nothing.
+  ASSERT_EQ(kill(PidIn("a.pid"), 0), 0) << "A ended before canopyd was back";
   ASSERT_TRUE(WaitUntil([&] { return State(b) == "COMPLETED"; }, absl::Seconds(60)))
       << State(b) << Diagnostics();
   EXPECT_EQ(Work("b.txt"), "alone\n");
