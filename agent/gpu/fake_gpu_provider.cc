@@ -5,7 +5,9 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 
 namespace canopy::agent::gpu {
@@ -25,6 +27,10 @@ absl::StatusOr<std::vector<GpuDevice>> FakeGpuProvider::Discover() {
     d.model = options_.model;
     d.vendor = "fake";
     d.memory_mib = options_.memory_mib;
+    if (!options_.device_files.empty()) {
+      d.device_file =
+          absl::StrReplaceAll(options_.device_files, {{"%d", absl::StrCat(i)}, {"%n", node_name_}});
+    }
     gpus.push_back(std::move(d));
   }
   if (options_.faults_file.empty()) {

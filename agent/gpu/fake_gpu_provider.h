@@ -22,6 +22,9 @@ struct FakeGpuOptions {
   std::string model = "NVIDIA H100 80GB HBM3";
   int64_t memory_mib = 81559;
   std::string faults_file;
+  // Device files that stand for the fake GPUs ("/run/fake/%n-gpu%d": %n is the node's name, %d
+  // the GPU's index), so that device confinement can be tried where there is no GPU; empty: none.
+  std::string device_files;
 };
 
 class FakeGpuProvider final : public GpuProvider {

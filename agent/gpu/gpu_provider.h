@@ -23,6 +23,9 @@ struct GpuDevice {
   int64_t memory_mib = 0;
   bool healthy = true;
   std::string health_reason;  // empty when healthy
+  // The character device a process opens to use this GPU ("/dev/nvidia3"); empty when unknown.
+  // Jobs are kept from other GPUs' files (agent/runtime/job_limits.h).
+  std::string device_file;
 
   friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
 };

@@ -42,6 +42,7 @@ struct NvmlApi {
   // Optional (older drivers/GPUs lack them): null when missing.
   nvmlReturn_t (*ecc_errors)(nvmlDevice_t, int, int, unsigned long long*);
   nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*);
+  nvmlReturn_t (*minor_number)(nvmlDevice_t, unsigned*);
 
   std::string Error(nvmlReturn_t rc) const {
     return error_string != nullptr ? error_string(rc) : absl::StrCat("NVML error ", rc);
@@ -78,6 +79,7 @@ absl::StatusOr<std::unique_ptr<NvmlGpuProvider>> NvmlGpuProvider::Open() {
   }
   Load(lib, "nvmlDeviceGetTotalEccErrors", &api->ecc_errors);
   Load(lib, "nvmlDeviceGetRemappedRows", &api->remapped_rows);
+  Load(lib, "nvmlDeviceGetMinorNumber", &api->minor_number);
   if (nvmlReturn_t rc = api->init(); rc != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlInit failed: ", api->Error(rc)));
   }
@@ -119,6 +121,11 @@ absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
     d.model = name;
     d.uuid = uuid;
     d.memory_mib = static_cast<int64_t>(mem.total / (1024 * 1024));
+    // The driver names each GPU's device file by its minor number, which need not be its index.
+    if (unsigned minor = 0;
+        api_->minor_number != nullptr && api_->minor_number(dev, &minor) == kNvmlSuccess) {
+      d.device_file = absl::StrCat("/dev/nvidia", minor);
+    }
     if (rc != kNvmlSuccess) {
       d.healthy = false;
       d.health_reason = rc == kNvmlErrorGpuIsLost ? "XID 79: GPU has fallen off the bus"

@@ -16,9 +16,7 @@
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/step_io_stream.h"
 #include "common/log/absl_format.h"
-#include "common/os/unique_fd.h"
 #include "common/rpc/status_convert.h"
-#include "common/slurm/output_pattern.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
@@ -28,15 +26,6 @@ using canopy::v1::JobStatus;
 
 // How often a kill looks for the job's last process.
 constexpr absl::Duration kKillPoll = absl::Milliseconds(20);
-
-std::string Errno(absl::string_view what, const std::string& path) {
-  return absl::StrCat(what, " ", path, ": ", std::strerror(errno));
-}
-
-// Relative paths are relative to the work dir.
-std::string InDir(const std::string& dir, const std::string& path) {
-  return path.empty() || path.front() == '/' ? path : absl::StrCat(dir, "/", path);
-}
 
 JobStatus Status(uint32_t job_id, uint32_t run_id, JobStatus::Phase phase) {
   JobStatus s;
@@ -63,8 +52,36 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
                    cg.status().message());
     }
   }
+  // In the v1 hierarchies the node's directory has the same place below the agent's own.
+  const std::string parent_name =
+      options_.cgroup_parent.substr(options_.cgroup_parent.rfind('/') + 1);
+  limits_ = std::make_unique<NodeLimits>(
+      options_.node_name, node_cgroup_ != nullptr ? node_cgroup_->path() : "",
+      absl::StrCat(parent_name, "/", options_.node_name), options_.pin_cpus);
   ClearStaleSpool();
   sender_ = std::thread([this] { SenderLoop(); });
+}
+
+std::vector<std::string> JobRuntime::JobRecord::CgroupProcsFiles() const {
+  std::vector<std::string> files;
+  if (cgroup != nullptr) {
+    files.push_back(absl::StrCat(cgroup->path(), "/cgroup.procs"));
+  }
+  if (confinement != nullptr) {
+    for (std::string& file : confinement->ProcsFiles()) {
+      files.push_back(std::move(file));
+    }
+  }
+  return files;
+}
+
+bool JobRuntime::JobRecord::OutOfMemory() const {
+  return (cgroup != nullptr && cgroup->OomKills() > oom_kills_at_start) ||
+         (confinement != nullptr && confinement->OomKills() > 0);
+}
+
+void JobRuntime::SetGpuDevices(std::vector<GpuDeviceFile> gpus) {
+  limits_->SetGpuDevices(std::move(gpus));
 }
 
 void JobRuntime::ClearStaleSpool() {
@@ -208,6 +225,15 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
                    cg.status().message());
     }
   }
+  JobShare share;
+  share.cpus = launch.cpus();
+  share.gpu_indexes.assign(launch.gpu_indexes().begin(), launch.gpu_indexes().end());
+  const int node_index = launch.node_index();
+  if (node_index >= 0 && node_index < launch.job().mem_allocated_mib_size()) {
+    share.memory_bytes = launch.job().mem_allocated_mib(node_index) * 1024 * 1024;
+  }
+  job->confinement =
+      limits_->Confine(job_id, job->cgroup != nullptr ? job->cgroup->path() : "", share);
   absl::Status started = absl::OkStatus();
   if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
     started = StartBatch(*job);
@@ -233,108 +259,6 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
   ReportJob(std::move(status), false);
 }
 
-absl::Status JobRuntime::StartBatch(JobRecord& job) {
-  const canopy::v1::Job& j = job.launch.job();
-  const canopy::v1::JobSpec& spec = j.spec();
-  const std::optional<Credentials> creds = CredentialsFor(j);
-
-  // The work dir is entered (and so checked) by the child, as the user.
-  std::string work_dir = spec.work_dir();
-  if (work_dir.empty()) {
-    work_dir = spec.submit_dir().empty() ? "/" : spec.submit_dir();
-  }
-
-  // The script, private to the job's user, in a directory made fresh for this run: created by
-  // the agent, owned by it and not writable by the user (0711), so nothing the user's job left
-  // from an earlier run (a symlink named "script") can redirect the agent's write, and the
-  // removal at the end walks only what the agent made. The file is created exclusively and
-  // handed over by descriptor (fchown), never by path.
-  std::error_code ec;
-  std::filesystem::create_directories(options_.spool_dir, ec);
-  std::string dir_template = absl::StrCat(options_.spool_dir, "/job", j.job_id(), ".XXXXXX");
-  if (mkdtemp(dir_template.data()) == nullptr) {
-    return absl::InternalError(Errno("mkdtemp", dir_template));
-  }
-  job.spool_dir = dir_template;
-  const os::UniqueFd dir_fd(
-      open(job.spool_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!dir_fd.valid() || fchmod(dir_fd.get(), 0711) != 0) {
-    return absl::InternalError(Errno("open", job.spool_dir));
-  }
-  const std::string script = absl::StrCat(job.spool_dir, "/script");
-  {
-    os::UniqueFd fd(
-        openat(dir_fd.get(), "script", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700));
-    if (!fd.valid()) {
-      return absl::InternalError(Errno("open", script));
-    }
-    const std::string& text = spec.script();
-    for (size_t done = 0; done < text.size();) {
-      const ssize_t n = write(fd.get(), text.data() + done, text.size() - done);
-      if (n < 0) {
-        return absl::InternalError(Errno("write", script));
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (creds.has_value() && fchown(fd.get(), creds->uid, creds->gid) != 0) {
-      return absl::InternalError(Errno("fchown", script));
-    }
-  }
-
-  // stdio: paths relative to the work dir, opened by the child as the user (never by the
-  // agent: an --output of /etc/shadow must not truncate it, a FIFO --input must not block us).
-  slurm::OutputPatternContext ctx;
-  ctx.job_id = j.job_id();
-  if (j.array_job_id() != 0) {
-    ctx.array_job_id = j.array_job_id();
-    ctx.array_task_id = j.array_task_id();
-  }
-  ctx.job_name = spec.name();
-  ctx.user_name = j.user_name();
-  ctx.node_name = options_.node_name;
-  ctx.node_index = static_cast<uint32_t>(job.launch.node_index());
-  const int output_flags = spec.open_append() ? O_APPEND : O_TRUNC;
-
-  SpawnRequest req;
-  // No "#!" line: run it with /bin/sh, as slurmd would have the shell do.
-  if (!absl::StartsWith(spec.script(), "#!")) {
-    req.argv.push_back("/bin/sh");
-  }
-  req.argv.push_back(script);
-  req.argv.insert(req.argv.end(), spec.argv().begin(), spec.argv().end());
-  req.env = EnvironmentStrings(BuildJobEnvironment(job.launch, node_));
-  req.work_dir = work_dir;
-  req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
-  // "" = slurm-%j.out
-  req.stdout_path = InDir(work_dir, slurm::ExpandOutputPattern(spec.stdout_path(), ctx));
-  req.stdout_flags = output_flags;
-  req.stderr_path = spec.stderr_path().empty()
-                        ? req.stdout_path
-                        : InDir(work_dir, slurm::ExpandOutputPattern(spec.stderr_path(), ctx));
-  req.stderr_flags = output_flags;
-  req.credentials = creds;
-  os::UniqueFd procs;
-  if (job.cgroup != nullptr) {
-    absl::StatusOr<os::UniqueFd> opened = job.cgroup->OpenProcs();
-    if (opened.ok()) {
-      procs = *std::move(opened);
-    }
-  }
-  req.cgroup_procs_fd = procs.get();
-  const uint32_t job_id = j.job_id();
-  const uint32_t run_id = j.run_id();
-  absl::StatusOr<pid_t> pid = Spawn(
-      req, *reaper_, [this, job_id, run_id](int status) { OnBatchExit(job_id, run_id, status); });
-  if (!pid.ok()) {
-    return pid.status();
-  }
-  job.batch_pid = *pid;
-  job.batch_running = true;
-  job.batch_stderr_path = req.stderr_path;
-  job.batch_work_dir = work_dir;
-  return absl::OkStatus();
-}
-
 void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) {
   JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
   absl::MutexLock lock(&mu_);
@@ -349,8 +273,7 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
   } else if (WIFSIGNALED(wait_status)) {
     status.set_exit_signal(WTERMSIG(wait_status));
   }
-  status.set_out_of_memory(job.cgroup != nullptr &&
-                           job.cgroup->OomKills() > job.oom_kills_at_start);
+  status.set_out_of_memory(job.OutOfMemory());
   status.set_fenced(job.fenced);
   spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {})", options_.node_name,
                job_id, run_id, status.exit_code(), status.exit_signal());
@@ -462,6 +385,7 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
 
 void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<Cgroup> cgroup;
+  std::unique_ptr<JobConfinement> confinement;
   std::string spool_dir;
   {
     absl::MutexLock lock(&mu_);
@@ -482,13 +406,15 @@ void JobRuntime::CheckKill(uint32_t job_id) {
     // Gone: nothing can start in the record any more (it is being killed). It stays in jobs_
     // while its cgroup and spool dir are removed, so that a launch of a newer run keeps waiting.
     cgroup = std::move(job.cgroup);
+    confinement = std::move(job.confinement);
     spool_dir = job.spool_dir;
   }
   if (!spool_dir.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(spool_dir, ignored);
   }
-  cgroup.reset();  // removes the job's cgroup
+  cgroup.reset();       // removes the job's cgroup
+  confinement.reset();  // its CPUs are free again, its v1 directories removed
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   std::unique_ptr<JobRecord> finished = std::move(it->second);

@@ -39,6 +39,7 @@
 #include "agent/runtime/cgroup.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_environment.h"
+#include "agent/runtime/job_limits.h"
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
 #include "canopy/v1/agent.pb.h"
@@ -63,6 +64,9 @@ struct RuntimeOptions {
   // as them).
   uint32_t min_job_uid = 1000;
   bool allow_root_jobs = false;
+  // Confine each job to CPUs of its own (cpuset), chosen among the agent's (job_limits.h). Off
+  // where several nodes share the host's CPUs (virtual nodes).
+  bool pin_cpus = true;
 };
 
 class JobRuntime {
@@ -90,6 +94,11 @@ class JobRuntime {
   // sattach: copies this node's part of the step's output to another StepIo server.
   void AttachStep(const canopy::v1::AttachStep& attach);
   void AckStatus(const canopy::v1::JobStatusAck& ack);
+  // The node's GPUs and their device files, after each discovery: a job's processes may open
+  // only its own GPUs' (job_limits.h).
+  void SetGpuDevices(std::vector<GpuDeviceFile> gpus);
+  // Which limits this node enforces, and how (NodeLimits::Describe).
+  std::string LimitsDescription() const { return limits_->Describe(); }
 
   // Jobs this node still has (launched and not yet cleaned up), ascending; not a job whose
   // old run is only being cleaned up for a newer run that waits to start.
@@ -121,6 +130,10 @@ class JobRuntime {
     bool batch_running = false;
     std::unique_ptr<Cgroup> cgroup;
     int64_t oom_kills_at_start = 0;
+    std::unique_ptr<JobConfinement> confinement;  // its memory, CPU and GPU limits
+    // The cgroup.procs files its processes join: the v2 leaf, then its limits' v1 directories.
+    std::vector<std::string> CgroupProcsFiles() const;
+    bool OutOfMemory() const;
     std::map<uint32_t, std::unique_ptr<StepPart>> steps;
     // Process groups of step tasks whose StepPart is gone, kept while they have members (what a
     // task left running in the background): kills and Gone() cover them.
@@ -167,6 +180,9 @@ class JobRuntime {
   const NodeIdentity node_;
   ChildReaper* const reaper_;
   const Reporter report_;
+
+  // Before jobs_: their confinements give CPUs back to it when destroyed.
+  std::unique_ptr<NodeLimits> limits_;
 
   mutable absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -35,9 +35,7 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
       ctx.node = node_;
       ctx.job_launch = job.launch;
       ctx.credentials = CredentialsFor(job.launch.job());
-      if (job.cgroup != nullptr) {
-        ctx.cgroup_procs_path = absl::StrCat(job.cgroup->path(), "/cgroup.procs");
-      }
+      ctx.cgroup_procs_paths = job.CgroupProcsFiles();
       const uint32_t job_id = launch.job_id();
       const uint32_t step_id = launch.step_id();
       auto owned =
@@ -194,13 +192,8 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
   req.credentials = CredentialsFor(job.launch.job());
   // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
   // hung mount) for longer than a notice is worth.
-  os::UniqueFd procs;
-  if (job.cgroup != nullptr) {
-    if (absl::StatusOr<os::UniqueFd> opened = job.cgroup->OpenProcs(); opened.ok()) {
-      procs = *std::move(opened);
-    }
-  }
-  req.cgroup_procs_fd = procs.get();
+  const std::vector<os::UniqueFd> procs = OpenForWriting(job.CgroupProcsFiles());
+  req.cgroup_procs_fds = Borrow(procs);
   auto exited = std::make_shared<std::atomic<bool>>(false);
   absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
   if (!pid.ok()) {

@@ -89,8 +89,10 @@ bool OpenOnto(const char* path, int flags, int target) {
   for (int sig = 1; sig < NSIG; ++sig) {
     sigaction(sig, &dfl, nullptr);  // fails harmlessly for SIGKILL, SIGSTOP and RT internals
   }
-  if (request.cgroup_procs_fd >= 0 && write(request.cgroup_procs_fd, "0", 1) != 1) {
-    fail(Stage::kCgroup);
+  for (int fd : request.cgroup_procs_fds) {
+    if (write(fd, "0", 1) != 1) {
+      fail(Stage::kCgroup);
+    }
   }
   if (setsid() < 0) {
     fail(Stage::kSetsid);
@@ -222,6 +224,25 @@ bool NodeSide(const SpawnRequest& request, const ChildError& e) {
 }
 
 }  // namespace
+
+std::vector<os::UniqueFd> OpenForWriting(const std::vector<std::string>& paths) {
+  std::vector<os::UniqueFd> fds;
+  for (const std::string& path : paths) {
+    os::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.valid()) {
+      fds.push_back(std::move(fd));
+    }
+  }
+  return fds;
+}
+
+std::vector<int> Borrow(const std::vector<os::UniqueFd>& fds) {
+  std::vector<int> borrowed;
+  for (const os::UniqueFd& fd : fds) {
+    borrowed.push_back(fd.get());
+  }
+  return borrowed;
+}
 
 absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
                             ChildReaper::ExitCallback on_exit) {

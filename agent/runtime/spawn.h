@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/runtime/child_reaper.h"
+#include "common/os/unique_fd.h"
 
 namespace canopy::agent::runtime {
 
@@ -48,8 +49,16 @@ struct SpawnRequest {
   int stdout_flags = O_TRUNC;  // added to O_WRONLY | O_CREAT: O_TRUNC and/or O_APPEND
   int stderr_flags = O_TRUNC;
   std::optional<Credentials> credentials;  // nullopt: stay the agent's user
-  int cgroup_procs_fd = -1;  // borrowed, optional: the child writes itself into this cgroup.procs
+  // Borrowed, optional: the child writes itself into each of these cgroup.procs files (the job's
+  // v2 leaf, and the v1 directories of its limits on a hybrid host) before anything else.
+  std::vector<int> cgroup_procs_fds;
 };
+
+// Opens each of `paths` write-only (cgroup.procs files, for SpawnRequest::cgroup_procs_fds);
+// one that cannot be opened is left out (the job then runs without that cgroup, as without
+// cgroups at all).
+std::vector<os::UniqueFd> OpenForWriting(const std::vector<std::string>& paths);
+std::vector<int> Borrow(const std::vector<os::UniqueFd>& fds);
 
 // Starts the process and has `reaper` watch it. Returns its pid, which is also its process
 // group and session id. When the child could not get as far as execve (it is then already

@@ -170,10 +170,7 @@ absl::Status StepPart::StartTasks() {
     return absl::InvalidArgumentError("no command to run");
   }
   os::UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  os::UniqueFd cgroup_procs;
-  if (!job_.cgroup_procs_path.empty()) {
-    cgroup_procs.reset(open(job_.cgroup_procs_path.c_str(), O_WRONLY | O_CLOEXEC));
-  }
+  const std::vector<os::UniqueFd> cgroup_procs = OpenForWriting(job_.cgroup_procs_paths);
   const canopy::v1::Job& job = job_.job_launch.job();
   // Output files are opened by each task's child, as the job's user (see SpawnRequest). Ranks
   // may share a file: the first of them truncates it (unless appending), and a shared file is
@@ -241,7 +238,7 @@ absl::Status StepPart::StartTasks() {
     req.work_dir = work_dir;
     req.stdin_fd = devnull.get();
     req.credentials = job_.credentials;
-    req.cgroup_procs_fd = cgroup_procs.get();
+    req.cgroup_procs_fds = Borrow(cgroup_procs);
     os::UniqueFd out_write;
     os::UniqueFd err_write;
     os::UniqueFd out_read;

@@ -41,9 +41,9 @@ namespace canopy::agent::runtime {
 // What a step needs from the job it belongs to.
 struct StepJobContext {
   NodeIdentity node;
-  canopy::v1::LaunchJob job_launch;        // the job's LaunchJob on this node
-  std::optional<Credentials> credentials;  // nullopt: run as the agent's user
-  std::string cgroup_procs_path;           // empty: no cgroup
+  canopy::v1::LaunchJob job_launch;             // the job's LaunchJob on this node
+  std::optional<Credentials> credentials;       // nullopt: run as the agent's user
+  std::vector<std::string> cgroup_procs_paths;  // the job's cgroups (SpawnRequest); may be empty
 };
 
 class StepPart {

@@ -26,7 +26,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "agent/runtime/cgroup.h"
+#include "agent/runtime/cgroup_v1.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/job_limits.h"
 #include "agent/server/agent_setup.h"
 #include "agent/server/node_session.h"
 #include "common/log/setup.h"
@@ -45,6 +47,9 @@ ABSL_FLAG(int, fake_gpus, -1,
 ABSL_FLAG(std::string, fake_gpu_model, "NVIDIA H100 80GB HBM3", "model name of fake GPUs");
 ABSL_FLAG(std::string, fake_gpu_faults, "",
           "file of injected GPU faults for the fake provider: lines 'NODE INDEX REASON'");
+ABSL_FLAG(std::string, fake_gpu_device_files, "",
+          "character devices standing for the fake GPUs' device files, which jobs may open only "
+          "for their own GPUs: a pattern, %n the node's name, %d the GPU index");
 ABSL_FLAG(int, cpus, 0, "CPUs to report (default: as configured for virtual nodes, else real)");
 ABSL_FLAG(int64_t, memory_mib, 0, "memory to report in MiB (default: as configured / real)");
 ABSL_FLAG(std::string, spool_dir, "",
@@ -83,6 +88,7 @@ int main(int argc, char** argv) {
   options.fake_gpus = absl::GetFlag(FLAGS_fake_gpus);
   options.fake_gpu_model = absl::GetFlag(FLAGS_fake_gpu_model);
   options.fake_gpu_faults = absl::GetFlag(FLAGS_fake_gpu_faults);
+  options.fake_gpu_device_files = absl::GetFlag(FLAGS_fake_gpu_device_files);
   options.cpus = absl::GetFlag(FLAGS_cpus);
   options.memory_mib = absl::GetFlag(FLAGS_memory_mib);
   options.spool_dir = absl::GetFlag(FLAGS_spool_dir);
@@ -107,6 +113,23 @@ int main(int argc, char** argv) {
     // Jobs of an agent that died here (kill -9, crash) were requeued or ended by the controller
     // meanwhile: whatever of them still runs must go before this agent takes new work.
     canopy::agent::runtime::Cgroup::SweepDeadAgents(*root);
+    // And their job limits' directories in the v1 hierarchies of a hybrid host.
+    for (const char* controller : {"memory", "cpuset"}) {
+      if (absl::StatusOr<std::string> v1 = canopy::agent::runtime::FindCgroupV1Root(controller);
+          v1.ok()) {
+        canopy::agent::runtime::Cgroup::SweepDeadAgents(*v1);
+      }
+    }
+    // Jobs' memory and CPU limits need the controllers passed down from here; a cgroup that
+    // holds processes of its own (the agent's, unless it is the hierarchy's root) cannot.
+    if (std::vector<std::string> on = canopy::agent::runtime::EnableCgroupControllers(*root);
+        on.size() < 2) {
+      spdlog::info(
+          "cgroup v2 controllers passed to jobs from {}: {} (memory and cpuset are "
+          "needed for jobs' memory and CPU limits; v1 hierarchies are used where "
+          "mounted)",
+          *root, on.empty() ? "none" : absl::StrJoin(on, ", "));
+    }
     absl::StatusOr<std::unique_ptr<canopy::agent::runtime::Cgroup>> cg =
         canopy::agent::runtime::Cgroup::Create(*root, absl::StrCat("canopy-agent-", getpid()));
     if (cg.ok()) {

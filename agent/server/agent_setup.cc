@@ -135,6 +135,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
       fake.count = options.fake_gpus >= 0 ? options.fake_gpus : nc != nullptr ? configured_gpus : 8;
       fake.model = options.fake_gpu_model;
       fake.faults_file = options.fake_gpu_faults;
+      fake.device_files = options.fake_gpu_device_files;
       gpus = std::make_unique<gpu::FakeGpuProvider>(name, fake);
     } else if (provider == "none") {
       gpus = std::make_unique<gpu::FakeGpuProvider>(name, NoGpus());
@@ -155,6 +156,9 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     rt.cgroup_parent = options.cgroup_parent;
     rt.min_job_uid = options.min_job_uid;
     rt.allow_root_jobs = options.allow_root_jobs;
+    // Virtual nodes, or a node said to have more CPUs than the host, share the host's CPUs with
+    // others this runtime cannot see: pinning would stack their jobs on the same CPUs.
+    rt.pin_cpus = !virtual_mode && facts.cpus <= real_cpus;
     // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES on AMD nodes.
     if (absl::StatusOr<std::vector<gpu::GpuDevice>> found = gpus->Discover();
         found.ok() && !found->empty()) {

@@ -19,6 +19,7 @@ struct AgentOptions {
   int fake_gpus = -1;
   std::string fake_gpu_model;
   std::string fake_gpu_faults;
+  std::string fake_gpu_device_files;  // FakeGpuOptions::device_files
   int cpus = 0;
   int64_t memory_mib = 0;
   // Where batch scripts are spooled; each virtual node gets a subdirectory named after it.

@@ -22,6 +22,26 @@ void FillGpus(const std::vector<gpu::GpuDevice>& gpus,
   }
 }
 
+// The GPUs' device numbers, for the device filter of jobs' cgroups. A GPU whose file is
+// unknown or not a device is left out (and so never refused to a job), with a warning.
+std::vector<runtime::GpuDeviceFile> DeviceFiles(const std::string& node,
+                                                const std::vector<gpu::GpuDevice>& gpus) {
+  std::vector<runtime::GpuDeviceFile> files;
+  for (const gpu::GpuDevice& g : gpus) {
+    if (g.device_file.empty()) {
+      continue;
+    }
+    absl::StatusOr<runtime::DeviceNumber> device = runtime::CharDeviceOf(g.device_file);
+    if (!device.ok()) {
+      spdlog::warn("{}: GPU {}: {}; jobs are not kept from it", node, g.index,
+                   device.status().message());
+      continue;
+    }
+    files.push_back({g.index, *device});
+  }
+  return files;
+}
+
 }  // namespace
 
 NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
@@ -126,6 +146,7 @@ grpc::Status NodeSession::ConnectOnce() {
                   gpus.status().message());
   } else {
     FillGpus(*gpus, reg->mutable_gpus());
+    runtime_->SetGpuDevices(DeviceFiles(facts_.node_name, *gpus));
     absl::MutexLock lock(&mu_);
     reported_gpus_ = *gpus;
   }
@@ -284,12 +305,17 @@ void NodeSession::Tick(absl::Time now) {
   }
   // GPU health is checked at the heartbeat cadence; only changes are sent.
   absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
+  bool changed = false;
   if (gpus.ok()) {
     absl::MutexLock lock(&mu_);
     if (*gpus != reported_gpus_) {
       reported_gpus_ = *gpus;
       FillGpus(*gpus, health.mutable_gpu_health()->mutable_gpus());
+      changed = true;
     }
+  }
+  if (changed) {
+    runtime_->SetGpuDevices(DeviceFiles(facts_.node_name, *gpus));
   }
   if (health.has_gpu_health()) {
     Write(health);

@@ -1,0 +1,128 @@
+// JobRuntime::StartBatch (job_runtime.h): the batch script of a job, written to a spool directory
+// made fresh for the run and started as the job's user, in the job's cgroups.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "agent/runtime/job_runtime.h"
+#include "agent/runtime/spawn.h"
+#include "common/os/unique_fd.h"
+#include "common/slurm/output_pattern.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+std::string Errno(absl::string_view what, const std::string& path) {
+  return absl::StrCat(what, " ", path, ": ", std::strerror(errno));
+}
+
+// Relative paths are relative to the work dir.
+std::string InDir(const std::string& dir, const std::string& path) {
+  return path.empty() || path.front() == '/' ? path : absl::StrCat(dir, "/", path);
+}
+
+}  // namespace
+
+absl::Status JobRuntime::StartBatch(JobRecord& job) {
+  const canopy::v1::Job& j = job.launch.job();
+  const canopy::v1::JobSpec& spec = j.spec();
+  const std::optional<Credentials> creds = CredentialsFor(j);
+
+  // The work dir is entered (and so checked) by the child, as the user.
+  std::string work_dir = spec.work_dir();
+  if (work_dir.empty()) {
+    work_dir = spec.submit_dir().empty() ? "/" : spec.submit_dir();
+  }
+
+  // The script, private to the job's user, in a directory made fresh for this run: created by
+  // the agent, owned by it and not writable by the user (0711), so nothing the user's job left
+  // from an earlier run (a symlink named "script") can redirect the agent's write, and the
+  // removal at the end walks only what the agent made. The file is created exclusively and
+  // handed over by descriptor (fchown), never by path.
+  std::error_code ec;
+  std::filesystem::create_directories(options_.spool_dir, ec);
+  std::string dir_template = absl::StrCat(options_.spool_dir, "/job", j.job_id(), ".XXXXXX");
+  if (mkdtemp(dir_template.data()) == nullptr) {
+    return absl::InternalError(Errno("mkdtemp", dir_template));
+  }
+  job.spool_dir = dir_template;
+  const os::UniqueFd dir_fd(
+      open(job.spool_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir_fd.valid() || fchmod(dir_fd.get(), 0711) != 0) {
+    return absl::InternalError(Errno("open", job.spool_dir));
+  }
+  const std::string script = absl::StrCat(job.spool_dir, "/script");
+  {
+    os::UniqueFd fd(
+        openat(dir_fd.get(), "script", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700));
+    if (!fd.valid()) {
+      return absl::InternalError(Errno("open", script));
+    }
+    const std::string& text = spec.script();
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = write(fd.get(), text.data() + done, text.size() - done);
+      if (n < 0) {
+        return absl::InternalError(Errno("write", script));
+      }
+      done += static_cast<size_t>(n);
+    }
+    if (creds.has_value() && fchown(fd.get(), creds->uid, creds->gid) != 0) {
+      return absl::InternalError(Errno("fchown", script));
+    }
+  }
+
+  // stdio: paths relative to the work dir, opened by the child as the user (never by the
+  // agent: an --output of /etc/shadow must not truncate it, a FIFO --input must not block us).
+  slurm::OutputPatternContext ctx;
+  ctx.job_id = j.job_id();
+  if (j.array_job_id() != 0) {
+    ctx.array_job_id = j.array_job_id();
+    ctx.array_task_id = j.array_task_id();
+  }
+  ctx.job_name = spec.name();
+  ctx.user_name = j.user_name();
+  ctx.node_name = options_.node_name;
+  ctx.node_index = static_cast<uint32_t>(job.launch.node_index());
+  const int output_flags = spec.open_append() ? O_APPEND : O_TRUNC;
+
+  SpawnRequest req;
+  // No "#!" line: run it with /bin/sh, as slurmd would have the shell do.
+  if (!absl::StartsWith(spec.script(), "#!")) {
+    req.argv.push_back("/bin/sh");
+  }
+  req.argv.push_back(script);
+  req.argv.insert(req.argv.end(), spec.argv().begin(), spec.argv().end());
+  req.env = EnvironmentStrings(BuildJobEnvironment(job.launch, node_));
+  req.work_dir = work_dir;
+  req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
+  // "" = slurm-%j.out
+  req.stdout_path = InDir(work_dir, slurm::ExpandOutputPattern(spec.stdout_path(), ctx));
+  req.stdout_flags = output_flags;
+  req.stderr_path = spec.stderr_path().empty()
+                        ? req.stdout_path
+                        : InDir(work_dir, slurm::ExpandOutputPattern(spec.stderr_path(), ctx));
+  req.stderr_flags = output_flags;
+  req.credentials = creds;
+  const std::vector<os::UniqueFd> procs = OpenForWriting(job.CgroupProcsFiles());
+  req.cgroup_procs_fds = Borrow(procs);
+  const uint32_t job_id = j.job_id();
+  const uint32_t run_id = j.run_id();
+  absl::StatusOr<pid_t> pid = Spawn(
+      req, *reaper_, [this, job_id, run_id](int status) { OnBatchExit(job_id, run_id, status); });
+  if (!pid.ok()) {
+    return pid.status();
+  }
+  job.batch_pid = *pid;
+  job.batch_running = true;
+  job.batch_stderr_path = req.stderr_path;
+  job.batch_work_dir = work_dir;
+  return absl::OkStatus();
+}
+
+}  // namespace canopy::agent::runtime
