@@ -118,13 +118,23 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
       if (report.node_fault &&
           (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
         // The node's own failure (its spool, fork, cgroup): as Slurm does, the node is drained
-        // and the job goes back to the queue to run elsewhere.
+        // and the job goes back to the queue, held ("launch failed requeued held") until its
+        // owner or an operator releases it. Without the hold, a job that breaks every node it
+        // lands on (or a failure wrongly put down to the node) would drain the cluster node by
+        // node.
         effects.drains.push_back({node, kLaunchFailureDrainReason});
         effects.warnings.push_back(
             absl::StrCat("job ", job->id.value(), ": launch failed on ", node_name,
-                         " for a reason of the node: ", report.message, "; draining ", node_name));
-        LoseJob(s, *job, absl::StrCat("launch failed on ", node_name, ": ", report.message),
-                effects);
+                         " for a reason of the node: ", report.message, "; draining ", node_name,
+                         ", the job requeued held"));
+        const std::string why = absl::StrCat("launch failed on ", node_name, ": ", report.message);
+        LoseJob(s, *job, why, effects);
+        if (job->state == core::JobState::kPending) {
+          job->reason = core::JobReason::kJobHeldUser;
+          job->priority = 0;
+          job->state_message = absl::StrCat(kLaunchFailedHeld, ": ", why);
+          s.Touch(job->id, effects);
+        }
       } else if (job->state == core::JobState::kConfiguring ||
                  job->state == core::JobState::kRunning) {
         // A launch that fails for a reason of the job's own (a missing work directory, an

@@ -18,6 +18,8 @@ namespace canopy::lifecycle {
 
 // Slurm's reason for a node drained because a launch failed there for a reason of the node's.
 inline constexpr char kLaunchFailureDrainReason[] = "batch job complete failure";
+// Slurm's description of a job sent back to the queue, held, after such a failure.
+inline constexpr char kLaunchFailedHeld[] = "launch failed requeued held";
 
 // A report about a job from the agent of `node`. A launch that failed for a reason of the node's
 // (JobReport::node_fault) drains the node (Effects::drains) and puts the job back in the queue

@@ -41,12 +41,28 @@ TEST_F(AgentReportsTest, ANodeSideLaunchFailureDrainsTheNodeAndRequeuesTheJob) {
   ASSERT_EQ(e.drains.size(), 1u);
   EXPECT_EQ(e.drains[0].node, core::NodeId(0));
   EXPECT_EQ(e.drains[0].reason, "batch job complete failure");
-  // Back in the queue, no restart counted (it never ran), the reason kept for squeue.
+  // Back in the queue, held as Slurm holds it; no restart counted (it never ran).
   EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
+  EXPECT_EQ(Job(id).priority, 0);
   EXPECT_EQ(Job(id).restart_count, 0);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("launch failed requeued held"));
   EXPECT_THAT(Job(id).state_message, HasSubstr("Text file busy"));
   EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0));
-  EXPECT_TRUE(e.schedule);
+  // It stays out of the next passes (it would drain node after node) until released.
+  Schedule();
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  Caller root;
+  root.authenticated = true;
+  root.is_operator = true;
+  root.user_name = "root";
+  JobActionRequest release;
+  release.action = JobAction::kRelease;
+  release.job_ids = {id};
+  e = Effects();
+  ASSERT_TRUE(jobs_->ControlJobs(release, root, e).at(0).ok);
+  Schedule();
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
 }
 
 TEST_F(AgentReportsTest, AJobSideLaunchFailureStillFailsTheJobAndDrainsNothing) {

@@ -55,15 +55,30 @@ class NodeFaultsTest : public FrontEndTest {
   static bool Gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 };
 
-TEST_F(NodeFaultsTest, ALaunchThatFailsOnTheNodeDrainsItAndRunsTheJobElsewhere) {
+TEST_F(NodeFaultsTest, ALaunchThatFailsOnTheNodeDrainsItAndHoldsTheJobUntilReleased) {
   // gpu1's spool is a regular file: the agent cannot write any batch script there.
   std::filesystem::create_directories(cluster_.dir() + "/spool");
   std::ofstream(cluster_.dir() + "/spool/gpu1").close();
   ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
 
-  // Two one-node jobs: one of them is placed on gpu1 first.
+  // Two one-node jobs: one of them is placed on gpu1 first, fails there and is held, as Slurm
+  // holds it ("launch failed requeued held"), until its owner releases it.
   const uint32_t a = Sbatch({"-o", "a.txt", "--wrap", "echo ran on $SLURMD_NODENAME"});
   const uint32_t b = Sbatch({"-o", "b.txt", "--wrap", "echo ran on $SLURMD_NODENAME"});
+  uint32_t held = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (uint32_t id : {a, b}) {
+          if (Squeue(id, "%T %r") == "PENDING JobHeldUser") {
+            held = id;
+          }
+        }
+        return held != 0;
+      },
+      absl::Seconds(60)))
+      << Diagnostics();
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(held)}).out, HasSubstr(" Priority=0 "));
+  ASSERT_EQ(Scontrol({"release", absl::StrCat(held)}).exit_code, 0);
   ASSERT_TRUE(WaitUntil([&] { return State(a) == "COMPLETED" && State(b) == "COMPLETED"; },
                         absl::Seconds(60)))
       << State(a) << " " << State(b) << "\n"
