@@ -46,8 +46,9 @@ struct StepRecord {
   int32_t exit_signal = 0;                     // a signal that ended a task, 0 = none
   std::vector<NodeId> nodes;
   int32_t ntasks = 0;
-  int32_t cpus = 0;  // tasks x CPUs per task
-  int32_t gpus = 0;  // the job's GPUs on the step's nodes
+  int32_t cpus = 0;                     // tasks x CPUs per task
+  int32_t gpus = 0;                     // the job's GPUs on the step's nodes
+  std::vector<int32_t> tasks_per_node;  // on each of `nodes` (sattach's layout)
 
   friend bool operator==(const StepRecord&, const StepRecord&) = default;
 };

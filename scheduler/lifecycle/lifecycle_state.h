@@ -54,11 +54,11 @@ inline constexpr absl::Duration kCleanupGrace = absl::Seconds(60);
 inline constexpr absl::Duration kLostBatchGrace = absl::Seconds(30);
 
 // A step whose srun still runs: the nodes whose part has not ended, and its accounting record
-// (ended and saved once the last part ends, or when the job leaves its nodes).
+// (ended and saved once the last part ends, or when the job leaves its nodes). Rebuilt at restart
+// from the steps the store has as started and not ended.
 struct LiveStep {
   std::vector<core::NodeId> running;
   core::StepRecord record;
-  std::vector<int32_t> tasks_per_node;  // on each of record.nodes (sattach's layout)
   bool cancelled = false;  // scancel of the step: tasks killed by a signal count as CANCELLED
 };
 

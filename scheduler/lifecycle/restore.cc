@@ -17,6 +17,39 @@
 
 namespace canopy::lifecycle {
 
+namespace {
+
+// Steps whose srun was running when canopyd went away: the agents still run their tasks, so a
+// step of the job's current run that still holds its nodes is live again (squeue -s, scancel
+// JOB.STEP, sattach, and its end in accounting when its parts report). Any other open step (of
+// an earlier run, of a job that has ended or left its nodes, of a node no longer configured) can
+// only be closed: it is recorded CANCELLED now.
+void RestoreSteps(LifecycleState& s, std::vector<core::StepRecord>& open, Effects& effects) {
+  for (core::StepRecord& step : open) {
+    const core::Job* job = s.jobs.Find(step.job);
+    LiveJob* live = s.Live(step.job);
+    const bool nodes_known =
+        !step.nodes.empty() &&
+        std::all_of(step.nodes.begin(), step.nodes.end(), [](core::NodeId n) { return n.valid(); });
+    if (job != nullptr && live != nullptr && job->state != core::JobState::kCompleting &&
+        step.attempt == job->restart_count && nodes_known && !step.tasks_per_node.empty()) {
+      LiveStep& restored = live->steps[step.step_id];
+      restored.running = step.nodes;
+      restored.record = std::move(step);
+      continue;
+    }
+    step.state = core::JobState::kCancelled;
+    step.end_time =
+        job != nullptr && job->end_time != absl::InfinitePast() ? job->end_time : s.Now();
+    step.nodes.erase(std::remove_if(step.nodes.begin(), step.nodes.end(),
+                                    [](core::NodeId n) { return !n.valid(); }),
+                     step.nodes.end());
+    effects.steps.push_back(std::move(step));
+  }
+}
+
+}  // namespace
+
 absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects& effects) {
   const absl::Time now = s.Now();
   // Agents reconnect after a controller restart: give them time before judging.
@@ -92,6 +125,7 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
     s.accounting.ResumeCharging(restored);
   }
   s.next_job_id = std::max({s.next_job_id, stored.next_job_id, max_id + 1});
+  RestoreSteps(s, stored.open_steps, effects);
   ++s.capacity_version;
   // Dependencies are watched again once every job they may name is back.
   std::vector<core::JobId> waiting;

@@ -125,5 +125,55 @@ TEST_F(JobLifecycleTest, RestoreCancelsWhatNoLongerFits) {
   ASSERT_EQ(e.warnings.size(), 1u);
 }
 
+// canopyd restarted under a running srun: the step is live again (sattach's layout, scancel) and
+// its end is recorded when its parts report. Before, it was forgotten, and its accounting row
+// stayed RUNNING after the job had ended. An open step of an earlier run is closed.
+TEST_F(JobLifecycleTest, ARunningStepComesBackAfterARestart) {
+  const uint32_t id = StartRunning(2);
+  StepRequest req;
+  req.job = core::JobId(id);
+  req.ntasks = 3;
+  req.argv = {"/usr/bin/train"};
+  req.io_address = "127.0.0.1:5000";
+  req.io_token = "t";
+  Effects e;
+  ASSERT_TRUE(jobs_->CreateStep(req, alice_, e).ok());
+  ASSERT_EQ(e.steps.size(), 1u);
+
+  persistence::StoredJobs saved;
+  for (const auto& [job_id, job] : jobs_->jobs().jobs()) {
+    saved.jobs.push_back(*job);
+    saved.jobs.back().resources = {};
+  }
+  saved.next_job_id = jobs_->next_job_id();
+  saved.open_steps = e.steps;  // as the store has it: started, not ended
+  core::StepRecord stale = e.steps[0];
+  stale.attempt = Job(id).restart_count - 1;  // of a run that was requeued meanwhile
+  saved.open_steps.push_back(stale);
+  Reset();
+  e = Effects();
+  ASSERT_TRUE(jobs_->Restore(saved, e).ok());
+  AllNodesUp();
+  ASSERT_EQ(e.steps.size(), 1u);  // the stale one, closed
+  EXPECT_EQ(e.steps[0].attempt, stale.attempt);
+  EXPECT_EQ(e.steps[0].state, JobState::kCancelled);
+
+  e = Effects();
+  absl::StatusOr<StepAnswer> attached =
+      jobs_->AttachStep(AttachRequest{core::JobId(id), 0, "127.0.0.1:6000", "u"}, alice_, e);
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_THAT(attached->tasks_per_node, ElementsAre(2, 1));
+  // Its step id is not given again.
+  EXPECT_EQ(jobs_->CreateStep(req, alice_, e)->step_id, 1u);
+
+  e = Effects();
+  jobs_->StepReported(core::NodeId(0), StepReport{core::JobId(id), 0, 0, true, 0, 0}, e);
+  EXPECT_TRUE(e.steps.empty());
+  jobs_->StepReported(core::NodeId(1), StepReport{core::JobId(id), 0, 1, true, 0, 0}, e);
+  ASSERT_EQ(e.steps.size(), 1u);
+  EXPECT_EQ(e.steps[0].state, JobState::kCompleted);
+  EXPECT_EQ(e.steps[0].name, "train");
+}
+
 }  // namespace
 }  // namespace canopy::lifecycle

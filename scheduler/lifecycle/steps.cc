@@ -34,6 +34,7 @@ core::StepRecord StepStarted(const LifecycleState& s, const core::Job& job,
     record.nodes.push_back(job.allocation.nodes[i].node);
     record.gpus += job.allocation.nodes[i].gpus;
   }
+  record.tasks_per_node = step.layout.tasks_per_node;
   return record;
 }
 
@@ -119,7 +120,6 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
   LiveStep& live_step = live->steps[answer.step_id];
   live_step.record = StepStarted(s, job, *shared);
   live_step.running = std::move(nodes);
-  live_step.tasks_per_node = shared->layout.tasks_per_node;
   effects.steps.push_back(live_step.record);
   effects.info.push_back(absl::StrCat("job ", id, " step ", answer.step_id, ": ", answer.ntasks,
                                       " task(s) on ", shared->nodelist));
@@ -212,7 +212,7 @@ absl::StatusOr<StepAnswer> AttachStep(LifecycleState& s, const AttachRequest& re
   for (core::NodeId node : step->record.nodes) {
     answer.nodes.push_back(s.topology->node_name(node));
   }
-  answer.tasks_per_node = step->tasks_per_node;
+  answer.tasks_per_node = step->record.tasks_per_node;
   if (!request.io_address.empty()) {  // empty: the layout only (sattach --layout)
     for (core::NodeId node : step->running) {
       effects.Send(node,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -25,7 +26,16 @@ class InMemoryStore final : public Store {
     for (const std::shared_ptr<const core::Job>& job : mutations.job_upserts) {
       jobs_[job->id.value()] = *job;
     }
-    // Accounting is not kept in memory: forgotten jobs are simply not loaded again.
+    // Accounting is not kept, but for the steps still open (StoredJobs::open_steps).
+    for (const core::StepRecord& step : mutations.steps) {
+      const auto key = std::make_tuple(step.job.value(), step.attempt, step.step_id);
+      if (step.end_time == absl::InfinitePast()) {
+        open_steps_[key] = step;
+      } else {
+        open_steps_.erase(key);
+      }
+    }
+    // Forgotten jobs are simply not loaded again.
     for (core::JobId id : mutations.forget_jobs) {
       jobs_.erase(id.value());
     }
@@ -60,6 +70,11 @@ class InMemoryStore final : public Store {
       stored.jobs.back().resources = {};  // derived, not stored (as in SqliteStore)
     }
     stored.next_job_id = next_job_id_;
+    for (const auto& [key, step] : open_steps_) {
+      if (jobs_.contains(step.job.value())) {
+        stored.open_steps.push_back(step);
+      }
+    }
     return stored;
   }
 
@@ -76,6 +91,7 @@ class InMemoryStore final : public Store {
  private:
   std::map<std::string, NodeAdminRow> nodes_;
   std::map<uint32_t, core::Job> jobs_;
+  std::map<std::tuple<uint32_t, int32_t, uint32_t>, core::StepRecord> open_steps_;
   uint32_t next_job_id_ = 0;
   StoredAccounting accounting_;
   absl::Status FailWith() {

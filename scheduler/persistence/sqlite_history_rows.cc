@@ -3,8 +3,10 @@
 
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace canopy::persistence {
 namespace {
@@ -18,6 +20,11 @@ void BindTime(sqlite3_stmt* s, int i, absl::Time t) {
   } else {
     sqlite3_bind_int64(s, i, absl::ToUnixMicros(t));
   }
+}
+
+std::string ReadText(sqlite3_stmt* s, int i) {
+  const unsigned char* text = sqlite3_column_text(s, i);
+  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
 }
 
 absl::Status Run(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
@@ -75,8 +82,8 @@ absl::Status SaveStepRows(sqlite3* db, const std::vector<core::StepRecord>& step
   absl::StatusOr<SqliteStatement> stmt = Prepare(
       db,
       "INSERT OR REPLACE INTO job_steps(job_id, attempt, step_id, name, state, start_time_us, "
-      "end_time_us, exit_code, exit_signal, nodes, ntasks, cpus, gpus) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+      "end_time_us, exit_code, exit_signal, nodes, ntasks, cpus, gpus, tasks_per_node) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   if (!stmt.ok()) {
     return stmt.status();
   }
@@ -100,6 +107,7 @@ absl::Status SaveStepRows(sqlite3* db, const std::vector<core::StepRecord>& step
     sqlite3_bind_int64(s, 11, step.ntasks);
     sqlite3_bind_int64(s, 12, step.cpus);
     sqlite3_bind_int64(s, 13, step.gpus);
+    BindText(s, 14, absl::StrJoin(step.tasks_per_node, ","));
     if (absl::Status st =
             Run(db, s, absl::StrCat("saving step ", step.job.value(), ".", step.step_id));
         !st.ok()) {
@@ -107,6 +115,50 @@ absl::Status SaveStepRows(sqlite3* db, const std::vector<core::StepRecord>& step
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status LoadOpenStepRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
+  absl::StatusOr<SqliteStatement> stmt =
+      Prepare(db,
+              "SELECT s.job_id, s.attempt, s.step_id, s.name, s.start_time_us, s.nodes, s.ntasks, "
+              "s.cpus, s.gpus, s.tasks_per_node FROM job_steps s JOIN jobs j ON j.id = s.job_id "
+              "WHERE s.end_time_us IS NULL AND j.in_memory = 1 "
+              "ORDER BY s.job_id, s.attempt, s.step_id");
+  if (!stmt.ok()) {
+    return stmt.status();
+  }
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    core::StepRecord r;
+    r.job = core::JobId(static_cast<uint32_t>(sqlite3_column_int64(s, 0)));
+    r.attempt = static_cast<int32_t>(sqlite3_column_int64(s, 1));
+    r.step_id = static_cast<uint32_t>(sqlite3_column_int64(s, 2));
+    r.name = ReadText(s, 3);
+    r.state = core::JobState::kRunning;
+    r.start_time = absl::FromUnixMicros(sqlite3_column_int64(s, 4));
+    bool known = true;
+    for (absl::string_view name : absl::StrSplit(ReadText(s, 5), ',', absl::SkipEmpty())) {
+      const core::NodeId node = topology.FindNode(name);
+      known = known && node.valid();
+      r.nodes.push_back(node);
+    }
+    r.ntasks = static_cast<int32_t>(sqlite3_column_int64(s, 6));
+    r.cpus = static_cast<int32_t>(sqlite3_column_int64(s, 7));
+    r.gpus = static_cast<int32_t>(sqlite3_column_int64(s, 8));
+    for (absl::string_view n : absl::StrSplit(ReadText(s, 9), ',', absl::SkipEmpty())) {
+      int32_t tasks = 0;
+      known = known && absl::SimpleAtoi(n, &tasks);
+      r.tasks_per_node.push_back(tasks);
+    }
+    // A step of a node gone from the configuration, or saved before its layout was (schema 9):
+    // only its end can still be recorded.
+    if (!known || r.tasks_per_node.size() != r.nodes.size()) {
+      r.tasks_per_node.clear();
+    }
+    out.open_steps.push_back(std::move(r));
+  }
+  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, "reading open job_steps");
 }
 
 absl::Status PurgeHistory(sqlite3* db, absl::Time before) {

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "scheduler/core/job_history.h"
 #include "scheduler/persistence/sqlite_handle.h"
+#include "scheduler/persistence/store.h"
 #include "scheduler/topology/topology.h"
 
 namespace canopy::persistence {
@@ -20,6 +21,11 @@ absl::Status SaveAttemptRows(sqlite3* db, const std::vector<core::JobAttempt>& a
 // Inserts or replaces each step's row (a step's end replaces its start).
 absl::Status SaveStepRows(sqlite3* db, const std::vector<core::StepRecord>& steps,
                           const topology::Topology& topology);
+
+// Appends to `out.open_steps` every step saved as started and not as ended of a job that is
+// loaded. A node no longer configured leaves its NodeId invalid and the step's
+// tasks_per_node empty.
+absl::Status LoadOpenStepRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out);
 
 // Deletes jobs that left memory and ended before `before`, with their nodes, attempts and
 // steps.

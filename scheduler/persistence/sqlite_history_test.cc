@@ -242,5 +242,44 @@ TEST_F(SqliteHistoryTest, PurgeDeletesOnlyForgottenJobsEndedBeforeTheCutoff) {
   EXPECT_THAT(Ids(HistoryQuery{}), ElementsAre(2, 30));
 }
 
+// Steps saved as started and not as ended come back with the jobs, with their layout, so that a
+// restarted canopyd knows them again (restore.cc); an ended step does not.
+TEST_F(SqliteHistoryTest, OpenStepsComeBackWithTheirLayout) {
+  core::Job running = Finished(9, 1001, core::JobState::kRunning, 1);
+  running.end_time = absl::InfinitePast();
+  Save({running});
+  core::StepRecord open;
+  open.job = core::JobId(9);
+  open.step_id = 3;
+  open.name = "train";
+  open.state = core::JobState::kRunning;
+  open.start_time = kT0 + absl::Seconds(30);
+  open.nodes = {core::NodeId(0), core::NodeId(1)};
+  open.tasks_per_node = {2, 1};
+  open.ntasks = 3;
+  open.cpus = 3;
+  core::StepRecord done = open;
+  done.step_id = 2;
+  done.state = core::JobState::kCompleted;
+  done.end_time = kT0 + absl::Seconds(40);
+  Mutations m;
+  m.steps = {open, done};
+  Commit(std::move(m));
+
+  absl::StatusOr<StoredJobs> loaded = store_->LoadJobs();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->open_steps.size(), 1u);
+  EXPECT_EQ(loaded->open_steps[0], open);
+
+  open.state = core::JobState::kCompleted;
+  open.end_time = kT0 + absl::Seconds(50);
+  Mutations ended;
+  ended.steps = {open};
+  Commit(std::move(ended));
+  loaded = store_->LoadJobs();
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->open_steps, IsEmpty());
+}
+
 }  // namespace
 }  // namespace canopy::persistence

@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 9> kMigrations = {
+constexpr std::array<const char*, 10> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -224,6 +224,11 @@ constexpr std::array<const char*, 9> kMigrations = {
     // 9: a running job's --signal warning, once sent, is not sent again after a restart.
     R"sql(
     ALTER TABLE jobs ADD COLUMN warn_sent INTEGER NOT NULL DEFAULT 0;
+    )sql",
+    // 10: a running step's layout, so that canopyd restarted under a running srun knows the step
+    // again (squeue -s, scancel JOB.STEP, sattach, its end in accounting).
+    R"sql(
+    ALTER TABLE job_steps ADD COLUMN tasks_per_node TEXT NOT NULL DEFAULT '';
     )sql",
 };
 

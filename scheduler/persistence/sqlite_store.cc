@@ -220,6 +220,9 @@ absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {
   if (absl::Status st = Quarantine(stored.quarantined); !st.ok()) {
     return st;
   }
+  if (absl::Status st = LoadOpenStepRows(db_.get(), *topology_, stored); !st.ok()) {
+    return st;
+  }
   absl::StatusOr<SqliteStatement> stmt =
       Prepare(db_.get(), "SELECT value FROM meta WHERE key = 'next_job_id'");
   if (!stmt.ok()) {

@@ -143,8 +143,9 @@ inline core::Job FullJob(core::JobId id) {
   return j;
 }
 
-// Takes a database back to schema 6 (what migrations 7, 8 and 9 added), to test migration 7.
+// Takes a database back to schema 6 (what migrations 7 to 10 added), to test migration 7.
 inline constexpr char kUndoSchema7[] = R"sql(
+    ALTER TABLE job_steps DROP COLUMN tasks_per_node;
     ALTER TABLE jobs DROP COLUMN warn_sent;
     DROP TABLE quarantined_jobs;
     DROP INDEX jobs_in_memory;

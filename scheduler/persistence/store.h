@@ -105,6 +105,9 @@ struct StoredJobs {
   // Jobs whose stored row could not be read (a corrupt value): not loaded, and set aside in
   // the database (quarantined_jobs) so the next start does not meet them again.
   std::vector<JobLoadProblem> quarantined;
+  // Steps saved as started and not as ended, of the loaded jobs. Restore keeps those of a job's
+  // current run that still holds nodes, and ends the others.
+  std::vector<core::StepRecord> open_steps;
 };
 
 // The fair-share state at start-up; nullopt for what was never saved.

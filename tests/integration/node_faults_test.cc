@@ -156,5 +156,28 @@ TEST_F(NodeFaultsTest, GpusStillCleaningUpAreNotGivenAwayAfterAControllerCrash) 
   EXPECT_EQ(State(a), "PENDING");
 }
 
+// kill -9 of canopyd under a running srun: the restarted canopyd knows the step again (squeue
+// -s), and records its end when its parts report. Before, the step was forgotten, and sacct
+// showed it RUNNING for ever after its job had ended.
+TEST_F(NodeFaultsTest, ARunningStepIsKnownAgainAfterAControllerCrash) {
+  ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
+  std::ofstream(work_ + "/step.sh") << "#!/bin/sh\nsrun -N 2 sleep 8\necho srun $?\n";
+  const uint32_t job = Sbatch({"-N", "2", "-o", "step.txt", "step.sh"});
+  const std::string step = absl::StrCat(job, ".0");
+  auto listed = [&] {
+    return absl::StrContains(cluster_.FrontEnd("squeue", {"-s", "-h", "-o", "%i"}).out, step);
+  };
+  ASSERT_TRUE(WaitUntil(listed, absl::Seconds(30))) << Diagnostics();
+  cluster_.CrashController();
+  ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+  EXPECT_TRUE(listed()) << cluster_.FrontEnd("squeue", {"-s"}).out;
+  ASSERT_TRUE(WaitUntil([&] { return State(job) == "COMPLETED"; }, absl::Seconds(60)))
+      << State(job) << Diagnostics();
+  EXPECT_EQ(Work("step.txt"), "srun 0\n");
+  const CommandResult sacct =
+      cluster_.FrontEnd("sacct", {"-j", absl::StrCat(job), "-n", "-P", "-o", "JobID,State"});
+  EXPECT_THAT(sacct.out, HasSubstr(absl::StrCat(step, "|COMPLETED\n"))) << sacct.out;
+}
+
 }  // namespace
 }  // namespace canopy::testing
