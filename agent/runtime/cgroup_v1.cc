@@ -18,13 +18,6 @@
 namespace canopy::agent::runtime {
 namespace {
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool ListHas(absl::string_view comma_list, absl::string_view item) {
   for (absl::string_view part : absl::StrSplit(comma_list, ',')) {
     if (part == item) {
@@ -34,7 +27,16 @@ bool ListHas(absl::string_view comma_list, absl::string_view item) {
   return false;
 }
 
-absl::Status WriteFile(const std::string& path, absl::string_view value) {
+}  // namespace
+
+std::string ReadControlFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status WriteControlFile(const std::string& path, absl::string_view value) {
   os::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd.valid() ||
       write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size())) {
@@ -44,12 +46,10 @@ absl::Status WriteFile(const std::string& path, absl::string_view value) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::StatusOr<std::string> FindCgroupV1Root(absl::string_view controller) {
   // mountinfo: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS ... - FSTYPE SOURCE SUPER_OPTIONS".
   std::string mount;
-  for (absl::string_view line : absl::StrSplit(ReadWhole("/proc/self/mountinfo"), '\n')) {
+  for (absl::string_view line : absl::StrSplit(ReadControlFile("/proc/self/mountinfo"), '\n')) {
     const std::vector<absl::string_view> halves = absl::StrSplit(line, " - ");
     if (halves.size() != 2) {
       continue;
@@ -67,7 +67,7 @@ absl::StatusOr<std::string> FindCgroupV1Root(absl::string_view controller) {
   }
   // /proc/self/cgroup: "ID:CONTROLLERS:PATH".
   std::string own = "/";
-  for (absl::string_view line : absl::StrSplit(ReadWhole("/proc/self/cgroup"), '\n')) {
+  for (absl::string_view line : absl::StrSplit(ReadControlFile("/proc/self/cgroup"), '\n')) {
     const std::vector<absl::string_view> fields = absl::StrSplit(line, absl::MaxSplits(':', 2));
     if (fields.size() == 3 && ListHas(fields[1], controller)) {
       own = std::string(fields[2]);
@@ -101,8 +101,9 @@ absl::StatusOr<std::unique_ptr<CgroupV1Dir>> CgroupV1Dir::Create(
     made.push_back(path);
     for (const std::string& file : inherited) {
       const std::string value =
-          std::string(absl::StripAsciiWhitespace(ReadWhole(absl::StrCat(parent, "/", file))));
-      if (absl::Status s = WriteFile(absl::StrCat(path, "/", file), value.empty() ? "\n" : value);
+          std::string(absl::StripAsciiWhitespace(ReadControlFile(absl::StrCat(parent, "/", file))));
+      if (absl::Status s =
+              WriteControlFile(absl::StrCat(path, "/", file), value.empty() ? "\n" : value);
           !s.ok()) {
         return fail(s);
       }
@@ -123,11 +124,11 @@ CgroupV1Dir::~CgroupV1Dir() {
 }
 
 absl::Status CgroupV1Dir::Write(absl::string_view name, absl::string_view value) const {
-  return WriteFile(absl::StrCat(path_, "/", name), value);
+  return WriteControlFile(absl::StrCat(path_, "/", name), value);
 }
 
 std::string CgroupV1Dir::Read(absl::string_view name) const {
-  return ReadWhole(absl::StrCat(path_, "/", name));
+  return ReadControlFile(absl::StrCat(path_, "/", name));
 }
 
 }  // namespace canopy::agent::runtime

@@ -17,6 +17,11 @@
 
 namespace canopy::agent::runtime {
 
+// A cgroup control file's contents ("" if unreadable), and a write of `value` to one (Internal,
+// with the kernel's reason, on failure). For v1 and v2 alike.
+std::string ReadControlFile(const std::string& path);
+absl::Status WriteControlFile(const std::string& path, absl::string_view value);
+
 // The agent's own directory in the v1 hierarchy of `controller` ("memory", "cpuset"): the
 // hierarchy's mount point (/proc/self/mountinfo) plus the agent's path in it. Unavailable,
 // saying why, when no such v1 hierarchy is mounted or it is not writable.

@@ -25,30 +25,13 @@ namespace {
 constexpr char kMemory[] = "memory";
 constexpr char kCpuset[] = "cpuset";
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool Lists(const std::string& file, absl::string_view controller) {
-  for (absl::string_view word : absl::StrSplit(ReadWhole(file), absl::ByAnyChar(" \n"))) {
+  for (absl::string_view word : absl::StrSplit(ReadControlFile(file), absl::ByAnyChar(" \n"))) {
     if (word == controller) {
       return true;
     }
   }
   return false;
-}
-
-absl::Status WriteFile(const std::string& path, absl::string_view value) {
-  os::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd.valid() ||
-      write(fd.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size())) {
-    return absl::InternalError(
-        absl::StrCat("writing '", value, "' to ", path, ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
 }
 
 std::vector<int> OwnCpus() {
@@ -78,7 +61,7 @@ std::vector<std::string> EnableCgroupControllers(const std::string& dir) {
       continue;
     }
     if (Lists(dir + "/cgroup.subtree_control", controller) ||
-        WriteFile(dir + "/cgroup.subtree_control", absl::StrCat("+", controller)).ok()) {
+        WriteControlFile(dir + "/cgroup.subtree_control", absl::StrCat("+", controller)).ok()) {
       enabled.push_back(controller);
     }
   }
@@ -198,7 +181,7 @@ std::unique_ptr<JobConfinement> NodeLimits::Confine(uint32_t job_id, const std::
       const std::string list = absl::StrJoin(cpus, ",");
       absl::Status applied;
       if (cpuset_ == Via::kV2) {
-        applied = WriteFile(job_cgroup + "/cpuset.cpus", list);
+        applied = WriteControlFile(job_cgroup + "/cpuset.cpus", list);
       } else {
         absl::StatusOr<std::unique_ptr<CgroupV1Dir>> dir =
             CgroupV1Dir::Create(cpuset_v1_root_, job_relative, {"cpuset.cpus", "cpuset.mems"});
@@ -220,9 +203,9 @@ std::unique_ptr<JobConfinement> NodeLimits::Confine(uint32_t job_id, const std::
     const std::string bytes = absl::StrCat(share.memory_bytes);
     absl::Status applied;
     if (memory_ == Via::kV2) {
-      applied = WriteFile(job_cgroup + "/memory.max", bytes);
+      applied = WriteControlFile(job_cgroup + "/memory.max", bytes);
       // No swap beyond the limit (Slurm's AllowedSwapSpace=0); absent without swap accounting.
-      WriteFile(job_cgroup + "/memory.swap.max", "0").IgnoreError();
+      WriteControlFile(job_cgroup + "/memory.swap.max", "0").IgnoreError();
     } else {
       absl::StatusOr<std::unique_ptr<CgroupV1Dir>> dir =
           CgroupV1Dir::Create(memory_v1_root_, job_relative);
