@@ -109,6 +109,11 @@ absl::StatusOr<std::unique_ptr<CgroupV1Dir>> CgroupV1Dir::Create(
       }
     }
   }
+  // The directory itself is this object's even if it was there already (left by an earlier run
+  // whose removal failed): it goes when this object does.
+  if (made.empty() || made.back() != path) {
+    made.push_back(path);
+  }
   return std::unique_ptr<CgroupV1Dir>(new CgroupV1Dir(path, std::move(made)));
 }
 

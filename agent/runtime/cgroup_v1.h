@@ -29,7 +29,8 @@ absl::StatusOr<std::string> FindCgroupV1Root(absl::string_view controller);
 
 class CgroupV1Dir {
  public:
-  // Makes `root`/`relative` ("canopy-agent-42/gpu1/job7") and its missing parents. Each made
+  // Makes `root`/`relative` ("canopy-agent-42/gpu1/job7") and its missing parents (or adopts it
+  // where it exists). Each made
   // directory first gets the values of `inherited` files copied from its parent (cpuset needs
   // cpuset.cpus and cpuset.mems before a process may join). Internal, naming the path, on
   // failure (what it made so far is removed again).

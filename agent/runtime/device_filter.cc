@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/os/unique_fd.h"
@@ -89,20 +91,24 @@ absl::Status AttachDeviceFilter(const std::string& cgroup_dir,
   }
   const std::vector<bpf_insn> program = Program(denied);
   static constexpr char kLicense[] = "Apache-2.0";
-  char log[4096] = {0};
   bpf_attr load;
   std::memset(&load, 0, sizeof(load));
   load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
   load.insns = reinterpret_cast<uint64_t>(program.data());
   load.insn_cnt = static_cast<uint32_t>(program.size());
   load.license = reinterpret_cast<uint64_t>(kLicense);
-  load.log_buf = reinterpret_cast<uint64_t>(log);
-  load.log_size = sizeof(log);
-  load.log_level = 1;
+  // No verifier log: a log that fills up fails the load (ENOSPC) however valid the program,
+  // and it grows with every device refused. Asked for only to say why a load failed.
   const os::UniqueFd prog(static_cast<int>(Bpf(BPF_PROG_LOAD, load)));
   if (!prog.valid()) {
     const int error = errno;
-    return BpfError("loading the device program", error, log);
+    std::string log(64 * 1024, '\0');
+    load.log_buf = reinterpret_cast<uint64_t>(log.data());
+    load.log_size = static_cast<uint32_t>(log.size());
+    load.log_level = 1;
+    const os::UniqueFd again(static_cast<int>(Bpf(BPF_PROG_LOAD, load)));
+    log.resize(std::strlen(log.c_str()));
+    return BpfError("loading the device program", error, log.substr(0, 2000));
   }
   const os::UniqueFd dir(open(cgroup_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) {

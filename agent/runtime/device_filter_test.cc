@@ -63,6 +63,19 @@ TEST(DeviceFilterTest, ARefusedDeviceCannotBeOpenedInTheCgroup) {
   EXPECT_EQ(OpenErrorInside(**cg, "/dev/urandom"), EPERM);
   EXPECT_EQ(OpenErrorInside(**cg, "/dev/full"), 0);
   EXPECT_EQ(OpenErrorInside(**cg, "/dev/null"), 0);
+
+  // As many as the limit: a node with many GPUs, and the job given one of them.
+  absl::StatusOr<std::unique_ptr<Cgroup>> many =
+      Cgroup::Create(*root, absl::StrCat("canopy-devtest-many-", getpid()));
+  ASSERT_TRUE(many.ok()) << many.status();
+  std::vector<DeviceNumber> denied;
+  for (uint32_t minor = 0; minor < 999; ++minor) {
+    denied.push_back({195, minor});
+  }
+  denied.push_back({1, 5});
+  ASSERT_TRUE(AttachDeviceFilter((*many)->path(), denied).ok());
+  EXPECT_EQ(OpenErrorInside(**many, "/dev/zero"), EPERM);
+  EXPECT_EQ(OpenErrorInside(**many, "/dev/full"), 0);
   const int outside = open("/dev/zero", O_RDONLY);
   EXPECT_GE(outside, 0);
   close(outside);

@@ -30,6 +30,7 @@ slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& la
   in.cpus = launch.cpus();
   in.gpu_indexes.assign(launch.gpu_indexes().begin(), launch.gpu_indexes().end());
   in.amd_gpus = node.amd_gpus;
+  in.gpus_confined = node.gpus_confined;
   in.topology_addr = launch.topology_addr();
   in.topology_addr_pattern = launch.topology_addr_pattern();
   return in;

@@ -20,6 +20,8 @@ struct NodeIdentity {
   std::string node_name;  // SLURMD_NODENAME
   // The node's GPUs are AMD's: ROCR_VISIBLE_DEVICES is set instead of CUDA_VISIBLE_DEVICES.
   bool amd_gpus = false;
+  // This job's cgroup refuses the other GPUs' device files (JobEnvironmentInput::gpus_confined).
+  bool gpus_confined = false;
 };
 
 // The facts of a LaunchJob on this node, for the SLURM_* builders.

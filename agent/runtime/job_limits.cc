@@ -222,8 +222,10 @@ std::unique_ptr<JobConfinement> NodeLimits::Confine(uint32_t job_id, const std::
   }
 
   std::vector<DeviceNumber> denied;
+  bool gpus_known = false;
   {
     absl::MutexLock lock(&mu_);
+    gpus_known = !gpus_.empty();
     for (const GpuDeviceFile& gpu : gpus_) {
       if (std::find(share.gpu_indexes.begin(), share.gpu_indexes.end(), gpu.index) ==
           share.gpu_indexes.end()) {
@@ -231,7 +233,9 @@ std::unique_ptr<JobConfinement> NodeLimits::Confine(uint32_t job_id, const std::
       }
     }
   }
-  if (absl::Status attached = AttachDeviceFilter(job_cgroup, denied); !attached.ok()) {
+  absl::Status attached = AttachDeviceFilter(job_cgroup, denied);
+  c->gpus_confined_ = attached.ok() && gpus_known;
+  if (!attached.ok()) {
     absl::MutexLock lock(&mu_);
     if (!warned_devices_) {
       warned_devices_ = true;

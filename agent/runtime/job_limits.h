@@ -58,6 +58,8 @@ class JobConfinement {
 
   // The CPU ids the job is confined to, ascending; empty when not confined.
   const std::vector<int>& cpus() const { return cpus_; }
+  // The job's cgroup refuses the device files of the node's other GPUs.
+  bool gpus_confined() const { return gpus_confined_; }
   // cgroup.procs files (v1) the job's processes join besides their v2 leaf.
   std::vector<std::string> ProcsFiles() const;
   // OOM kills in the job's v1 memory cgroup since it started (the v2 count is the leaf's own,
@@ -72,6 +74,7 @@ class JobConfinement {
   std::unique_ptr<CgroupV1Dir> memory_v1_;
   std::unique_ptr<CgroupV1Dir> cpuset_v1_;
   int64_t oom_kills_at_start_ = 0;
+  bool gpus_confined_ = false;
 };
 
 class NodeLimits {

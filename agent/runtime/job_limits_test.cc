@@ -68,7 +68,8 @@ class JobLimitsTest : public ::testing::Test {
 };
 
 TEST_F(JobLimitsTest, MemoryOverTheJobsShareEndsItOutOfMemory) {
-  if (absl::StrContains(runtime_->LimitsDescription(), "memory not limited")) {
+  if (absl::StrContains(runtime_->LimitsDescription(), "memory not limited") ||
+      absl::StrContains(runtime_->LimitsDescription(), "no cgroups")) {
     GTEST_SKIP() << runtime_->LimitsDescription();
   }
   // 32 MiB given on this node; the script holds about 200 MB in a shell variable.
@@ -91,6 +92,7 @@ TEST_F(JobLimitsTest, MemoryOverTheJobsShareEndsItOutOfMemory) {
 
 TEST_F(JobLimitsTest, EachJobRunsOnCpusOfItsOwnGivenBackAtItsEnd) {
   if (absl::StrContains(runtime_->LimitsDescription(), "CPUs not limited") ||
+      absl::StrContains(runtime_->LimitsDescription(), "no cgroups") ||
       sysconf(_SC_NPROCESSORS_ONLN) < 2) {
     GTEST_SKIP() << runtime_->LimitsDescription();
   }
@@ -142,13 +144,17 @@ TEST_F(JobLimitsTest, AJobOpensOnlyItsOwnGpusDeviceFiles) {
   canopy::v1::LaunchJob l =
       BatchJob(41,
                "#!/bin/sh\nfor g in gpu0 gpu1 gpu2 gpu3; do\n"
-               "  if (: < $g) 2>/dev/null; then echo $g opened; else echo $g refused; fi\ndone\n",
+               "  if (: < $g) 2>/dev/null; then echo $g opened; else echo $g refused; fi\ndone\n"
+               "echo $CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS\n",
                dir_.path());
   l.add_gpu_indexes(1);
   l.add_gpu_indexes(2);
   ASSERT_TRUE(RunToEnd(l).has_value());
   EXPECT_EQ(ReadFile(dir_.path() + "/slurm-41.out"),
-            "gpu0 refused\ngpu1 opened\ngpu2 opened\ngpu3 refused\n");
+            "gpu0 refused\ngpu1 opened\ngpu2 opened\ngpu3 refused\n"
+            // CUDA sees only those two, numbered from 0, as under Slurm's ConstrainDevices; the
+            // node's own numbers stay in SLURM_JOB_GPUS.
+            "0,1 1,2\n");
 }
 
 }  // namespace

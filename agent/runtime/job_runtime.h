@@ -134,6 +134,12 @@ class JobRuntime {
     // The cgroup.procs files its processes join: the v2 leaf, then its limits' v1 directories.
     std::vector<std::string> CgroupProcsFiles() const;
     bool OutOfMemory() const;
+    // The node's identity as this job's environment sees it (its GPUs confined or not).
+    NodeIdentity Identity(const NodeIdentity& node) const {
+      NodeIdentity id = node;
+      id.gpus_confined = confinement != nullptr && confinement->gpus_confined();
+      return id;
+    }
     std::map<uint32_t, std::unique_ptr<StepPart>> steps;
     // Process groups of step tasks whose StepPart is gone, kept while they have members (what a
     // task left running in the background): kills and Gone() cover them.

@@ -32,7 +32,7 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
         !it->second->steps.contains(launch.step_id())) {
       JobRecord& job = *it->second;
       StepJobContext ctx;
-      ctx.node = node_;
+      ctx.node = job.Identity(node_);
       ctx.job_launch = job.launch;
       ctx.credentials = CredentialsFor(job.launch.job());
       ctx.cgroup_procs_paths = job.CgroupProcsFiles();

@@ -182,7 +182,9 @@ int main(int argc, char** argv) {
       spdlog::info("received {}, disconnecting", strsignal(sig));
       break;
     }
-    const absl::Time now = absl::Now();
+    // Heartbeats keep time on the monotonic clock, as the fence does: a step of the wall clock
+    // must not hold them back (the controller would mark the node DOWN and the agent fence).
+    const absl::Time now = canopy::agent::MonotonicNow();
     for (auto& s : *sessions) {
       s->Tick(now);
     }
@@ -194,5 +196,13 @@ int main(int argc, char** argv) {
     s->Stop();
   }
   sessions->clear();  // before agent_cgroup and the reaper, which the sessions use
+  // The nodes' job-limit directories are gone with the sessions; their parent in each v1
+  // hierarchy was made by whichever node came first and left while the others were in it.
+  for (const char* controller : {"memory", "cpuset"}) {
+    if (absl::StatusOr<std::string> v1 = canopy::agent::runtime::FindCgroupV1Root(controller);
+        v1.ok()) {
+      rmdir(absl::StrCat(*v1, "/canopy-agent-", getpid()).c_str());
+    }
+  }
   return 0;
 }

@@ -164,7 +164,7 @@ grpc::Status NodeSession::ConnectOnce() {
         if (interval > absl::ZeroDuration()) {
           heartbeat_interval_ = interval;
         }
-        last_heartbeat_ = absl::Now();
+        last_heartbeat_ = MonotonicNow();
         contact_.Registered(register_sent, rpc::FromProtoDuration(in.register_ack().node_timeout()),
                             heartbeat_interval_);
         registered_.store(true);

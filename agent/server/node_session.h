@@ -58,6 +58,7 @@ class NodeSession {
   // the agent does not re-adopt jobs when it restarts, so none may outlive it).
   void Stop();
   // If registered and the interval has passed, sends a heartbeat and reports GPU health changes.
+  // `now` is MonotonicNow() (controller_contact.h).
   void Tick(absl::Time now);
   // Fences the node's jobs if the controller has been out of reach too long. Called from its own
   // thread (agent_main), so that a GPU query or a stream write that hangs in Tick() cannot hold

@@ -1,6 +1,7 @@
 #include "common/slurm/job_environment.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -67,7 +68,13 @@ Environment JobVariables(const JobEnvironmentInput& job) {
     const std::string gpus = absl::StrJoin(job.gpu_indexes, ",");
     env["SLURM_GPUS_ON_NODE"] = absl::StrCat(job.gpu_indexes.size());
     env["SLURM_JOB_GPUS"] = gpus;
-    env[job.amd_gpus ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = gpus;
+    std::string visible = gpus;
+    if (job.gpus_confined) {
+      std::vector<int> local(job.gpu_indexes.size());
+      std::iota(local.begin(), local.end(), 0);
+      visible = absl::StrJoin(local, ",");
+    }
+    env[job.amd_gpus ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES"] = visible;
   }
   return env;
 }

@@ -40,6 +40,10 @@ struct JobEnvironmentInput {
   int32_t cpus = 0;                  // CPUs given to the job here (SLURM_CPUS_ON_NODE)
   std::vector<int32_t> gpu_indexes;  // GPUs given to the job here
   bool amd_gpus = false;             // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
+  // The job can open only its own GPUs' device files (a cgroup device filter): CUDA and ROCm
+  // then see just those and number them from 0, so *_VISIBLE_DEVICES does too, as under
+  // Slurm's ConstrainDevices. SLURM_JOB_GPUS keeps the node's numbers.
+  bool gpus_confined = false;
   std::string topology_addr;
   std::string topology_addr_pattern;
 };

@@ -56,6 +56,20 @@ TEST(JobEnvironmentTest, BatchTasksUseTheStepRule) {
   EXPECT_EQ(env["SLURM_ARRAY_TASK_ID"], "1");
 }
 
+// A job confined to its GPUs' device files sees them numbered from 0 (ConstrainDevices); the
+// node's numbers stay in SLURM_JOB_GPUS.
+TEST(JobEnvironmentTest, ConfinedGpusAreNumberedFromZero) {
+  JobEnvironmentInput j = ThreeNodeJob();
+  j.gpu_indexes = {2, 5, 7};
+  j.gpus_confined = true;
+  Environment env = JobVariables(j);
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "0,1,2");
+  EXPECT_EQ(env["SLURM_JOB_GPUS"], "2,5,7");
+  EXPECT_EQ(env["SLURM_GPUS_ON_NODE"], "3");
+  j.gpus_confined = false;
+  EXPECT_EQ(JobVariables(j)["CUDA_VISIBLE_DEVICES"], "2,5,7");
+}
+
 // salloc's command runs on the submit host: the allocation's variables, none of a node's.
 TEST(JobEnvironmentTest, AllocationVariablesHaveNothingOfOneNode) {
   Environment env = AllocationVariables(ThreeNodeJob());

@@ -38,9 +38,13 @@ void RestoreSteps(LifecycleState& s, std::vector<core::StepRecord>& open, Effect
       restored.record = std::move(step);
       continue;
     }
+    // Ended when its job did, if that was after the step started; otherwise (a live job, or
+    // an end_time left from an earlier run) now. A node no longer configured cannot be named
+    // in the row again: closing the step is worth more than that name.
+    const bool job_ended =
+        job != nullptr && core::IsTerminal(job->state) && job->end_time >= step.start_time;
     step.state = core::JobState::kCancelled;
-    step.end_time =
-        job != nullptr && job->end_time != absl::InfinitePast() ? job->end_time : s.Now();
+    step.end_time = job_ended ? job->end_time : s.Now();
     step.nodes.erase(std::remove_if(step.nodes.begin(), step.nodes.end(),
                                     [](core::NodeId n) { return !n.valid(); }),
                      step.nodes.end());

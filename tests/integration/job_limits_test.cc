@@ -78,20 +78,22 @@ TEST_F(JobLimitsTest, AJobOpensOnlyTheDeviceFilesOfItsGpus) {
     GTEST_SKIP() << "no job cgroups here:\n" << cluster_.AgentLog();
   }
   const std::string dir = cluster_.dir();
-  const uint32_t id =
-      Sbatch({"-G", "2", "-o", "gpus.txt", "--wrap",
-              absl::StrCat("echo $CUDA_VISIBLE_DEVICES; for i in 0 1 2 3; do if (: < ", dir,
-                           "/gpu1-gpu$i) 2>/dev/null; then echo $i; fi; done")});
+  const uint32_t id = Sbatch({"-G", "2", "-o", "gpus.txt", "--wrap",
+                              absl::StrCat("echo $SLURM_JOB_GPUS; echo $CUDA_VISIBLE_DEVICES; ",
+                                           "for i in 0 1 2 3; do if (: < ", dir,
+                                           "/gpu1-gpu$i) 2>/dev/null; then echo $i; fi; done")});
   ASSERT_TRUE(WaitUntil([&] { return State(id) == "COMPLETED"; }, absl::Seconds(30)))
       << State(id) << Diagnostics();
   if (absl::StrContains(cluster_.AgentLog(), "device files not refused")) {
     GTEST_SKIP() << "no cgroup device programs here:\n" << cluster_.AgentLog();
   }
   const std::vector<std::string> lines = absl::StrSplit(Work("gpus.txt"), '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 3u) << Work("gpus.txt");
-  // The two it opened are the two it was given.
+  ASSERT_EQ(lines.size(), 4u) << Work("gpus.txt");
+  // The two it opened are the two it was given (the node's numbers); CUDA sees only those, as
+  // 0 and 1 (Slurm's ConstrainDevices numbering).
   const std::vector<std::string> given = absl::StrSplit(lines[0], ',');
-  EXPECT_THAT(given, ::testing::ElementsAre(lines[1], lines[2])) << Work("gpus.txt");
+  EXPECT_THAT(given, ::testing::ElementsAre(lines[2], lines[3])) << Work("gpus.txt");
+  EXPECT_EQ(lines[1], "0,1");
   // Outside the job, every one opens.
   for (int i = 0; i < 4; ++i) {
     EXPECT_TRUE(std::ifstream(absl::StrCat(dir, "/gpu1-gpu", i)).good()) << i;

@@ -161,7 +161,7 @@ TEST_F(NodeFaultsTest, GpusStillCleaningUpAreNotGivenAwayAfterAControllerCrash) 
 // showed it RUNNING for ever after its job had ended.
 TEST_F(NodeFaultsTest, ARunningStepIsKnownAgainAfterAControllerCrash) {
   ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
-  std::ofstream(work_ + "/step.sh") << "#!/bin/sh\nsrun -N 2 sleep 8\necho srun $?\n";
+  std::ofstream(work_ + "/step.sh") << "#!/bin/sh\nsrun -N 2 sleep 12\necho srun $?\n";
   const uint32_t job = Sbatch({"-N", "2", "-o", "step.txt", "step.sh"});
   const std::string step = absl::StrCat(job, ".0");
   auto listed = [&] {
