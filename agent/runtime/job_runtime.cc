@@ -464,6 +464,7 @@ std::vector<canopy::v1::RunningJob> JobRuntime::RunningJobs() const {
       r.set_run_id(job->run_id());
       *r.mutable_gpu_indexes() = job->launch.gpu_indexes();
       r.set_cpus(job->launch.cpus());
+      r.mutable_ended_steps()->Add(job->ended_steps.begin(), job->ended_steps.end());
     }
   }
   return out;

@@ -141,6 +141,8 @@ class JobRuntime {
       return id;
     }
     std::map<uint32_t, std::unique_ptr<StepPart>> steps;
+    // The latest parts of steps that ended here (RunningJob.ended_steps).
+    std::deque<canopy::v1::StepStatus> ended_steps;
     // Process groups of step tasks whose StepPart is gone, kept while they have members (what a
     // task left running in the background): kills and Gone() cover them.
     std::set<pid_t> step_groups;

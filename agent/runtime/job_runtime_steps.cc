@@ -17,6 +17,8 @@ namespace {
 
 // How long the child appending a notify message may take.
 constexpr absl::Duration kNotifyTimeout = absl::Seconds(10);
+// How many ended step parts a job keeps for RunningJob.ended_steps.
+constexpr size_t kEndedStepsKept = 1024;
 
 }  // namespace
 
@@ -73,6 +75,12 @@ void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
           it->second->step_groups.insert(group);
         }
         SignalStepGroups(*it->second, 0);  // forget the empty ones
+      }
+      // Kept for a controller that restarts before it has this report (RunningJob).
+      std::deque<canopy::v1::StepStatus>& ended = it->second->ended_steps;
+      ended.push_back(status);
+      if (ended.size() > kEndedStepsKept) {
+        ended.pop_front();
       }
     }
     canopy::v1::AgentMessage msg;

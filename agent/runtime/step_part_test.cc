@@ -183,6 +183,12 @@ TEST_F(StepTest, TwoRanksStreamOutputAndExits) {
   EXPECT_TRUE(status->exited());
   EXPECT_EQ(status->exit_code(), 7);
   EXPECT_EQ(status->exit_signal(), 0);
+  // Kept with the job, for a controller that restarts before it has this report.
+  const std::vector<canopy::v1::RunningJob> running = runtime_->RunningJobs();
+  ASSERT_EQ(running.size(), 1u);
+  ASSERT_EQ(running[0].ended_steps_size(), 1);
+  EXPECT_EQ(running[0].ended_steps(0).step_id(), 0u);
+  EXPECT_EQ(running[0].ended_steps(0).exit_code(), 7);
   absl::MutexLock lock(&srun_->mu_);
   EXPECT_EQ(srun_->hello_.io_token(), "secret");
   EXPECT_EQ(srun_->hello_.node_name(), "n1");

@@ -10,6 +10,7 @@
 #include "scheduler/lifecycle/ending.h"
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/preemption.h"
+#include "scheduler/lifecycle/steps.h"
 #include "scheduler/state/capacity_builder.h"
 
 namespace canopy::lifecycle {
@@ -282,6 +283,15 @@ std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord&
         break;
       default:
         break;
+    }
+  }
+  // Step parts that ended while canopyd was not listening (a restart): their ends now. A part
+  // already counted is ignored (StepReported).
+  for (const RunningJob& r : running_jobs) {
+    if (held.contains(r.job)) {
+      for (const StepReport& step : r.ended_steps) {
+        StepReported(s, node.id, step, effects);
+      }
     }
   }
   return kill;

@@ -143,7 +143,7 @@ TEST_F(AgentReportsTest, ConfirmationLearnedAtRegistrationStartsTheJob) {
   Report(0, id, JobPhase::kLaunched);
   // gpu2's LAUNCHED was lost with its stream; it re-registers listing the job.
   Effects e;
-  jobs_->NodeRegistered(Node(1), {RunningJob{core::JobId(id), 0, {}, 0}}, e);
+  jobs_->NodeRegistered(Node(1), {RunningJob{core::JobId(id), 0, {}, 0, {}}}, e);
   EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
@@ -154,7 +154,8 @@ TEST_F(AgentReportsTest, ALeftoverJobAtRegistrationKeepsItsGpusHeldUntilCleanedU
   AllNodesUp();
   Effects e;
   std::vector<uint32_t> kill = jobs_->NodeRegistered(
-      Node(0), {RunningJob{core::JobId(42), /*run_id=*/3, /*gpu_indexes=*/{1, 2}, /*cpus=*/2}}, e);
+      Node(0), {RunningJob{core::JobId(42), /*run_id=*/3, /*gpu_indexes=*/{1, 2}, /*cpus=*/2, {}}},
+      e);
   EXPECT_THAT(kill, ElementsAre(42));
   EXPECT_EQ(FreeGpus(0), 2);
   EXPECT_EQ(jobs_->cleanup_holds(), 1u);
@@ -167,13 +168,13 @@ TEST_F(AgentReportsTest, ALeftoverJobAtRegistrationKeepsItsGpusHeldUntilCleanedU
   EXPECT_THAT(Job(small).allocation.nodes[0].gpu_indexes, ElementsAre(0, 3));
   // A leftover naming GPUs another job now has holds only the free ones: its release must not
   // free the small job's GPU 0.
-  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(43), 1, {0, 1}, 0}}, e);
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(43), 1, {0, 1}, 0, {}}}, e);
   EXPECT_EQ(jobs_->cleanup_holds(), 2u);
   Report(0, 43, JobPhase::kCleanedUp, 0, 0, /*run_id=*/1);
   EXPECT_EQ(jobs_->cleanup_holds(), 1u);
   EXPECT_EQ(FreeGpus(0), 0);  // 0 and 3 are still the small job's, 1 and 2 still held for 42
   // Registering again (a reconnect) does not hold twice.
-  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 3, {1, 2}, 2}}, e);
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 3, {1, 2}, 2, {}}}, e);
   EXPECT_EQ(jobs_->cleanup_holds(), 1u);
   // The node reports the old run gone: free again.
   Report(0, 42, JobPhase::kCleanedUp, 0, 0, /*run_id=*/3);
@@ -184,7 +185,7 @@ TEST_F(AgentReportsTest, ALeftoverJobAtRegistrationKeepsItsGpusHeldUntilCleanedU
 TEST_F(AgentReportsTest, ALeftoverThatNeverReportsIsReleasedAfterKillWaitAndGrace) {
   AllNodesUp();
   Effects e;
-  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 1, {0, 1, 2, 3}, 8}}, e);
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(42), 1, {0, 1, 2, 3}, 8, {}}}, e);
   EXPECT_EQ(FreeGpus(0), 0);
   clock_.Advance(config_->kill_wait + kCleanupGrace + absl::Seconds(1));
   Tick();
@@ -201,7 +202,7 @@ TEST_F(AgentReportsTest, AJobAlreadyHeldAfterARequeueIsNotHeldTwice) {
   ASSERT_EQ(Job(id).state, JobState::kPending);
   const size_t holds = jobs_->cleanup_holds();
   ASSERT_GE(holds, 1u);
-  jobs_->NodeRegistered(broken, {RunningJob{core::JobId(id), 1, {0, 1, 2, 3}, 8}}, e);
+  jobs_->NodeRegistered(broken, {RunningJob{core::JobId(id), 1, {0, 1, 2, 3}, 8, {}}}, e);
   EXPECT_EQ(jobs_->cleanup_holds(), holds);
 }
 

@@ -150,6 +150,15 @@ enum class JobPhase {
   kCleanedUp,     // every process of the job on this node is gone
 };
 
+struct StepReport {
+  core::JobId job;
+  uint32_t step_id = 0;
+  int32_t node_index = 0;
+  bool exited = false;
+  int32_t exit_code = 0;    // highest task exit code on that node
+  int32_t exit_signal = 0;  // a signal that ended a task there, 0 = none
+};
+
 // A job an agent still has on its node when it registers (agent.proto Register.running_jobs),
 // with what it was given there.
 struct RunningJob {
@@ -157,6 +166,7 @@ struct RunningJob {
   uint32_t run_id = 0;  // 0: the agent did not say
   std::vector<int> gpu_indexes;
   int32_t cpus = 0;
+  std::vector<StepReport> ended_steps;  // parts of its steps that ended on the node
 };
 
 struct JobReport {
@@ -171,15 +181,6 @@ struct JobReport {
   bool node_fault = false;
   // kExited / kCleanedUp: the agent killed the run itself, having lost the controller.
   bool fenced = false;
-};
-
-struct StepReport {
-  core::JobId job;
-  uint32_t step_id = 0;
-  int32_t node_index = 0;
-  bool exited = false;
-  int32_t exit_code = 0;    // highest task exit code on that node
-  int32_t exit_signal = 0;  // a signal that ended a task there, 0 = none
 };
 
 // sbatch --test-only's answer.

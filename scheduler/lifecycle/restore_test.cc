@@ -73,7 +73,8 @@ TEST_F(JobLifecycleTest, RestoreRebuildsJobsAndTheirCapacity) {
 
   // The batch host re-registers without the job and never re-sends an exit: the job is lost.
   std::vector<uint32_t> kill = jobs_->NodeRegistered(
-      Node(0), {RunningJob{core::JobId(running), 0, {}, 0}, RunningJob{core::JobId(42), 0, {}, 0}},
+      Node(0),
+      {RunningJob{core::JobId(running), 0, {}, 0, {}}, RunningJob{core::JobId(42), 0, {}, 0, {}}},
       e);
   EXPECT_THAT(kill, ElementsAre(42));
   e = Effects();
@@ -166,8 +167,11 @@ TEST_F(JobLifecycleTest, ARunningStepComesBackAfterARestart) {
   // Its step id is not given again.
   EXPECT_EQ(jobs_->CreateStep(req, alice_, e)->step_id, 1u);
 
+  // gpu1's part ended while canopyd was down: its agent says so when it registers again (listed
+  // twice: counted once).
   e = Effects();
-  jobs_->StepReported(core::NodeId(0), StepReport{core::JobId(id), 0, 0, true, 0, 0}, e);
+  const StepReport ended{core::JobId(id), 0, 0, true, 0, 0};
+  jobs_->NodeRegistered(Node(0), {RunningJob{core::JobId(id), 0, {}, 0, {ended, ended}}}, e);
   EXPECT_TRUE(e.steps.empty());
   jobs_->StepReported(core::NodeId(1), StepReport{core::JobId(id), 0, 1, true, 0, 0}, e);
   ASSERT_EQ(e.steps.size(), 1u);

@@ -527,13 +527,18 @@ std::vector<lifecycle::RunningJob> RunningJobsFromProto(const canopy::v1::Regist
   std::vector<lifecycle::RunningJob> out;
   if (reg.running_jobs().empty()) {
     for (uint32_t id : reg.running_job_ids()) {
-      out.push_back({core::JobId(id), 0, {}, 0});
+      out.push_back({core::JobId(id), 0, {}, 0, {}});
     }
     return out;
   }
   for (const canopy::v1::RunningJob& r : reg.running_jobs()) {
+    std::vector<lifecycle::StepReport> ended;
+    for (const canopy::v1::StepStatus& step : r.ended_steps()) {
+      ended.push_back(FromProto(step));
+    }
     out.push_back({core::JobId(r.job_id()), r.run_id(),
-                   std::vector<int>(r.gpu_indexes().begin(), r.gpu_indexes().end()), r.cpus()});
+                   std::vector<int>(r.gpu_indexes().begin(), r.gpu_indexes().end()), r.cpus(),
+                   std::move(ended)});
   }
   return out;
 }

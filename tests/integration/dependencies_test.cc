@@ -117,7 +117,7 @@ TEST_F(DependenciesTest, ArraysAndDependenciesThroughSbatchSqueueAndScontrol) {
   // Two tasks that succeed, one whole node each; they hold for a moment so the dependents are
   // seen waiting.
   const uint32_t array =
-      Sbatch({"--array=1-2", "--gres=gpu:4", "-o", "/dev/null", "--wrap", "sleep 2"});
+      Sbatch({"--array=1-2", "--gres=gpu:4", "-o", "/dev/null", "--wrap", "sleep 5"});
   const uint32_t ok =
       Sbatch({"-d", absl::StrCat("afterok:", array), "-o", "/dev/null", "--wrap", "true"});
   const uint32_t notok = Sbatch(

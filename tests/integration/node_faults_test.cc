@@ -157,17 +157,21 @@ TEST_F(NodeFaultsTest, GpusStillCleaningUpAreNotGivenAwayAfterAControllerCrash) 
 }
 
 // kill -9 of canopyd under a running srun: the restarted canopyd knows the step again (squeue
-// -s), and records its end when its parts report. Before, the step was forgotten, and sacct
-// showed it RUNNING for ever after its job had ended.
+// -s), and records its end when its parts report, the one that ended before the crash too (its
+// agent lists it when it registers again). Before, the step was forgotten, and sacct showed it
+// RUNNING for ever after its job had ended.
 TEST_F(NodeFaultsTest, ARunningStepIsKnownAgainAfterAControllerCrash) {
   ASSERT_TRUE(StartCluster("gpu[1-2]", 2, 4));
-  std::ofstream(work_ + "/step.sh") << "#!/bin/sh\nsrun -N 2 sleep 12\necho srun $?\n";
+  // gpu1's part ends after 1 s, gpu2's after 12 s.
+  std::ofstream(work_ + "/step.sh")
+      << "#!/bin/sh\nsrun -N 2 sh -c 'sleep $((1 + 11 * SLURM_NODEID))'\necho srun $?\n";
   const uint32_t job = Sbatch({"-N", "2", "-o", "step.txt", "step.sh"});
   const std::string step = absl::StrCat(job, ".0");
   auto listed = [&] {
     return absl::StrContains(cluster_.FrontEnd("squeue", {"-s", "-h", "-o", "%i"}).out, step);
   };
   ASSERT_TRUE(WaitUntil(listed, absl::Seconds(30))) << Diagnostics();
+  absl::SleepFor(absl::Seconds(3));  // gpu1's part has ended (canopyd heard it, saved nothing)
   cluster_.CrashController();
   ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
   EXPECT_TRUE(listed()) << cluster_.FrontEnd("squeue", {"-s"}).out;
