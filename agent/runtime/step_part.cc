@@ -78,11 +78,9 @@ canopy::v1::StepIoHello StepPart::Hello(const std::string& token) const {
 }
 
 void StepPart::Notify(const std::string& message) {
-  {
-    absl::MutexLock lock(&mu_);
-    notices_.push_back(message);
-  }
-  Wake();
+  absl::MutexLock lock(&mu_);
+  notices_.push_back(message);
+  Wake();  // inside the lock, as in OnExit
 }
 
 absl::Status StepPart::AddAttached(const std::string& address, const std::string& token) {
@@ -161,7 +159,14 @@ void StepPart::Run() {
   if (!failure_.empty()) {
     spdlog::warn("step {}.{}: launch failed: {}", launch_.job_id(), launch_.step_id(), failure_);
   }
-  io_thread_ = std::thread([this] { IoLoop(); });
+  // The I/O thread may end the step, and on_done may have this part destroyed, before
+  // std::thread's constructor has even returned here: it waits for io_thread_ to be assigned
+  // (under mu_), so the destructor always finds it joinable.
+  absl::MutexLock lock(&mu_);
+  io_thread_ = std::thread([this] {
+    { absl::MutexLock started(&mu_); }
+    IoLoop();
+  });
 }
 
 absl::Status StepPart::StartTasks() {
@@ -287,13 +292,14 @@ absl::Status StepPart::StartTasks() {
 }
 
 void StepPart::OnExit(size_t index, int wait_status) {
-  {
-    absl::MutexLock lock(&mu_);
-    Task& t = tasks_[index];
-    t.exited = true;
-    t.wait_status = wait_status;
-    t.exited_at = absl::Now();
-  }
+  // Wake inside the lock: once the last task is marked exited, the I/O thread may end the step
+  // and have this part destroyed, and the destructor takes mu_ first. Waking after the unlock
+  // could write to a closed eventfd whose number another file has by then.
+  absl::MutexLock lock(&mu_);
+  Task& t = tasks_[index];
+  t.exited = true;
+  t.wait_status = wait_status;
+  t.exited_at = absl::Now();
   Wake();
 }
 

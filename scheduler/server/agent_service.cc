@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/synchronization/mutex.h"
+#include "common/rpc/reaction_order.h"
 #include "scheduler/server/proto_convert.h"
 #include "spdlog/spdlog.h"
 
@@ -22,6 +23,7 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
       : controller_(controller),
         peer_(std::move(peer)),
         outbox_(std::make_shared<AgentOutbox>(this)) {
+    rpc::ReactionHandOver(&in_);
     StartRead(&in_);
   }
 
@@ -44,16 +46,21 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
   }
 
   void OnReadDone(bool ok) override {
+    rpc::ReactionTakeOver(&in_);
     if (!ok) {
       // The agent hung up or the connection broke. The controller ignores this for a stream
       // that never registered.
       controller_->AgentStreamClosed(outbox_);
-      absl::MutexLock lock(&mu_);
-      FinishLocked(grpc::Status::OK);
+      {
+        absl::MutexLock lock(&mu_);
+        FinishLocked(grpc::Status::OK);
+      }
+      rpc::ReactionHandOver(&in_);
       return;
     }
     Handle(in_);
     in_.Clear();
+    rpc::ReactionHandOver(&in_);
     StartRead(&in_);
   }
 
@@ -76,6 +83,10 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
   }
 
   void OnDone() override {
+    // Every other reaction has returned (gRPC's promise): the read side hands over through
+    // in_, the write side and Close through mu_, which they only touch the stream under.
+    rpc::ReactionTakeOver(&in_);
+    { absl::MutexLock lock(&mu_); }
     outbox_->Detach();
     delete this;
   }

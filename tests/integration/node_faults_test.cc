@@ -21,6 +21,7 @@
 namespace canopy::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
 // Fencing after node_timeout - 2 x heartbeat = 3 s without an acknowledged heartbeat. KillWait
@@ -117,18 +118,32 @@ TEST_F(NodeFaultsTest, AnAgentCutOffFromTheControllerFencesItsJobsAndTheRequeueN
       << cluster_.AgentLog();
   EXPECT_THAT(cluster_.AgentLog(), HasSubstr("fenced 1 job(s)"));
   // Past the node timeout, then the controller is back: the run is requeued (by the fenced
-  // reports or by the node timeout, whichever it sees first) and runs again, alone.
+  // reports or by the node timeout, whichever it sees first) and runs again, alone. Usually as
+  // restart 1; on a slow machine (the TSan build) the controller can relaunch it on a node
+  // before it has caught up on that node's heartbeats, the agent fences that run too, and the
+  // job comes back once more. What must hold is that no two runs overlap.
   absl::SleepFor(absl::Seconds(2));
   std::move(resume).Invoke();
-  ASSERT_TRUE(
-      WaitUntil([&] { return PidIn("pid.1.0") > 0 && PidIn("pid.1.1") > 0; }, absl::Seconds(60)))
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (int run = 1; run <= 5; ++run) {
+          const pid_t a = PidIn(absl::StrCat("pid.", run, ".0"));
+          const pid_t b = PidIn(absl::StrCat("pid.", run, ".1"));
+          if (a > 0 && b > 0 && !Gone(a) && !Gone(b)) {
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(60)))
       << State(id) << "\n"
       << Diagnostics();
   std::ofstream(work_ + "/go").close();
   ASSERT_TRUE(WaitUntil([&] { return State(id) == "COMPLETED"; }, absl::Seconds(30)))
       << State(id) << Diagnostics();
   EXPECT_EQ(Work("overlap.txt"), "");
-  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(id)}).out, HasSubstr(" Restarts=1 "));
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(id)}).out,
+              ContainsRegex(" Restarts=[1-9][0-9]* "));
   // Both nodes serve again.
   EXPECT_THAT(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, HasSubstr("idle 2"));
 }
