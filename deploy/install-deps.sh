@@ -13,8 +13,9 @@ PACKAGES=(
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).
 OPTIONAL=(slurm-client gnuplot-nox)
 # The sanitizer and fuzzing builds (deploy/sanitize.sh): clang with its sanitizer and libFuzzer
-# runtimes, and llvm-symbolizer for readable reports.
-SANITIZERS=(clang libclang-rt-14-dev llvm-14)
+# runtimes, llvm-symbolizer for readable reports, dpkg-source to unpack Debian's Abseil source
+# (built with TSan) and python3 for the TSan report classifier.
+SANITIZERS=(clang libclang-rt-14-dev llvm-14 dpkg-dev python3)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -31,16 +32,33 @@ if [ "${CANOPY_WITH_OPTIONAL:-0}" = 1 ]; then
   done
 fi
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+# The TSan build compiles Debian's own Abseil source package: apt needs deb-src entries, made
+# here from the machine's Debian entries (Debian 12 keeps them in debian.sources or sources.list).
+DEB_SRC=/etc/apt/sources.list.d/canopy-deb-src
+if [ "${CANOPY_WITH_SANITIZERS:-0}" = 1 ] && ! apt-get source --print-uris abseil >/dev/null 2>&1 &&
+   [ ! -e "$DEB_SRC.sources" ] && [ ! -e "$DEB_SRC.list" ]; then
+  echo "install-deps: adding deb-src entries for Debian's Abseil source (the TSan build)"
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed -E 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
+      $SUDO tee "$DEB_SRC.sources" >/dev/null
+  fi
+  if [ -f /etc/apt/sources.list ]; then
+    sed -nE 's/^deb (.*)/deb-src \1/p' /etc/apt/sources.list | $SUDO tee "$DEB_SRC.list" >/dev/null
+  fi
+  $SUDO apt-get update -qq
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all packages present"
   exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -5,15 +5,21 @@
 #         target's seeds and the regressions of every crash ever found (ctest label "fuzz").
 #   fuzz  runs each fuzz target of build-asan/ for CANOPY_FUZZ_SECONDS (default 15) on a copy
 #         of its seed corpus; a crash leaves its input in build-asan/fuzz-crashes/ and fails.
-# There is no ThreadSanitizer step: Debian's Abseil is not built with it, so TSan cannot see
-# absl::Mutex, which guards all of Canopy's shared state, and would report every guarded access
-# (docs/reliability.md).
-# Usage: ./deploy/sanitize.sh [asan|fuzz ...]   (no argument: both, in that order)
+#   tsan  clang build with ThreadSanitizer in build-tsan/ of the daemons, the CLI and the
+#         concurrency tests (TSAN_TESTS: the controller's owner thread and RPC handlers, the
+#         agent runtime's threads, and the integration tests that run real canopyd and agents
+#         through restarts, node faults and kill -9). Debian's Abseil is not built with TSan, so
+#         TSan could not see absl::Mutex: this step builds Debian's own Abseil source package
+#         (same version, same patches, same ABI) with TSan and puts it first on the library
+#         path. gRPC stays uninstrumented; tests/sanitizers/tsan_reports.py fails on every
+#         report in Canopy's code and counts those inside gRPC's own calls (docs/reliability.md).
+# Usage: ./deploy/sanitize.sh [asan|fuzz|tsan ...]   (no argument: all three, in that order)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${CANOPY_JOBS:-$(nproc)}"
 FUZZ_SECONDS="${CANOPY_FUZZ_SECONDS:-15}"
 ASAN_DIR="$ROOT/build-asan"
+TSAN_DIR="$ROOT/build-tsan"
 
 CANOPY_WITH_SANITIZERS=1 "$ROOT/deploy/install-deps.sh"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
@@ -27,21 +33,21 @@ if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer-14 >/dev/nul
   export ASAN_SYMBOLIZER_PATH="$(command -v llvm-symbolizer-14)"
 fi
 
-configure() {  # DIR SANITIZERS EXTRA...
-  local dir="$1" sanitizers="$2"
-  shift 2
+configure() {  # DIR SANITIZERS OPT EXTRA...
+  local dir="$1" sanitizers="$2" opt="$3"
+  shift 3
   if [ ! -f "$dir/build.ninja" ]; then
-    # -O0: half the compile time of -O1 under the sanitizers (CI builds from scratch); line
-    # tables are enough for readable stacks.
+    # Line tables are enough for readable stacks.
     cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -gline-tables-only" \
+      -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt -gline-tables-only" \
       -DCANOPY_SANITIZE="$sanitizers" -DCANOPY_BUILD_BENCHMARKS=OFF -DCANOPY_WERROR=ON "$@"
   fi
 }
 
 run_asan() {
   echo "== sanitize: ASan+UBSan build and tests ($ASAN_DIR)"
-  configure "$ASAN_DIR" address,undefined -DCANOPY_FUZZ=ON
+  # -O0: half the compile time of -O1 under ASan (CI builds from scratch).
+  configure "$ASAN_DIR" address,undefined -O0 -DCANOPY_FUZZ=ON
   cmake --build "$ASAN_DIR" -j "$JOBS"
   # The scenario tests replay whole simulated weeks (minutes under ASan); their code runs in the
   # unit tests here, and they run in ./deploy/test.sh.
@@ -80,13 +86,74 @@ run_fuzz() {
   fi
 }
 
+# The concurrency tests the TSan step builds and runs (test executables).
+TSAN_TESTS=(canopy_server_test canopy_agent_runtime_test canopy_agent_server_test
+  canopy_integration_test canopy_jobs_integration_test canopy_node_faults_integration_test
+  canopy_crash_loop_integration_test)
+
+# Debian's Abseil source package, of the installed version, built with TSan into
+# build-tsan/abseil/lib: the same sonames, so the loader takes it for Debian's own.
+build_tsan_abseil() {
+  local version prefix="$TSAN_DIR/abseil"
+  version="$(dpkg-query -W -f='${Version}' libabsl-dev)"
+  if [ -f "$prefix/built-$version" ]; then
+    return
+  fi
+  echo "-- Abseil $version from Debian's source, with TSan ($prefix)"
+  rm -rf "$prefix" && mkdir -p "$prefix/src"
+  if ! (cd "$prefix/src" && apt-get source -qq --download-only "abseil=$version" >/dev/null &&
+        dpkg-source -x ./*.dsc tree >/dev/null); then
+    echo "sanitize: could not fetch Debian's source of abseil $version (install-deps.sh" \
+      "adds deb-src entries; is the archive reachable?)" >&2
+    return 1
+  fi
+  cmake -S "$prefix/src/tree" -B "$prefix/build" -G Ninja -DCMAKE_CXX_STANDARD=17 \
+    -DBUILD_SHARED_LIBS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib >/dev/null
+  cmake --build "$prefix/build" -j "$JOBS" >/dev/null
+  cmake --install "$prefix/build" >/dev/null
+  touch "$prefix/built-$version"
+}
+
+run_tsan() {
+  echo "== sanitize: TSan build and concurrency tests ($TSAN_DIR)"
+  build_tsan_abseil
+  configure "$TSAN_DIR" thread -O1
+  cmake --build "$TSAN_DIR" -j "$JOBS" --target canopyd canopy-agent canopyctl "${TSAN_TESTS[@]}"
+  local lib="$TSAN_DIR/abseil/lib"
+  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if ! ldd "$TSAN_DIR/scheduler/server/canopyd" | grep -q "$lib/libabsl_synchronization"; then
+    echo "sanitize: canopyd does not load the TSan Abseil from $lib" >&2
+    return 1
+  fi
+  local logs="$TSAN_DIR/tsan-logs" regex
+  rm -rf "$logs" && mkdir -p "$logs"
+  # Every process (tests, canopyd, agents, the CLI) writes its reports under $logs; the
+  # classifier, not the exit status, decides.
+  export TSAN_OPTIONS="log_path=$logs/tsan exitcode=0 second_deadlock_stack=1"
+  TSAN_OPTIONS+=" suppressions=$ROOT/tests/sanitizers/tsan.supp"
+  regex="$(cd "$TSAN_DIR" && ctest -N --show-only=json-v1 | python3 -c '
+import json, os, re, sys
+wanted = set(sys.argv[1:])
+names = [t["name"] for t in json.load(sys.stdin)["tests"]
+         if os.path.basename((t.get("command") or [""])[0]) in wanted]
+print("^(" + "|".join(re.escape(n) for n in names) + ")$")' "${TSAN_TESTS[@]}")"
+  local tests=0
+  (cd "$TSAN_DIR" && ctest --output-on-failure -j "$JOBS" -R "$regex" --timeout 600) || tests=$?
+  python3 "$ROOT/tests/sanitizers/tsan_reports.py" "$ROOT" "$logs"
+  return "$tests"
+}
+
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(asan fuzz)
+[ ${#steps[@]} -eq 0 ] && steps=(asan fuzz tsan)
 for step in "${steps[@]}"; do
   case "$step" in
     asan) run_asan ;;
     fuzz) run_fuzz ;;
-    *) echo "sanitize: unknown step '$step' (expected asan or fuzz)" >&2; exit 2 ;;
+    tsan) run_tsan ;;
+    *) echo "sanitize: unknown step '$step' (expected asan, fuzz or tsan)" >&2; exit 2 ;;
   esac
 done
 echo "sanitize: all passed (${steps[*]})"
