@@ -69,6 +69,9 @@ class Shared {
   auto end() const { return get().end(); }
   // True when both are the same allocation (tests: an array's tasks share one).
   bool SharesWith(const Shared& other) const { return value_ == other.value_; }
+  // How many copies share this value (0 for the empty value): a cache keeps its copy only
+  // while another holder does.
+  long use_count() const { return value_.use_count(); }  // NOLINT(runtime/int): shared_ptr's
 
   friend bool operator==(const Shared& a, const Shared& b) {
     return a.value_ == b.value_ || a.get() == b.get();

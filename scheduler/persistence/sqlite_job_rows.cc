@@ -17,271 +17,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "scheduler/persistence/sqlite_array_texts.h"
+#include "scheduler/persistence/sqlite_job_values.h"
 
 namespace canopy::persistence {
 namespace {
 
-// ---- One value <-> one column. Times are unix microseconds and durations microseconds, NULL
-// for "never"/"unset"; lists are NUL-separated blobs (execve's own separator, so any argument
-// or environment value round-trips).
-
-void Bind(sqlite3_stmt* s, int i, int64_t v) { sqlite3_bind_int64(s, i, v); }
-void Bind(sqlite3_stmt* s, int i, int32_t v) { sqlite3_bind_int64(s, i, v); }
-void Bind(sqlite3_stmt* s, int i, uint32_t v) { sqlite3_bind_int64(s, i, v); }
-void Bind(sqlite3_stmt* s, int i, bool v) { sqlite3_bind_int(s, i, v ? 1 : 0); }
-void Bind(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-}
-void Bind(sqlite3_stmt* s, int i, absl::Time v) {
-  if (v == absl::InfinitePast()) {
-    sqlite3_bind_null(s, i);
-  } else {
-    sqlite3_bind_int64(s, i, absl::ToUnixMicros(v));
-  }
-}
-void Bind(sqlite3_stmt* s, int i, absl::Duration v) {
-  if (v == absl::InfiniteDuration()) {
-    sqlite3_bind_null(s, i);
-  } else {
-    sqlite3_bind_int64(s, i, absl::ToInt64Microseconds(v));
-  }
-}
-void Bind(sqlite3_stmt* s, int i, const std::optional<absl::Duration>& v) {
-  Bind(s, i, v.value_or(absl::InfiniteDuration()));
-}
-void Bind(sqlite3_stmt* s, int i, core::JobState v) {
-  Bind(s, i, std::string(core::JobStateName(v)));
-}
-void Bind(sqlite3_stmt* s, int i, core::JobReason v) {
-  Bind(s, i, std::string(core::JobReasonName(v)));
-}
-void Bind(sqlite3_stmt* s, int i, const std::optional<core::JobState>& v) {
-  if (v.has_value()) {
-    Bind(s, i, *v);
-  } else {
-    sqlite3_bind_null(s, i);
-  }
-}
-void BindBlob(sqlite3_stmt* s, int i, const std::string& bytes) {
-  sqlite3_bind_blob(s, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
-}
-void Bind(sqlite3_stmt* s, int i, const std::vector<std::string>& v) {
-  std::string bytes;
-  for (const std::string& item : v) {
-    absl::StrAppend(&bytes, item, std::string(1, '\0'));
-  }
-  BindBlob(s, i, bytes);
-}
-void Bind(sqlite3_stmt* s, int i, const std::map<std::string, std::string>& v) {
-  std::string bytes;
-  for (const auto& [key, value] : v) {
-    absl::StrAppend(&bytes, key, "=", value, std::string(1, '\0'));
-  }
-  BindBlob(s, i, bytes);
-}
-void Bind(sqlite3_stmt* s, int i, const std::vector<uint32_t>& v) {
-  Bind(s, i, absl::StrJoin(v, ","));
-}
-void Bind(sqlite3_stmt* s, int i, const std::optional<uint32_t>& v) {
-  if (v.has_value()) {
-    Bind(s, i, *v);
-  } else {
-    sqlite3_bind_null(s, i);
-  }
-}
-void Bind(sqlite3_stmt* s, int i, const std::optional<bool>& v) {
-  if (v.has_value()) {
-    Bind(s, i, *v);
-  } else {
-    sqlite3_bind_null(s, i);
-  }
-}
-// Dependencies as "TYPE:JOB:TASK:WHOLE:DELAY_US:STATE" items joined by ',' (TASK empty when
-// none; Slurm's names for the type and the state), e.g. "afterok:5::1:0:unfulfilled".
-void Bind(sqlite3_stmt* s, int i, const std::vector<core::Dependency>& v) {
-  std::vector<std::string> items;
-  for (const core::Dependency& d : v) {
-    items.push_back(absl::StrCat(core::DependencyTypeName(d.type), ":", d.job_id, ":",
-                                 d.array_task_id.has_value() ? absl::StrCat(*d.array_task_id) : "",
-                                 ":", d.whole_array ? 1 : 0, ":",
-                                 absl::ToInt64Microseconds(d.delay), ":",
-                                 core::DependencyStateName(d.state)));
-  }
-  Bind(s, i, absl::StrJoin(items, ","));
-}
-
-bool IsNull(sqlite3_stmt* s, int i) { return sqlite3_column_type(s, i) == SQLITE_NULL; }
-std::string Bytes(sqlite3_stmt* s, int i) {
-  const void* data = sqlite3_column_blob(s, i);
-  return data == nullptr ? std::string()
-                         : std::string(static_cast<const char*>(data),
-                                       static_cast<size_t>(sqlite3_column_bytes(s, i)));
-}
-absl::Status Bad(absl::string_view what) { return absl::DataLossError(what); }
-
-absl::Status Read(sqlite3_stmt* s, int i, int64_t& v) {
-  v = sqlite3_column_int64(s, i);
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, int32_t& v) {
-  const int64_t raw = sqlite3_column_int64(s, i);
-  if (raw < INT32_MIN || raw > INT32_MAX) {
-    return Bad(absl::StrCat(raw, " is out of range"));
-  }
-  v = static_cast<int32_t>(raw);
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, uint32_t& v) {
-  const int64_t raw = sqlite3_column_int64(s, i);
-  if (raw < 0 || raw > UINT32_MAX) {
-    return Bad(absl::StrCat(raw, " is out of range"));
-  }
-  v = static_cast<uint32_t>(raw);
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, bool& v) {
-  v = sqlite3_column_int64(s, i) != 0;
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::string& v) {
-  v = Bytes(s, i);
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, absl::Time& v) {
-  v = IsNull(s, i) ? absl::InfinitePast() : absl::FromUnixMicros(sqlite3_column_int64(s, i));
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, absl::Duration& v) {
-  v = IsNull(s, i) ? absl::InfiniteDuration() : absl::Microseconds(sqlite3_column_int64(s, i));
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::optional<absl::Duration>& v) {
-  v = IsNull(s, i) ? std::nullopt
-                   : std::optional<absl::Duration>(absl::Microseconds(sqlite3_column_int64(s, i)));
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, core::JobState& v) {
-  const std::string name = Bytes(s, i);
-  std::optional<core::JobState> state = core::JobStateFromName(name);
-  if (!state.has_value()) {
-    return Bad(absl::StrCat("'", name, "' is not a job state"));
-  }
-  v = *state;
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, core::JobReason& v) {
-  const std::string name = Bytes(s, i);
-  std::optional<core::JobReason> reason = core::JobReasonFromName(name);
-  if (!reason.has_value()) {
-    return Bad(absl::StrCat("'", name, "' is not a pending reason"));
-  }
-  v = *reason;
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::optional<core::JobState>& v) {
-  if (IsNull(s, i)) {
-    v.reset();
-    return absl::OkStatus();
-  }
-  core::JobState state;
-  absl::Status st = Read(s, i, state);
-  v = state;
-  return st;
-}
-std::vector<std::string> SplitNul(const std::string& bytes) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  for (size_t end; (end = bytes.find('\0', start)) != std::string::npos; start = end + 1) {
-    items.push_back(bytes.substr(start, end - start));
-  }
-  return items;
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::vector<std::string>& v) {
-  v = SplitNul(Bytes(s, i));
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::map<std::string, std::string>& v) {
-  v.clear();
-  for (const std::string& item : SplitNul(Bytes(s, i))) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      return Bad(absl::StrCat("environment item without '=': ", item));
-    }
-    v[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::optional<uint32_t>& v) {
-  if (IsNull(s, i)) {
-    v.reset();
-    return absl::OkStatus();
-  }
-  uint32_t value = 0;
-  if (absl::Status st = Read(s, i, value); !st.ok()) {
-    return st;
-  }
-  v = value;
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::optional<bool>& v) {
-  v = IsNull(s, i) ? std::nullopt : std::optional<bool>(sqlite3_column_int64(s, i) != 0);
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::vector<core::Dependency>& v) {
-  v.clear();
-  for (absl::string_view text : absl::StrSplit(Bytes(s, i), ',', absl::SkipEmpty())) {
-    const std::vector<absl::string_view> f = absl::StrSplit(text, ':');
-    core::Dependency d;
-    std::optional<core::DependencyType> type;
-    std::optional<core::DependencyState> state;
-    int64_t delay_us = 0;
-    uint32_t task = 0;
-    bool ok = f.size() == 6 && (type = core::DependencyTypeFromName(f[0])).has_value() &&
-              absl::SimpleAtoi(f[1], &d.job_id) &&
-              (f[2].empty() || absl::SimpleAtoi(f[2], &task)) && (f[3] == "0" || f[3] == "1") &&
-              absl::SimpleAtoi(f[4], &delay_us) &&
-              (state = core::DependencyStateFromName(f[5])).has_value();
-    if (!ok) {
-      return Bad(
-          absl::StrCat("'", text, "' is not a dependency (TYPE:JOB:TASK:WHOLE:DELAY_US:STATE)"));
-    }
-    d.type = *type;
-    if (!f[2].empty()) {
-      d.array_task_id = task;
-    }
-    d.whole_array = f[3] == "1";
-    d.delay = absl::Microseconds(delay_us);
-    d.state = *state;
-    v.push_back(d);
-  }
-  return absl::OkStatus();
-}
-absl::Status Read(sqlite3_stmt* s, int i, std::vector<uint32_t>& v) {
-  v.clear();
-  for (absl::string_view item : absl::StrSplit(Bytes(s, i), ',', absl::SkipEmpty())) {
-    uint32_t id = 0;
-    if (!absl::SimpleAtoi(item, &id)) {
-      return Bad(absl::StrCat("'", item, "' is not a group id"));
-    }
-    v.push_back(id);
-  }
-  return absl::OkStatus();
-}
-
-// A job's shared texts (script, environment) are stored as their values.
-template <typename T>
-void Bind(sqlite3_stmt* s, int i, const core::Shared<T>& v) {
-  Bind(s, i, v.get());
-}
-template <typename T>
-absl::Status Read(sqlite3_stmt* s, int i, core::Shared<T>& v) {
-  T value;
-  absl::Status st = Read(s, i, value);
-  if (st.ok()) {
-    v = core::Shared<T>(std::move(value));
-  }
-  return st;
-}
+using job_values::Bind;
+using job_values::Read;
 
 // ---- The columns of `jobs` (after `id`), each with its field.
 
@@ -390,11 +133,29 @@ constexpr JobColumn kColumns[] = {
 };
 // clang-format on
 
+// Position of a column among kColumns.
+constexpr size_t ColumnIndex(std::string_view name) {
+  for (size_t i = 0; i < std::size(kColumns); ++i) {
+    if (std::string_view(kColumns[i].name) == name) {
+      return i;
+    }
+  }
+  return std::size(kColumns);
+}
+constexpr size_t kScriptColumn = ColumnIndex("script");
+constexpr size_t kEnvironmentColumn = ColumnIndex("environment");
+static_assert(kScriptColumn < std::size(kColumns) && kEnvironmentColumn < std::size(kColumns));
+
+// After kColumns, a column of the row rather than of the record: whether the script and
+// environment are the array's, in array_texts (sqlite_array_texts.h).
+constexpr const char* kTextsInArray = "texts_in_array";
+
 std::string ColumnList() {
   std::string out = "id";
   for (const JobColumn& c : kColumns) {
     absl::StrAppend(&out, ", ", c.name);
   }
+  absl::StrAppend(&out, ", ", kTextsInArray);
   return out;
 }
 
@@ -404,12 +165,13 @@ std::string UpdateList() {
   for (const JobColumn& c : kColumns) {
     absl::StrAppend(&out, out.empty() ? "" : ", ", c.name, "=excluded.", c.name);
   }
+  absl::StrAppend(&out, ", ", kTextsInArray, "=excluded.", kTextsInArray);
   return out;
 }
 
 std::string Placeholders() {
   std::string out = "?1";
-  for (size_t i = 0; i < std::size(kColumns); ++i) {
+  for (size_t i = 0; i <= std::size(kColumns); ++i) {  // and texts_in_array
     absl::StrAppend(&out, ", ?", i + 2);
   }
   return out;
@@ -423,7 +185,7 @@ absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
 }  // namespace
 
 absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const core::Job>>& jobs,
-                         const topology::Topology& topology) {
+                         const topology::Topology& topology, ArrayTexts& array_texts) {
   if (jobs.empty()) {
     return absl::OkStatus();
   }
@@ -448,6 +210,19 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
     for (size_t i = 0; i < std::size(kColumns); ++i) {
       kColumns[i].bind(s, static_cast<int>(i) + 2, *job);
     }
+    bool texts_in_array = false;
+    if (job->array_job_id != 0) {
+      absl::StatusOr<bool> stored = array_texts.StoreFor(db, *job);
+      if (!stored.ok()) {
+        return stored.status();
+      }
+      texts_in_array = *stored;
+    }
+    if (texts_in_array) {
+      Bind(s, static_cast<int>(kScriptColumn) + 2, std::string());
+      Bind(s, static_cast<int>(kEnvironmentColumn) + 2, std::string());
+    }
+    Bind(s, static_cast<int>(std::size(kColumns)) + 2, texts_in_array);
     if (absl::Status st = Step(db, s, what); !st.ok()) {
       return st;
     }
@@ -487,8 +262,10 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
   sqlite3_stmt* s = stmt->get();
   bind(s);
   // The texts of each array read so far: its tasks share one copy in memory again, as they did
-  // before the restart (each row stores its own).
+  // before the restart. Rows stored before schema 11 hold their own copy; later ones leave
+  // them to array_texts.
   absl::flat_hash_map<uint32_t, std::pair<core::SharedText, core::SharedEnvironment>> array_texts;
+  ArrayTextReader stored_array_texts(db);
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     core::Job& job = out.emplace_back();
@@ -502,13 +279,18 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
         bad = absl::DataLossError(absl::StrCat("column ", kColumns[i].name, ": ", st.message()));
       }
     }
+    bool texts_in_array = false;
+    (void)Read(s, static_cast<int>(std::size(kColumns)) + 1, texts_in_array);
+    if (bad.ok() && texts_in_array) {
+      bad = stored_array_texts.Fill(job);
+    }
     if (!bad.ok()) {
       unreadable.push_back({job.id, std::string(bad.message())});
       out.pop_back();
       continue;
     }
     job.allocation.exclusive = job.spec.exclusive;
-    if (job.array_job_id != 0 && !slim) {
+    if (job.array_job_id != 0 && !slim && !texts_in_array) {
       auto [it, added] =
           array_texts.try_emplace(job.array_job_id, job.spec.script, job.spec.environment);
       if (!added && it->second.first == job.spec.script &&

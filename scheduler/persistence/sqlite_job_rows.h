@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/core/job.h"
+#include "scheduler/persistence/sqlite_array_texts.h"
 #include "scheduler/persistence/sqlite_handle.h"
 #include "scheduler/persistence/sqlite_job_node_rows.h"
 #include "scheduler/persistence/store.h"
@@ -23,9 +24,10 @@
 
 namespace canopy::persistence {
 
-// Inserts or replaces each job's row and its job_nodes rows.
+// Inserts or replaces each job's row and its job_nodes rows. An array task's script and
+// environment go to array_texts, once per array (`array_texts` knows which are stored).
 absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const core::Job>>& jobs,
-                         const topology::Topology& topology);
+                         const topology::Topology& topology, ArrayTexts& array_texts);
 
 // Appends every job still in the controller's memory to `out.jobs` (ascending id). A job whose
 // job_nodes name a node the topology no longer has comes without an allocation, with an entry

@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 10> kMigrations = {
+constexpr std::array<const char*, 11> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -229,6 +229,17 @@ constexpr std::array<const char*, 10> kMigrations = {
     // again (squeue -s, scancel JOB.STEP, sattach, its end in accounting).
     R"sql(
     ALTER TABLE job_steps ADD COLUMN tasks_per_node TEXT NOT NULL DEFAULT '';
+    )sql",
+    // 11: an array's script and environment are stored once, not in every task's row (which
+    // wrote them again at each of the task's changes); older rows keep their own copy.
+    R"sql(
+    CREATE TABLE array_texts (
+      array_id           INTEGER PRIMARY KEY,
+      array_script       TEXT NOT NULL,
+      array_environment  BLOB NOT NULL
+    );
+    ALTER TABLE jobs ADD COLUMN texts_in_array INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX jobs_by_array_texts ON jobs(array_job_id) WHERE texts_in_array = 1;
     )sql",
 };
 

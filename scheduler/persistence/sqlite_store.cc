@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/persistence/sqlite_accounting_rows.h"
 #include "scheduler/persistence/sqlite_history_rows.h"
@@ -95,10 +96,13 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
   if (!tx.ok()) {
     return tx.status();
   }
+  // Array texts written in this transaction count as stored only once it has committed.
+  absl::Cleanup forget_array_texts = [this] { array_texts_.RolledBack(); };
   if (absl::Status st = SaveNodeAdmin(mutations.node_admin_upserts); !st.ok()) {
     return st;
   }
-  if (absl::Status st = SaveJobRows(db, mutations.job_upserts, *topology_); !st.ok()) {
+  if (absl::Status st = SaveJobRows(db, mutations.job_upserts, *topology_, array_texts_);
+      !st.ok()) {
     return st;
   }
   if (absl::Status st = SaveAttemptRows(db, mutations.attempts, *topology_); !st.ok()) {
@@ -112,6 +116,11 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
   }
   if (absl::Status st = PurgeHistory(db, mutations.purge_before); !st.ok()) {
     return st;
+  }
+  if (mutations.purge_before != absl::InfinitePast()) {
+    if (absl::Status st = PurgeArrayTexts(db); !st.ok()) {
+      return st;
+    }
   }
   if (mutations.drop_legacy_jobs) {
     if (absl::Status st = Exec(db, "DROP TABLE IF EXISTS jobs_v2"); !st.ok()) {
@@ -138,7 +147,12 @@ absl::Status SqliteStore::Commit(const Mutations& mutations) {
       return st;
     }
   }
-  return tx->Commit();
+  if (absl::Status st = tx->Commit(); !st.ok()) {
+    return st;
+  }
+  std::move(forget_array_texts).Cancel();
+  array_texts_.Committed();
+  return absl::OkStatus();
 }
 
 absl::Status SqliteStore::SaveNodeAdmin(const std::vector<NodeAdminRow>& rows) {

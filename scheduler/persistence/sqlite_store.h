@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/persistence/sqlite_array_texts.h"
 #include "scheduler/persistence/sqlite_handle.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/topology/topology.h"
@@ -43,6 +44,7 @@ class SqliteStore final : public Store {
   absl::Status LoadLegacyJobs(StoredJobs& out);
   SqliteDb db_;
   std::shared_ptr<const topology::Topology> topology_;
+  ArrayTexts array_texts_;  // which arrays' texts are stored (Commit runs on one thread)
 };
 
 // Applies the migrations newer than the database's user_version, each in its own transaction.

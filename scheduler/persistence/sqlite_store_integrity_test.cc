@@ -3,7 +3,9 @@
 // owner-only.
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -52,9 +54,9 @@ TEST_F(SqliteStoreTest, AnUnreadableJobIsQuarantinedNamingColumnAndTheOthersLoad
   EXPECT_TRUE(jobs->quarantined.empty());
 }
 
-// The database holds every job's script and environment: owner-only, new or made so.
-// Each array task's row stores the script and environment; loaded, the tasks share one copy in
-// memory again (each held its own: a restart multiplied an array's script by its task count).
+// Loaded, an array's tasks share one copy of its texts in memory again (each held its own: a
+// restart multiplied an array's script by its task count); a task whose texts differ keeps its
+// own.
 TEST_F(SqliteStoreTest, AnArraysTasksShareTheirTextsAgainAfterLoading) {
   {
     std::unique_ptr<SqliteStore> store = Open();
@@ -81,6 +83,91 @@ TEST_F(SqliteStoreTest, AnArraysTasksShareTheirTextsAgainAfterLoading) {
   EXPECT_FALSE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[3].spec.script));
   EXPECT_EQ(jobs->jobs[3].spec.script, "#!/bin/sh\necho edited\n");
   EXPECT_EQ(jobs->jobs[0].spec.script, FullJob(core::JobId(20)).spec.script);
+}
+
+// An array's script and environment are stored once, however many tasks it has and however
+// often they change (each row held a copy, written again at each change of its task: 4 GiB
+// at the submit of --array=0-1000 with a 4 MiB script), and go with the array's last row.
+TEST_F(SqliteStoreTest, AnArraysTextsAreStoredOnceAndGoWithItsLastRow) {
+  constexpr uint32_t kTasks = 200;
+  const core::SharedText script(std::string(256 << 10, '#'));  // 256 KiB, shared by the tasks
+  core::Job task = FullJob(core::JobId(100));
+  task.array_job_id = 100;
+  task.spec.script = script;
+  task.end_time = absl::FromUnixSeconds(1000);
+  auto all_tasks = [&](core::JobState state) {
+    Mutations m;
+    for (uint32_t i = 0; i < kTasks; ++i) {
+      core::Job t = task;
+      t.id = core::JobId(100 + i);
+      t.array_task_id = i;
+      t.state = state;
+      m.job_upserts.push_back(std::make_shared<const core::Job>(t));
+    }
+    return m;
+  };
+  auto bytes_on_disk = [&] {
+    std::error_code ec;
+    return std::filesystem::file_size(DbPath()) + std::filesystem::file_size(DbPath() + "-wal", ec);
+  };
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    ASSERT_TRUE(store->Commit(all_tasks(core::JobState::kPending)).ok());
+    ASSERT_TRUE(store->Commit(all_tasks(core::JobState::kRunning)).ok());
+    ASSERT_TRUE(store->Commit(all_tasks(core::JobState::kCompleted)).ok());
+    // Three saves of 200 rows: 150 MiB of script when each row held one.
+    EXPECT_LT(bytes_on_disk(), 8u << 20);
+  }
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM array_texts"), 1);
+  EXPECT_EQ(SqlInt("SELECT SUM(LENGTH(script)) FROM jobs"), 0);
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+    ASSERT_TRUE(jobs.ok()) << jobs.status();
+    ASSERT_EQ(jobs->jobs.size(), kTasks);
+    EXPECT_EQ(jobs->jobs[0].spec.script, script.get());
+    EXPECT_EQ(jobs->jobs[0].spec.environment, task.spec.environment.get());
+    EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[kTasks - 1].spec.script));
+    // Saved again after the restart: the texts are written once more, still one row.
+    Mutations again;
+    for (const core::Job& j : jobs->jobs) {
+      again.job_upserts.push_back(std::make_shared<const core::Job>(j));
+    }
+    ASSERT_TRUE(store->Commit(again).ok());
+    EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM array_texts"), 1);
+    // The tasks leave memory, and their accounting is purged: the texts go with the last row.
+    Mutations forget;
+    for (uint32_t i = 0; i < kTasks; ++i) {
+      forget.forget_jobs.push_back(core::JobId(100 + i));
+    }
+    ASSERT_TRUE(store->Commit(forget).ok());
+    EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM array_texts"), 1);
+    Mutations purge;
+    purge.purge_before = absl::FromUnixSeconds(2000);
+    ASSERT_TRUE(store->Commit(purge).ok());
+  }
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM jobs"), 0);
+  EXPECT_EQ(SqlInt("SELECT COUNT(*) FROM array_texts"), 0);
+}
+
+// A task row that leaves its texts to a missing array_texts row is quarantined, not loaded
+// without a script.
+TEST_F(SqliteStoreTest, ATaskWhoseArrayTextsAreMissingIsQuarantined) {
+  {
+    std::unique_ptr<SqliteStore> store = Open();
+    Mutations m;
+    core::Job task = FullJob(core::JobId(30));
+    task.array_job_id = 30;
+    m.job_upserts.push_back(std::make_shared<const core::Job>(task));
+    ASSERT_TRUE(store->Commit(m).ok());
+  }
+  Sql("DELETE FROM array_texts");
+  absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  EXPECT_TRUE(jobs->jobs.empty());
+  ASSERT_EQ(jobs->quarantined.size(), 1u);
+  EXPECT_THAT(jobs->quarantined[0].what,
+              HasSubstr("the script and environment of array 30 are missing"));
 }
 
 TEST_F(SqliteStoreTest, DatabaseFilesAreOwnerOnly) {

@@ -143,8 +143,15 @@ inline core::Job FullJob(core::JobId id) {
   return j;
 }
 
-// Takes a database back to schema 6 (what migrations 7 to 10 added), to test migration 7.
+// Takes a database back to schema 6 (what migrations 7 to 11 added), to test migration 7.
 inline constexpr char kUndoSchema7[] = R"sql(
+    UPDATE jobs SET
+      script = (SELECT array_script FROM array_texts WHERE array_id = jobs.array_job_id),
+      environment = (SELECT array_environment FROM array_texts WHERE array_id = jobs.array_job_id)
+      WHERE texts_in_array = 1;
+    DROP INDEX jobs_by_array_texts;
+    ALTER TABLE jobs DROP COLUMN texts_in_array;
+    DROP TABLE array_texts;
     ALTER TABLE job_steps DROP COLUMN tasks_per_node;
     ALTER TABLE jobs DROP COLUMN warn_sent;
     DROP TABLE quarantined_jobs;
