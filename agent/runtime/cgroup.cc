@@ -34,6 +34,17 @@ std::string ReadWhole(const std::string& path) {
   return ss.str();
 }
 
+// This process's cgroup in the unified hierarchy: its line in /proc/self/cgroup is "0::<path>".
+std::string OwnCgroup() {
+  std::string own;
+  for (absl::string_view line : absl::StrSplit(ReadWhole("/proc/self/cgroup"), '\n')) {
+    if (absl::ConsumePrefix(&line, "0::")) {
+      own = std::string(line);
+    }
+  }
+  return own;
+}
+
 bool IsCgroup2(const std::string& dir) {
   struct statfs fs;
   return statfs(dir.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kCgroup2SuperMagic;
@@ -52,13 +63,7 @@ absl::StatusOr<std::string> Cgroup::FindDelegatedRoot() {
   if (mount.empty()) {
     return absl::UnavailableError("no cgroup v2 hierarchy at /sys/fs/cgroup");
   }
-  // The unified hierarchy's line in /proc/self/cgroup is "0::<path>".
-  std::string own;
-  for (absl::string_view line : absl::StrSplit(ReadWhole("/proc/self/cgroup"), '\n')) {
-    if (absl::ConsumePrefix(&line, "0::")) {
-      own = std::string(line);
-    }
-  }
+  const std::string own = OwnCgroup();
   const std::string root = own == "/" ? mount : absl::StrCat(mount, own);
   if (access(root.c_str(), W_OK) != 0 ||
       access(absl::StrCat(root, "/cgroup.procs").c_str(), W_OK) != 0) {
@@ -110,6 +115,37 @@ void Cgroup::Signal(int signal) const {
   }
 }
 
+bool Cgroup::InHierarchyRoot() { return OwnCgroup() == "/"; }
+
+absl::StatusOr<std::string> Cgroup::MoveSelfToLeaf(const std::string& root) {
+  const std::string own = OwnCgroup();
+  if (own == "/" || own.empty()) {
+    return absl::FailedPreconditionError("the agent runs in the hierarchy's root cgroup");
+  }
+  const std::string self = absl::StrCat(getpid());
+  for (absl::string_view pid :
+       absl::StrSplit(ReadWhole(absl::StrCat(root, "/cgroup.procs")), '\n', absl::SkipEmpty())) {
+    if (pid != self) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("other processes share ", root, " (pid ", pid,
+                       "); start the agent in a cgroup of its own (systemd: Delegate=yes)"));
+    }
+  }
+  const std::string leaf = absl::StrCat(root, "/agent-", self);
+  if (mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InternalError(absl::StrCat("mkdir ", leaf, ": ", std::strerror(errno)));
+  }
+  // Writing the pid moves every thread of the process.
+  os::UniqueFd procs(open(absl::StrCat(leaf, "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+  if (!procs.valid() || write(procs.get(), self.data(), self.size()) < 0) {
+    const int err = errno;
+    rmdir(leaf.c_str());
+    return absl::InternalError(
+        absl::StrCat("moving the agent into ", leaf, ": ", std::strerror(err)));
+  }
+  return leaf;
+}
+
 int Cgroup::SweepDeadAgents(const std::string& root) {
   std::error_code ec;
   int swept = 0;
@@ -118,6 +154,12 @@ int Cgroup::SweepDeadAgents(const std::string& root) {
     const std::string name = entry.path().filename().string();
     absl::string_view pid_text = name;
     int pid = 0;
+    if (entry.is_directory(ec) && absl::ConsumePrefix(&pid_text, "agent-") &&
+        absl::SimpleAtoi(pid_text, &pid) && pid > 0 && pid != getpid() && kill(pid, 0) != 0 &&
+        errno == ESRCH) {
+      rmdir(entry.path().c_str());  // a dead agent's own leaf (MoveSelfToLeaf): empty now
+      continue;
+    }
     if (!entry.is_directory(ec) || !absl::ConsumePrefix(&pid_text, "canopy-agent-") ||
         !absl::SimpleAtoi(pid_text, &pid) || pid <= 0 || pid == getpid()) {
       continue;

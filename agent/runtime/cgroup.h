@@ -22,11 +22,24 @@ class Cgroup {
   // is writable. Unavailable, saying why, otherwise.
   static absl::StatusOr<std::string> FindDelegatedRoot();
 
+  // cgroup v2 lets a cgroup pass controllers (memory, cpuset) to its children only while it
+  // holds no process itself; the hierarchy's root is exempt. When `root` (the agent's own
+  // cgroup, from FindDelegatedRoot) holds this process alone, as a cgroup delegated to the agent
+  // does (systemd's Delegate=yes), the agent moves itself into the leaf `root`/agent-<pid>, so
+  // that `root` can pass the controllers to the jobs' cgroups. Returns the leaf. Unchanged, and
+  // FailedPrecondition saying why, when `root` is the hierarchy's root or other processes share
+  // it (they are not the agent's to move). Internal when the move fails.
+  static absl::StatusOr<std::string> MoveSelfToLeaf(const std::string& root);
+  // True when this process is in the cgroup v2 hierarchy's root cgroup, which may pass
+  // controllers down while holding processes.
+  static bool InHierarchyRoot();
+
   // Kills whatever agents that died without cleaning up (kill -9, a crash) left in `root`: every
   // process in a `canopy-agent-<pid>` cgroup whose pid is no longer alive, then removes those
-  // cgroups. A restarted agent does not re-adopt old jobs, and the controller has requeued or
-  // ended them, so their processes must not keep running (or holding GPUs). Returns how many
-  // dead agents' cgroups it found. Best effort.
+  // cgroups (and the dead agents' own leaves, `agent-<pid>`, empty once they are gone). A restarted
+  // agent does not re-adopt old jobs, and the controller has requeued or ended them, so their
+  // processes must not keep running (or holding GPUs). Returns how many dead agents' cgroups it
+  // found. Best effort.
   static int SweepDeadAgents(const std::string& root);
 
   // Creates (or adopts, when it already exists) `parent`/`name`. Internal on mkdir failure.

@@ -120,10 +120,27 @@ int main(int argc, char** argv) {
         canopy::agent::runtime::Cgroup::SweepDeadAgents(*v1);
       }
     }
-    // Jobs' memory and CPU limits need the controllers passed down from here; a cgroup that
-    // holds processes of its own (the agent's, unless it is the hierarchy's root) cannot.
-    if (std::vector<std::string> on = canopy::agent::runtime::EnableCgroupControllers(*root);
-        on.size() < 2) {
+    // Jobs' memory and CPU limits need the controllers passed down from the agent's cgroup.
+    // cgroup v2 allows that only from a cgroup with no process of its own (the hierarchy's
+    // root aside), and enabling a threaded controller (cpuset) in one that has processes makes
+    // its subtree threaded, where no job's cgroup could take a process: so the agent first
+    // moves itself into a leaf when it has the cgroup to itself, and else passes nothing down.
+    bool may_pass = canopy::agent::runtime::Cgroup::InHierarchyRoot();
+    if (!may_pass) {
+      absl::StatusOr<std::string> leaf = canopy::agent::runtime::Cgroup::MoveSelfToLeaf(*root);
+      may_pass = leaf.ok();
+      if (leaf.ok()) {
+        spdlog::info("moved the agent into {} so that {} can pass controllers to jobs", *leaf,
+                     *root);
+      } else {
+        spdlog::info("the agent stays in {}: {}", *root, std::string(leaf.status().message()));
+      }
+    }
+    std::vector<std::string> on;
+    if (may_pass) {
+      on = canopy::agent::runtime::EnableCgroupControllers(*root);
+    }
+    if (on.size() < 2) {
       spdlog::info(
           "cgroup v2 controllers passed to jobs from {}: {} (memory and cpuset are "
           "needed for jobs' memory and CPU limits; v1 hierarchies are used where "
