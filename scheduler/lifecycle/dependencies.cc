@@ -284,20 +284,6 @@ bool KillInvalid(const LifecycleState& s, const core::Job& job) {
       s.config->scheduling.scheduler.kill_invalid_depend());
 }
 
-std::string Describe(const core::Dependency& item) {
-  if (item.type == DependencyType::kSingleton) {
-    return "singleton";
-  }
-  std::string out = absl::StrCat(core::DependencyTypeName(item.type), ":", item.job_id);
-  if (item.array_task_id.has_value()) {
-    absl::StrAppend(&out, "_", *item.array_task_id);
-  }
-  if (item.delay > absl::ZeroDuration()) {
-    absl::StrAppend(&out, "+", absl::ToInt64Minutes(item.delay));
-  }
-  return out;
-}
-
 // Re-evaluates the waiting items of tracked job `id`, and acts on the outcome.
 void Evaluate(LifecycleState& s, core::JobId id, Effects& effects) {
   core::Job* job = s.jobs.Find(id);
@@ -345,7 +331,7 @@ void Evaluate(LifecycleState& s, core::JobId id, Effects& effects) {
     std::vector<std::string> failed;
     for (const core::Dependency& item : job->spec.dependencies) {
       if (item.state == DependencyState::kFailed) {
-        failed.push_back(Describe(item));
+        failed.push_back(DescribeDependency(item));
       }
     }
     (void)core::TransitionTo(*job, core::JobState::kCancelled, now);
@@ -427,74 +413,6 @@ void PassOn(LifecycleState& s, core::JobId id, Effects& effects) {
 
 }  // namespace
 
-bool IsHold(core::JobReason reason) {
-  return reason == core::JobReason::kJobHeldUser || reason == core::JobReason::kJobHeldAdmin;
-}
-
-DependencyState DependencyOutcome(const core::JobSpec& spec) {
-  bool waiting = false, failed = false, satisfied = false;
-  for (const core::Dependency& item : spec.dependencies) {
-    waiting = waiting || item.state == DependencyState::kWaiting;
-    failed = failed || item.state == DependencyState::kFailed;
-    satisfied = satisfied || item.state == DependencyState::kSatisfied;
-  }
-  if (spec.dependencies.empty()) {
-    return DependencyState::kSatisfied;
-  }
-  if (spec.dependency_any) {
-    return satisfied ? DependencyState::kSatisfied
-           : waiting ? DependencyState::kWaiting
-                     : DependencyState::kFailed;
-  }
-  return failed    ? DependencyState::kFailed
-         : waiting ? DependencyState::kWaiting
-                   : DependencyState::kSatisfied;
-}
-
-absl::Status ResolveDependencies(const LifecycleState& s, core::JobSpec& spec) {
-  for (core::Dependency& item : spec.dependencies) {
-    item.state = DependencyState::kWaiting;
-    item.whole_array = false;
-    auto problem = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("dependency ", Describe(item), ": ", why,
-                       "\nBatch job submission failed: Job dependency problem"));
-    };
-    if (item.type == DependencyType::kSingleton) {
-      item.job_id = 0;
-      item.array_task_id.reset();
-      item.delay = absl::ZeroDuration();
-      continue;
-    }
-    if (item.delay < absl::ZeroDuration()) {
-      return problem("the delay after the job starts must not be negative");
-    }
-    if (item.job_id == 0) {
-      return problem("a job id is needed");
-    }
-    const core::Job* named = s.jobs.Find(core::JobId(item.job_id));
-    if (named == nullptr) {
-      return problem(absl::StrCat("job ", item.job_id, " does not exist"));
-    }
-    const bool is_array = named->array_job_id == item.job_id;
-    if (item.array_task_id.has_value()) {
-      if (!is_array) {
-        return problem(absl::StrCat("job ", item.job_id, " is not an array"));
-      }
-      bool found = false;
-      for (core::JobId task : s.Named(item.job_id)) {
-        found = found || s.jobs.Find(task)->array_task_id == *item.array_task_id;
-      }
-      if (!found) {
-        return problem(absl::StrCat("array ", item.job_id, " has no task ", *item.array_task_id));
-      }
-    } else {
-      item.whole_array = is_array;
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpec spec,
                                  Effects& effects) {
   if (job.state != core::JobState::kPending) {
@@ -504,7 +422,7 @@ absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpe
     if (item.type != DependencyType::kSingleton &&
         (item.job_id == job.id.value() ||
          (job.array_job_id != 0 && item.job_id == job.array_job_id))) {
-      return absl::InvalidArgumentError(absl::StrCat("dependency ", Describe(item),
+      return absl::InvalidArgumentError(absl::StrCat("dependency ", DescribeDependency(item),
                                                      ": a job cannot depend on itself",
                                                      "\nJob dependency problem"));
     }

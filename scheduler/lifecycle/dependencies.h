@@ -17,6 +17,8 @@
 // the pass says. Owner thread only; no I/O; time from the state's clock.
 #pragma once
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "scheduler/core/job.h"
 #include "scheduler/lifecycle/effects.h"
@@ -26,6 +28,9 @@ namespace canopy::lifecycle {
 
 // JobHeldUser or JobHeldAdmin.
 bool IsHold(core::JobReason reason);
+
+// An item as messages name it, in sbatch's words: "afterok:12_3+5", "singleton".
+std::string DescribeDependency(const core::Dependency& item);
 
 // The outcome of a spec's dependency list as a whole: kSatisfied when it is empty.
 core::DependencyState DependencyOutcome(const core::JobSpec& spec);
