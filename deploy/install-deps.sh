@@ -8,6 +8,7 @@ PACKAGES=(
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev
   libabsl-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libslurm-dev  # <slurm/spank.h> only: SPANK plugins are built against it and so is the host
   procps
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).
