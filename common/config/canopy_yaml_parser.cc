@@ -125,6 +125,9 @@ absl::StatusOr<ClusterConfig> YamlConfigParser::Parse(const std::string& text) {
   if (absl::Status s = FinishTopology(); !s.ok()) {
     return s;
   }
+  if (config_.plugstack_config.empty()) {
+    config_.plugstack_config = internal::SiblingPath(origin_, "plugstack.conf");
+  }
   config_.unused_keys = unused_.Take();
   return std::move(config_);
 }
@@ -165,6 +168,26 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
   }
   if (key == "operators") {
     return Assign(reader_.StringList(value), config_.operators);
+  }
+  if (key == "plugstack_config") {
+    std::string path;
+    if (absl::Status s = Assign(reader_.String(value), path); !s.ok()) {
+      return s;
+    }
+    if (path.empty()) {
+      return reader_.Expected(value, "the path of a plugstack.conf");
+    }
+    config_.plugstack_config = internal::SiblingPath(origin_, path);
+    config_.plugstack_config_explicit = true;
+    return absl::OkStatus();
+  }
+  if (key == "plugin_dir") {
+    if (absl::Status s = Assign(reader_.String(value), config_.plugin_dir); !s.ok()) {
+      return s;
+    }
+    return config_.plugin_dir.empty()
+               ? reader_.Expected(value, "one or more directories, separated by ':'")
+               : absl::OkStatus();
   }
   if (key == "nodes") {
     return reader_.ForEachElement(value, [this](const YamlValue& e) { return NodeEntry(e); });

@@ -91,6 +91,14 @@ struct ClusterConfig {
   std::string topology_plugin;  // "topology/tree", "topology/block", or "" (flat)
   TopologySource topology;
 
+  // SPANK plugins (plugins/spank): their plugstack.conf (slurm.conf PlugStackConfig, YAML
+  // `plugstack_config`; relative to this file's directory; default plugstack.conf beside this
+  // file, which may then be absent: no plugins) and where plugins named by a relative path are
+  // looked up (PluginDir, YAML `plugin_dir`: colon-separated directories).
+  std::string plugstack_config;
+  bool plugstack_config_explicit = false;
+  std::string plugin_dir = "/usr/lib/x86_64-linux-gnu/slurm-wlm:/usr/lib64/slurm:/usr/lib/slurm";
+
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;
 

@@ -124,6 +124,9 @@ absl::StatusOr<ClusterConfig> SlurmConfParser::Parse(absl::string_view text) {
   if (absl::Status s = ReadTopology(); !s.ok()) {
     return s;
   }
+  if (config_.plugstack_config.empty()) {
+    config_.plugstack_config = internal::SiblingPath(origin_, "plugstack.conf");
+  }
   config_.unused_keys = unused_.Take();
   return std::move(config_);
 }
@@ -236,6 +239,17 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
       return error("SlurmUser", "a user name");
     }
     config_.operators = {std::string(value)};
+  } else if (lower == "plugstackconfig") {
+    if (value.empty()) {
+      return error("PlugStackConfig", "the path of a plugstack.conf");
+    }
+    config_.plugstack_config = internal::SiblingPath(origin_, std::string(value));
+    config_.plugstack_config_explicit = true;
+  } else if (lower == "plugindir") {
+    if (value.empty()) {
+      return error("PluginDir", "one or more directories, separated by ':'");
+    }
+    config_.plugin_dir = std::string(value);
   } else if (lower == "topologyplugin") {
     const std::string plugin = absl::AsciiStrToLower(value);
     if (plugin == "topology/tree" || plugin == "topology/block") {

@@ -166,4 +166,13 @@ absl::StatusOr<std::vector<std::string>> ParseCommandLine(const OptionTable& tab
   return operands;
 }
 
+std::vector<OptionSpec> WithExtraOptions(absl::Span<const OptionSpec> base,
+                                         absl::Span<const ExtraOption> extra) {
+  std::vector<OptionSpec> options(base.begin(), base.end());
+  for (size_t i = 0; i < extra.size(); ++i) {
+    options.emplace_back(extra[i].name, '\0', extra[i].arg, kExtraOptionId + static_cast<int>(i));
+  }
+  return options;
+}
+
 }  // namespace canopy::slurm

@@ -90,6 +90,18 @@ absl::StatusOr<std::vector<std::string>> ParseCommandLine(const OptionTable& tab
                                                           absl::Span<const std::string> args,
                                                           OptionHandler handle);
 
+// Long options a command learns at run time: those of the site's SPANK plugins (plugins/spank),
+// which sbatch, salloc and srun accept as their own.
+struct ExtraOption {
+  std::string name;  // without "--"
+  ArgKind arg = ArgKind::kNone;
+};
+// The ids ExtraOptions get in a table made by WithExtraOptions: kExtraOptionId + index.
+inline constexpr int kExtraOptionId = 1 << 20;
+// `base` followed by `extra` (whose names must outlive the result).
+std::vector<OptionSpec> WithExtraOptions(absl::Span<const OptionSpec> base,
+                                         absl::Span<const ExtraOption> extra);
+
 // The error for a getopt-style usage failure of `command`: `line`, then the "Try ..." hint.
 // For front ends whose own checks Slurm reports the same way.
 absl::Status UsageError(absl::string_view command, absl::string_view line);

@@ -478,9 +478,17 @@ absl::Status Verify(SbatchOptions& o) {
 // getopt_long with sbatch's table: options are applied to `o` in order; returns the operands
 // (the first non-option argument and everything after it).
 absl::StatusOr<std::vector<std::string>> ParseOptions(const std::vector<std::string>& argv,
+                                                      absl::Span<const ExtraOption> extra,
                                                       SbatchOptions& o) {
+  const std::vector<OptionSpec> options = WithExtraOptions(kOptions, extra);
+  const OptionTable table{kTable.command, kTable.ordering, options};
   absl::StatusOr<std::vector<std::string>> operands = ParseCommandLine(
-      kTable, argv, [&o](const OptionSpec& spec, std::optional<absl::string_view> value) {
+      table, argv, [&](const OptionSpec& spec, std::optional<absl::string_view> value) {
+        if (spec.id >= kExtraOptionId) {
+          o.plugin_options.emplace_back(extra[spec.id - kExtraOptionId].name,
+                                        std::string(value.value_or("")));
+          return absl::OkStatus();
+        }
         return ApplyOption(spec, value, OptionSource::kCommandLine, o);
       });
   if (!operands.ok()) {
@@ -498,34 +506,41 @@ void SetScript(const std::vector<std::string>& operands, SbatchOptions& o) {
 
 }  // namespace
 
-absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv) {
+absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv,
+                                                  absl::Span<const ExtraOption> extra) {
   InfoRequest found = InfoRequest::kNone;
-  absl::StatusOr<std::vector<std::string>> operands = ParseCommandLine(
-      kTable, argv, [&found](const OptionSpec& spec, std::optional<absl::string_view>) {
-        switch (spec.IdAs<Opt>()) {
-          case Opt::kHelp:
-            found = InfoRequest::kHelp;
-            break;
-          case Opt::kUsage:
-            found = InfoRequest::kUsage;
-            break;
-          case Opt::kVersion:
-            found = InfoRequest::kVersion;
-            break;
-          default:
-            return absl::OkStatus();
-        }
-        return absl::CancelledError("found");  // the first one wins: stop here
-      });
+  const std::vector<OptionSpec> options = WithExtraOptions(kOptions, extra);
+  absl::StatusOr<std::vector<std::string>> operands =
+      ParseCommandLine({kTable.command, kTable.ordering, options}, argv,
+                       [&found](const OptionSpec& spec, std::optional<absl::string_view>) {
+                         if (spec.id >= kExtraOptionId) {
+                           return absl::OkStatus();
+                         }
+                         switch (spec.IdAs<Opt>()) {
+                           case Opt::kHelp:
+                             found = InfoRequest::kHelp;
+                             break;
+                           case Opt::kUsage:
+                             found = InfoRequest::kUsage;
+                             break;
+                           case Opt::kVersion:
+                             found = InfoRequest::kVersion;
+                             break;
+                           default:
+                             return absl::OkStatus();
+                         }
+                         return absl::CancelledError("found");  // the first one wins: stop here
+                       });
   if (!operands.ok() && found == InfoRequest::kNone) {
     return WithDefaultExitCode(operands.status(), 255);
   }
   return found;
 }
 
-absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv) {
+absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv,
+                                                     absl::Span<const ExtraOption> extra) {
   SbatchOptions o;
-  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
+  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, extra, o);
   if (!operands.ok()) {
     return operands.status();
   }
@@ -538,7 +553,8 @@ absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::stri
 
 absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
                                           const std::vector<std::string>& argv,
-                                          const std::map<std::string, std::string>& env) {
+                                          const std::map<std::string, std::string>& env,
+                                          absl::Span<const ExtraOption> extra) {
   // sbatch fails to read such scripts before it looks at options: exit(error_exit), 1.
   if (script.empty()) {
     return WithExitCode(Error("Batch script is empty!"), 1);
@@ -562,18 +578,18 @@ absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
     return WithDefaultExitCode(directives.status(), 1);  // fatal()
   }
   SbatchOptions o;
-  absl::StatusOr<std::vector<std::string>> extra = ParseOptions(*directives, o);
-  if (!extra.ok()) {
-    return extra.status();
+  absl::StatusOr<std::vector<std::string>> leftover = ParseOptions(*directives, extra, o);
+  if (!leftover.ok()) {
+    return leftover.status();
   }
-  if (!extra->empty()) {
+  if (!leftover->empty()) {
     return WithExitCode(
-        Error(absl::StrCat("Invalid directive found in batch script: ", extra->front())), 255);
+        Error(absl::StrCat("Invalid directive found in batch script: ", leftover->front())), 255);
   }
   if (absl::Status s = ApplyEnvironment(env, o); !s.ok()) {
     return s;
   }
-  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, o);
+  absl::StatusOr<std::vector<std::string>> operands = ParseOptions(argv, extra, o);
   if (!operands.ok()) {
     return operands.status();
   }

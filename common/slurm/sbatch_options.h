@@ -38,11 +38,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/slurm/getopt.h"
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
 
@@ -123,12 +125,17 @@ struct SbatchOptions {
   OptionSource mem_per_gpu_source = OptionSource::kUnset;  // of mem_per_gpu_mib
   std::string script_path;               // the first non-option argument of the command line
   std::vector<std::string> script_args;  // the arguments after it
+  // Options of the site's SPANK plugins (the `extra` options below), as (name, value) in the
+  // order given: directives first, the command line last. A value-less option has "".
+  std::vector<std::pair<std::string, std::string>> plugin_options;
 };
 
 // sbatch's first pass, as Slurm's: only -h/--help, --usage and -V/--version are acted on, the
 // first of them on the command line winning (before any bad value elsewhere on the line);
 // kNone when there is none. Errors: getopt's (an unknown option, a missing value).
-absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv);
+// `extra`: the SPANK plugins' options, accepted everywhere sbatch's own are.
+absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>& argv,
+                                                  absl::Span<const ExtraOption> extra = {});
 
 // Parses sbatch's arguments (without argv[0]) by getopt_long's rules (getopt.h): "--opt=value",
 // "--opt value", unique prefixes ("--part=gpu"), "-N 2", "-N2", bundles ("-HN2"); a required
@@ -136,7 +143,8 @@ absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>
 // non-option argument or after "--": that argument is script_path and the rest are script_args.
 // InvalidArgument (see the header comment for the wording) for an unknown option, a missing or
 // unexpected value, or a bad value; the checks of ParseSbatch after all options apply too.
-absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv);
+absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::string>& argv,
+                                                     absl::Span<const ExtraOption> extra = {});
 
 // Returns the arguments of a script's #SBATCH directives, in order, as sbatch reads them: lines
 // that begin with "#SBATCH" (in column 1) up to the first line that is neither blank nor a
@@ -160,6 +168,7 @@ absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_vi
 // ParseSbatchCommandLine. A script path in `argv` is kept in script_path but not read.
 absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
                                           const std::vector<std::string>& argv,
-                                          const std::map<std::string, std::string>& env = {});
+                                          const std::map<std::string, std::string>& env = {},
+                                          absl::Span<const ExtraOption> extra = {});
 
 }  // namespace canopy::slurm

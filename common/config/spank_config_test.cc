@@ -1,0 +1,69 @@
+// PlugStackConfig and PluginDir, through both front doors (slurm.conf and Canopy YAML), which
+// apply the same checks and defaults.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/config/cluster_config.h"
+#include "gtest/gtest.h"
+
+namespace canopy::config {
+namespace {
+
+absl::StatusOr<ClusterConfig> SlurmConf(const std::string& lines) {
+  return ParseSlurmConf(absl::StrCat(lines, "NodeName=n1\n"), "/etc/slurm/slurm.conf",
+                        /*read_topology=*/false);
+}
+
+absl::StatusOr<ClusterConfig> Yaml(const std::string& lines) {
+  return ParseCanopyYaml(absl::StrCat(lines, "nodes:\n  - names: n1\n"), "/etc/canopy/canopy.yaml",
+                         /*read_topology=*/false);
+}
+
+TEST(SpankConfigTest, DefaultIsPlugstackConfBesideTheConfig) {
+  absl::StatusOr<ClusterConfig> slurm = SlurmConf("");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->plugstack_config, "/etc/slurm/plugstack.conf");
+  EXPECT_FALSE(slurm->plugstack_config_explicit);
+  absl::StatusOr<ClusterConfig> yaml = Yaml("");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->plugstack_config, "/etc/canopy/plugstack.conf");
+  EXPECT_EQ(yaml->plugin_dir, slurm->plugin_dir);
+}
+
+TEST(SpankConfigTest, ExplicitPathsRelativeToTheConfigsDirectory) {
+  absl::StatusOr<ClusterConfig> slurm =
+      SlurmConf("PlugStackConfig=spank/plugstack.conf\nPluginDir=/opt/spank:/usr/lib/slurm\n");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->plugstack_config, "/etc/slurm/spank/plugstack.conf");
+  EXPECT_TRUE(slurm->plugstack_config_explicit);
+  EXPECT_EQ(slurm->plugin_dir, "/opt/spank:/usr/lib/slurm");
+  absl::StatusOr<ClusterConfig> yaml =
+      Yaml("plugstack_config: /srv/plugstack.conf\nplugin_dir: /opt/spank\n");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->plugstack_config, "/srv/plugstack.conf");
+  EXPECT_TRUE(yaml->plugstack_config_explicit);
+  EXPECT_EQ(yaml->plugin_dir, "/opt/spank");
+}
+
+TEST(SpankConfigTest, EmptyValuesAreRefusedByBoth) {
+  EXPECT_EQ(SlurmConf("PlugStackConfig=\n").status().message(),
+            "/etc/slurm/slurm.conf:1: PlugStackConfig: expected the path of a plugstack.conf, "
+            "got ''");
+  EXPECT_EQ(SlurmConf("PluginDir=\n").status().message(),
+            "/etc/slurm/slurm.conf:1: PluginDir: expected one or more directories, separated by "
+            "':', got ''");
+  absl::StatusOr<ClusterConfig> yaml = Yaml("plugstack_config: \"\"\n");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_NE(yaml.status().message().find("plugstack_config: expected the path of a "
+                                         "plugstack.conf"),
+            std::string::npos)
+      << yaml.status();
+  yaml = Yaml("plugin_dir: \"\"\n");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_NE(yaml.status().message().find("plugin_dir: expected one or more directories"),
+            std::string::npos)
+      << yaml.status();
+}
+
+}  // namespace
+}  // namespace canopy::config
