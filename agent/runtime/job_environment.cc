@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
+
 namespace canopy::agent::runtime {
 
 slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& launch,
@@ -40,6 +42,14 @@ Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeI
   Environment env;
   if (!launch.job().spec().export_none()) {
     env.insert(launch.job().spec().environment().begin(), launch.job().spec().environment().end());
+  } else {
+    // SPANK plugins' options travel with the job whatever --export says (Slurm's
+    // spank_job_env); the task helper takes them out before the task starts.
+    for (const auto& [key, value] : launch.job().spec().environment()) {
+      if (absl::StartsWith(key, "_SLURM_SPANK_OPTION_")) {
+        env[key] = value;
+      }
+    }
   }
   for (auto& [key, value] : slurm::JobVariables(JobEnvironmentInputOf(launch, node))) {
     env[key] = std::move(value);

@@ -40,6 +40,7 @@
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/job_limits.h"
+#include "agent/runtime/spank_wrapper.h"
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
 #include "canopy/v1/agent.pb.h"
@@ -67,6 +68,8 @@ struct RuntimeOptions {
   // Confine each job to CPUs of its own (cpuset), chosen among the agent's (job_limits.h). Off
   // where several nodes share the host's CPUs (virtual nodes).
   bool pin_cpus = true;
+  // The site's SPANK plugins: when enabled, every task starts through the SPANK task helper.
+  SpankSettings spank;
 };
 
 class JobRuntime {
@@ -135,6 +138,11 @@ class JobRuntime {
     std::vector<std::string> CgroupProcsFiles() const;
     bool OutOfMemory() const;
     // The node's identity as this job's environment sees it (its GPUs confined or not).
+    // The SPANK task helper's job-level arguments (spank_wrapper.h), empty without SPANK.
+    std::vector<std::string> SpankArgs(const SpankSettings& spank) const {
+      return SpankJobArgs(spank, launch,
+                          confinement != nullptr ? confinement->cpus() : std::vector<int>{});
+    }
     NodeIdentity Identity(const NodeIdentity& node) const {
       NodeIdentity id = node;
       id.gpus_confined = confinement != nullptr && confinement->gpus_confined();

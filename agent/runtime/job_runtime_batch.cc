@@ -111,6 +111,9 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   req.credentials = creds;
   const std::vector<os::UniqueFd> procs = OpenForWriting(job.CgroupProcsFiles());
   req.cgroup_procs_fds = Borrow(procs);
+  // Slurm's batch step: one task, on one node.
+  req.wrapper =
+      SpankTaskArgs(job.SpankArgs(options_.spank), j.job_id(), kBatchScriptStepId, 1, 0, 1, {0}, 0);
   const uint32_t job_id = j.job_id();
   const uint32_t run_id = j.run_id();
   absl::StatusOr<pid_t> pid = Spawn(

@@ -38,6 +38,7 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
       ctx.job_launch = job.launch;
       ctx.credentials = CredentialsFor(job.launch.job());
       ctx.cgroup_procs_paths = job.CgroupProcsFiles();
+      ctx.spank_args = job.SpankArgs(options_.spank);
       const uint32_t job_id = launch.job_id();
       const uint32_t step_id = launch.step_id();
       auto owned =

@@ -12,31 +12,16 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "agent/runtime/spawn_report.h"
 #include "common/os/unique_fd.h"
 
 namespace canopy::agent::runtime {
 namespace {
 
-// Where the child gave up; sent with errno through the report pipe.
-enum class Stage : int {
-  kCgroup = 1,
-  kSetsid,
-  kStdio,
-  kChdir,
-  kSetgroups,
-  kSetgid,
-  kSetuid,
-  kExec,
-  kOpenInput,
-  kOpenOutput,
-  kOpenError,
-};
-
-struct ChildError {
-  Stage stage;
-  int error;
-};
+using Stage = SpawnStage;
+using ChildError = SpawnFailure;
 
 std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -48,31 +33,35 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   return out;
 }
 
-// In the child: opens `path` and puts it on `target` (blocking mode, not close-on-exec).
-// Async-signal-safe. False with errno set on failure.
-bool OpenOnto(const char* path, int flags, int target) {
-  const int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return false;
+// The child side of fork() for a request with a wrapper: it execs the wrapper as root, with the
+// report pipe on kWrapperReportFd and the agent's log on kWrapperLogFd; the wrapper does the
+// rest (spawn_report.h). Async-signal-safe calls only.
+template <typename Fail>
+[[noreturn]] void ExecWrapper(char* const* wrapper_argv, char* const* envp, int report_fd, int log,
+                              Fail fail) {
+  // Out of the way first, so that neither lands on the other's target.
+  const int report = fcntl(report_fd, F_DUPFD_CLOEXEC, 10);
+  if (report < 0 || log < 0) {
+    fail(Stage::kStdio);
   }
-  const int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    return false;
+  if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < 4096; ++fd) {
+      fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
   }
-  if (fd == target) {
-    return fcntl(fd, F_SETFD, 0) == 0;
+  // dup2 leaves the copies without close-on-exec: the wrapper inherits exactly these two.
+  if (dup2(report, kWrapperReportFd) < 0 || dup2(log, kWrapperLogFd) < 0) {
+    fail(Stage::kStdio);
   }
-  if (dup2(fd, target) < 0) {
-    return false;
-  }
-  close(fd);
-  return true;
+  execve(wrapper_argv[0], wrapper_argv, envp);
+  fail(Stage::kExec);
+  _exit(127);
 }
 
 // The child side of fork(): async-signal-safe calls only. Never returns.
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
                             const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
-                            int report_fd) {
+                            int report_fd, char* const* wrapper_argv) {
   auto fail = [report_fd](Stage stage) {
     const ChildError e{stage, errno};
     (void)!write(report_fd, &e, sizeof(e));
@@ -94,6 +83,12 @@ bool OpenOnto(const char* path, int flags, int target) {
       fail(Stage::kCgroup);
     }
   }
+  // The wrapper's log: the agent's stderr unless named, kept before stdio replaces it.
+  const int wrapper_log =
+      wrapper_argv == nullptr
+          ? -1
+          : fcntl(request.wrapper_log_fd >= 0 ? request.wrapper_log_fd : STDERR_FILENO,
+                  F_DUPFD_CLOEXEC, 10);
   if (setsid() < 0) {
     fail(Stage::kSetsid);
   }
@@ -102,6 +97,9 @@ bool OpenOnto(const char* path, int flags, int target) {
       (request.stdout_path.empty() && dup2(request.stdout_fd, STDOUT_FILENO) < 0) ||
       (request.stderr_path.empty() && dup2(request.stderr_fd, STDERR_FILENO) < 0)) {
     fail(Stage::kStdio);
+  }
+  if (wrapper_argv != nullptr) {
+    ExecWrapper(wrapper_argv, envp, report_fd, wrapper_log, fail);
   }
   if (request.credentials.has_value()) {
     // Groups first: after setuid we may no longer change them.
@@ -188,6 +186,8 @@ std::string Describe(const SpawnRequest& request, const ChildError& e) {
       return absl::StrCat("open ", request.stdout_path, " for output: ", reason);
     case Stage::kOpenError:
       return absl::StrCat("open ", request.stderr_path, " for error output: ", reason);
+    case Stage::kSpank:
+      return "SPANK plugin stack failed";
   }
   return absl::StrCat("child failed: ", reason);
 }
@@ -223,6 +223,42 @@ bool NodeSide(const SpawnRequest& request, const ChildError& e) {
   }
 }
 
+// The wrapper's command line: its own words, then what the child would have done itself (whom
+// to become, where, with which stdio files), then "--" and the task's argv.
+std::vector<std::string> WrapperArgv(const SpawnRequest& request) {
+  if (request.wrapper.empty()) {
+    return {};
+  }
+  std::vector<std::string> out = request.wrapper;
+  if (request.credentials.has_value()) {
+    out.push_back(absl::StrCat("--uid=", request.credentials->uid));
+    out.push_back(absl::StrCat("--gid=", request.credentials->gid));
+    out.push_back(
+        absl::StrCat("--groups=", absl::StrJoin(request.credentials->supplementary_gids, ",")));
+  }
+  out.push_back(absl::StrCat("--work-dir=", request.work_dir));
+  auto stdio = [&](const char* name, const std::string& path, int flags) {
+    if (!path.empty()) {
+      out.push_back(absl::StrCat("--", name, "=", path));
+      if (flags != 0) {
+        out.push_back(
+            absl::StrCat("--", name, "-flags=", (flags & O_APPEND) != 0 ? "append" : "truncate"));
+      }
+    }
+  };
+  stdio("stdin", request.stdin_path, 0);
+  stdio("stdout", request.stdout_path, request.stdout_flags);
+  // A stderr path equal to stdout's shares stdout's open file, as the child does.
+  stdio("stderr", request.stderr_path == request.stdout_path ? "" : request.stderr_path,
+        request.stderr_flags);
+  if (!request.stderr_path.empty() && request.stderr_path == request.stdout_path) {
+    out.push_back("--stderr-to-stdout");
+  }
+  out.push_back("--");
+  out.insert(out.end(), request.argv.begin(), request.argv.end());
+  return out;
+}
+
 }  // namespace
 
 std::vector<os::UniqueFd> OpenForWriting(const std::vector<std::string>& paths) {
@@ -251,6 +287,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   }
   const std::vector<char*> argv = CStrings(request.argv);
   const std::vector<char*> envp = CStrings(request.env);
+  const std::vector<std::string> wrapper_strings = WrapperArgv(request);
+  const std::vector<char*> wrapper_argv = CStrings(wrapper_strings);
   std::vector<gid_t> groups;
   if (request.credentials.has_value()) {
     groups = request.credentials->supplementary_gids;
@@ -271,18 +309,32 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   }
   if (pid == 0) {
     ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(), stderr_is_stdout,
-              report_write.get());
+              report_write.get(), request.wrapper.empty() ? nullptr : wrapper_argv.data());
   }
   report_write.reset();
-  ChildError error;
+  // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message.
+  std::string report;
+  char buffer[4096];
   ssize_t n;
-  do {
-    n = read(report_read.get(), &error, sizeof(error));
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof(error))) {
+  while ((n = read(report_read.get(), buffer, sizeof(buffer))) != 0) {
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      break;
+    }
+    report.append(buffer, static_cast<size_t>(n));
+  }
+  if (report.size() >= sizeof(ChildError)) {
+    ChildError error;
+    std::memcpy(&error, report.data(), sizeof(error));
     waitpid(pid, nullptr, 0);  // it _exits right after writing
-    return NodeSide(request, error) ? absl::UnavailableError(Describe(request, error))
-                                    : absl::FailedPreconditionError(Describe(request, error));
+    std::string why = Describe(request, error);
+    if (error.stage == Stage::kSpank && report.size() > sizeof(error)) {
+      why = report.substr(sizeof(error));
+    }
+    return NodeSide(request, error) ? absl::UnavailableError(why)
+                                    : absl::FailedPreconditionError(why);
   }
   // EOF: the report pipe closed at a successful exec.
   if (absl::Status watched = reaper.Watch(pid, std::move(on_exit)); !watched.ok()) {

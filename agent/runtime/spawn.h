@@ -52,6 +52,14 @@ struct SpawnRequest {
   // Borrowed, optional: the child writes itself into each of these cgroup.procs files (the job's
   // v2 leaf, and the v1 directories of its limits on a hybrid host) before anything else.
   std::vector<int> cgroup_procs_fds;
+  // A program that starts the task in the child's place (the SPANK task helper): after joining
+  // the cgroups, the new session and the borrowed stdio, the child execs
+  //   wrapper... [--uid= --gid= --groups=] --work-dir= [--stdin= --stdout= ...] -- argv...
+  // as root, with the report pipe and `wrapper_log_fd` (default: the agent's stderr) open
+  // (spawn_report.h). The wrapper becomes the user and opens the stdio files itself, reporting
+  // failures as the child would, and closes the pipe once the task's set-up is done.
+  std::vector<std::string> wrapper;
+  int wrapper_log_fd = -1;  // borrowed
 };
 
 // Opens each of `paths` write-only (cgroup.procs files, for SpawnRequest::cgroup_procs_fds);

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "agent/runtime/spank_wrapper.h"
 #include "common/log/absl_format.h"
 #include "common/slurm/output_pattern.h"
 #include "spdlog/spdlog.h"
@@ -244,6 +245,11 @@ absl::Status StepPart::StartTasks() {
     req.stdin_fd = devnull.get();
     req.credentials = job_.credentials;
     req.cgroup_procs_fds = Borrow(cgroup_procs);
+    req.wrapper = SpankTaskArgs(
+        job_.spank_args, launch_.job_id(), launch_.step_id(),
+        static_cast<uint32_t>(launch_.step_num_nodes()),
+        static_cast<uint32_t>(launch_.node_index()), static_cast<uint32_t>(launch_.ntasks()),
+        {launch_.task_ranks().begin(), launch_.task_ranks().end()}, static_cast<int>(i));
     os::UniqueFd out_write;
     os::UniqueFd err_write;
     os::UniqueFd out_read;

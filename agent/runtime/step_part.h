@@ -44,6 +44,7 @@ struct StepJobContext {
   canopy::v1::LaunchJob job_launch;             // the job's LaunchJob on this node
   std::optional<Credentials> credentials;       // nullopt: run as the agent's user
   std::vector<std::string> cgroup_procs_paths;  // the job's cgroups (SpawnRequest); may be empty
+  std::vector<std::string> spank_args;          // SpankJobArgs; empty: tasks start without SPANK
 };
 
 class StepPart {

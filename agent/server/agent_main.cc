@@ -30,6 +30,7 @@
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_limits.h"
 #include "agent/server/agent_setup.h"
+#include "agent/server/agent_spank.h"
 #include "agent/server/node_session.h"
 #include "common/log/setup.h"
 #include "common/os/gnu_flags.h"
@@ -60,6 +61,9 @@ ABSL_FLAG(uint32_t, min_job_uid, 1000,
           "as root, run no job of a uid below this (system accounts), nor of a uid this node does "
           "not know");
 ABSL_FLAG(bool, allow_root_jobs, false, "as root, also run jobs submitted by root");
+ABSL_FLAG(std::string, spank_task_helper, "",
+          "the SPANK task helper tasks start through when plugstack.conf names plugins "
+          "(default: canopy-spank-task beside this program)");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
@@ -97,6 +101,15 @@ int main(int argc, char** argv) {
   if (options.spool_dir.empty()) {
     options.spool_dir = canopy::agent::DefaultSpoolDir();
   }
+  const std::optional<canopy::config::ClusterConfig> config = canopy::agent::FindClusterConfig();
+  // The site's SPANK plugins, in slurmd's place: slurm_spank_init now, slurmd_exit at the end.
+  absl::StatusOr<std::unique_ptr<canopy::agent::AgentSpank>> spank =
+      canopy::agent::AgentSpank::Start(config, absl::GetFlag(FLAGS_spank_task_helper));
+  if (!spank.ok()) {
+    std::fprintf(stderr, "canopy-agent: %s\n", std::string(spank.status().message()).c_str());
+    return 1;
+  }
+  options.spank = (*spank)->settings();
 
   // One reaper for every node's jobs (it makes this process their subreaper).
   absl::StatusOr<std::unique_ptr<canopy::agent::runtime::ChildReaper>> reaper =
@@ -163,7 +176,7 @@ int main(int argc, char** argv) {
   }
 
   absl::StatusOr<std::vector<std::unique_ptr<canopy::agent::NodeSession>>> sessions =
-      canopy::agent::CreateSessions(*target, options, reaper->get());
+      canopy::agent::CreateSessions(*target, options, config, reaper->get());
   if (!sessions.ok()) {
     std::fprintf(stderr, "canopy-agent: %s\n", std::string(sessions.status().message()).c_str());
     return 1;

@@ -24,8 +24,9 @@ namespace {
 // spreading them keeps one slow connection from stalling thousands of nodes.
 constexpr int kNodesPerChannel = 64;
 
-// The cluster config, when the environment names one; the agent works without it.
-std::optional<config::ClusterConfig> FindConfig() {
+}  // namespace
+
+std::optional<config::ClusterConfig> FindClusterConfig() {
   for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
     if (const char* path = std::getenv(var); path != nullptr && *path != '\0') {
       absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
@@ -37,6 +38,8 @@ std::optional<config::ClusterConfig> FindConfig() {
   }
   return std::nullopt;
 }
+
+namespace {
 
 // A node without GPUs: the fake provider with a count of zero.
 gpu::FakeGpuOptions NoGpus() {
@@ -56,7 +59,8 @@ std::string DefaultSpoolDir() {
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
-    const std::string& target, const AgentOptions& options, runtime::ChildReaper* reaper) {
+    const std::string& target, const AgentOptions& options,
+    const std::optional<config::ClusterConfig>& cfg, runtime::ChildReaper* reaper) {
   const bool virtual_mode = !options.virtual_nodes.empty();
   std::vector<std::string> names;
   if (virtual_mode) {
@@ -84,7 +88,6 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
                                                    "' is not one of auto, nvml, fake, none"));
   }
 
-  const std::optional<config::ClusterConfig> cfg = FindConfig();
   absl::flat_hash_map<std::string, const config::NodeConfig*> configured;
   if (cfg.has_value()) {
     for (const config::NodeConfig& n : cfg->nodes) {
@@ -156,6 +159,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     rt.cgroup_parent = options.cgroup_parent;
     rt.min_job_uid = options.min_job_uid;
     rt.allow_root_jobs = options.allow_root_jobs;
+    rt.spank = options.spank;
     // Virtual nodes, or a node said to have more CPUs than the host, share the host's CPUs with
     // others this runtime cannot see: pinning would stack their jobs on the same CPUs.
     rt.pin_cpus = !virtual_mode && facts.cpus <= real_cpus;

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/spank_wrapper.h"
 #include "agent/server/node_session.h"
+#include "common/config/cluster_config.h"
 
 namespace canopy::agent {
 
@@ -29,12 +32,20 @@ struct AgentOptions {
   // Whose jobs run here (runtime::RuntimeOptions): --min_job_uid, --allow_root_jobs.
   uint32_t min_job_uid = 1000;
   bool allow_root_jobs = false;
+  // The site's SPANK plugins (AgentSpank::settings()).
+  runtime::SpankSettings spank;
 };
+
+// The cluster config, when $CANOPY_CONFIG or $SLURM_CONF names one that loads; the agent works
+// without it (a config that does not load is logged).
+std::optional<config::ClusterConfig> FindClusterConfig();
 
 // InvalidArgument for a bad hostlist or provider name; Unavailable when --gpu_provider=nvml and
 // NVML cannot be loaded. `reaper` must outlive the sessions.
+// `config`: FindClusterConfig()'s answer (node definitions for virtual nodes).
 absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
-    const std::string& target, const AgentOptions& options, runtime::ChildReaper* reaper);
+    const std::string& target, const AgentOptions& options,
+    const std::optional<config::ClusterConfig>& config, runtime::ChildReaper* reaper);
 
 // The default --spool_dir: /var/spool/canopy as root, else $TMPDIR (or /tmp)/canopy-agent-<uid>.
 std::string DefaultSpoolDir();

@@ -431,7 +431,16 @@ spank_err_t spank_get_item(spank_t spank, spank_item_t item, ...) {
     return ESPANK_BAD_ARG;
   }
   va_list args;
+  // spank.h fixes this signature: the enum before "..." has int's size and is not promoted
+  // (Slurm's own implementation does the same), whatever clang's -Wvarargs fears.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
   va_start(args, item);
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
   const spank_err_t rc = GetItem(spank, item, args);
   va_end(args);
   return rc;

@@ -227,8 +227,7 @@ absl::Status SpankHost::SetOption(const std::string& name, const std::string& op
   if (option->cb != nullptr &&
       option->cb(option->val, option->has_arg != 0 ? optarg.c_str() : nullptr, remote ? 1 : 0) !=
           0) {
-    return absl::InvalidArgumentError(absl::StrCat("--", name, ": invalid value '", optarg,
-                                                   "' (rejected by plugin ", option->plugin, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("Invalid --", name, " argument: ", optarg));
   }
   option->set = true;
   option->optarg = optarg;

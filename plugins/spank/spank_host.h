@@ -80,7 +80,8 @@ class SpankHost {
   // OptionEnvironment() gives the variables that carry them to the remote side, where
   // TakeOptionsFromEnv() applies them (callback with remote = 1) before init_post_opt.
   const std::vector<PluginOption>& options() const { return options_; }
-  // InvalidArgument "--NAME: ..." when the callback rejects the value.
+  // InvalidArgument "Invalid --NAME argument: VALUE" (Slurm's words) when the plugin's
+  // callback rejects the value; NotFound for an option no plugin offers.
   absl::Status SetOption(const std::string& name, const std::string& optarg);
   std::vector<std::string> OptionEnvironment() const;
   absl::Status TakeOptionsFromEnv();

@@ -1,5 +1,6 @@
 /* Test plugin: appends one line per callback to the file named by its `log=PATH` argument:
  *   <callback> <context> remote=<0|1> uid=<uid> euid=<euid> task=<local id or -> pid=<pid>
+ *   ppid=<parent pid>
  * so a test can compare the order and the context of every call with Slurm's documentation. */
 #include <slurm/spank.h>
 #include <stdio.h>
@@ -36,8 +37,9 @@ static int record(spank_t sp, int ac, char **av, const char *callback) {
   int task = -1;
   char task_text[16] = "-";
   if (spank_get_item(sp, S_TASK_ID, &task) == ESPANK_SUCCESS) snprintf(task_text, sizeof task_text, "%d", task);
-  fprintf(f, "%s %s remote=%d uid=%u euid=%u task=%s pid=%d\n", callback, context_name(),
-          spank_remote(sp), (unsigned)getuid(), (unsigned)geteuid(), task_text, (int)getpid());
+  fprintf(f, "%s %s remote=%d uid=%u euid=%u task=%s pid=%d ppid=%d\n", callback, context_name(),
+          spank_remote(sp), (unsigned)getuid(), (unsigned)geteuid(), task_text, (int)getpid(),
+          (int)getppid());
   fclose(f);
   return 0;
 }

@@ -1,0 +1,75 @@
+#include "agent/runtime/spank_wrapper.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace canopy::agent::runtime {
+
+std::string CpuListText(std::vector<int> cpus) {
+  std::sort(cpus.begin(), cpus.end());
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) {
+      ++j;
+    }
+    absl::StrAppend(&out, out.empty() ? "" : ",", cpus[i]);
+    if (j > i) {
+      absl::StrAppend(&out, "-", cpus[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> SpankJobArgs(const SpankSettings& settings,
+                                      const canopy::v1::LaunchJob& launch,
+                                      const std::vector<int>& cpus) {
+  if (!settings.enabled()) {
+    return {};
+  }
+  const canopy::v1::Job& job = launch.job();
+  std::vector<std::string> args = {
+      settings.helper,
+      absl::StrCat("--plugstack=", settings.plugstack),
+      absl::StrCat("--plugin-dir=", settings.plugin_dirs),
+      absl::StrCat("--restart-count=", job.restart_count()),
+      absl::StrCat("--array-job-id=", job.array_job_id()),
+      absl::StrCat("--ncpus=", std::min(launch.cpus(), 65535)),
+  };
+  if (job.array_job_id() != 0) {
+    args.push_back(absl::StrCat("--array-task-id=", job.array_task_id()));
+  }
+  if (!cpus.empty()) {
+    args.push_back(absl::StrCat("--job-cores=", CpuListText(cpus)));
+  }
+  const int index = launch.node_index();
+  if (index >= 0 && index < job.mem_allocated_mib_size() && job.mem_allocated_mib(index) > 0) {
+    args.push_back(absl::StrCat("--job-mem-mb=", job.mem_allocated_mib(index)));
+  }
+  return args;
+}
+
+std::vector<std::string> SpankTaskArgs(std::vector<std::string> job_args, uint32_t job_id,
+                                       uint32_t step_id, uint32_t step_nodes, uint32_t step_node_id,
+                                       uint32_t total_tasks, const std::vector<int>& ranks,
+                                       int local_id) {
+  if (job_args.empty()) {
+    return {};
+  }
+  const std::string step = step_id == kBatchScriptStepId ? "batch" : absl::StrCat("step ", step_id);
+  job_args.push_back(absl::StrCat("--label=job ", job_id, " ", step, " task ", local_id));
+  job_args.push_back(absl::StrCat("--job-id=", job_id));
+  job_args.push_back(absl::StrCat("--step-id=", step_id));
+  job_args.push_back(absl::StrCat("--nnodes=", step_nodes));
+  job_args.push_back(absl::StrCat("--node-id=", step_node_id));
+  job_args.push_back(absl::StrCat("--total-tasks=", total_tasks));
+  job_args.push_back(absl::StrCat("--local-tasks=", ranks.size()));
+  job_args.push_back(absl::StrCat("--global-task-ids=", absl::StrJoin(ranks, ",")));
+  job_args.push_back(absl::StrCat("--task-local-id=", local_id));
+  return job_args;
+}
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,42 @@
+// How the runtime starts tasks under the site's SPANK plugins: each task's process is the SPANK
+// task helper (plugins/spank/spank_task_main.cc, canopy-spank-task) given the job's and the
+// task's items, which runs the plugins' remote hooks around the task (SpawnRequest::wrapper).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canopy/v1/agent.pb.h"
+
+namespace canopy::agent::runtime {
+
+struct SpankSettings {
+  std::string helper;       // canopy-spank-task; empty: no SPANK (tasks are started directly)
+  std::string plugstack;    // PlugStackConfig, read by the helper at every launch
+  std::string plugin_dirs;  // PluginDir
+  bool enabled() const { return !helper.empty(); }
+};
+
+// Slurm's step id of a batch script (SLURM_BATCH_SCRIPT), which S_JOB_STEPID gives there.
+inline constexpr uint32_t kBatchScriptStepId = 0xfffffffb;
+
+// The helper's command line up to the task's own items: the helper, the plugin stack and the
+// job's items on this node (`cpus`: the CPU ids the job was pinned to, empty if none).
+// Empty when `settings` is not enabled.
+std::vector<std::string> SpankJobArgs(const SpankSettings& settings,
+                                      const canopy::v1::LaunchJob& launch,
+                                      const std::vector<int>& cpus);
+
+// Adds one task's items: its step, how the step spreads (`ranks`: the global ids of the tasks
+// on this node, `local_id`: this task's index among them) and a label for log lines.
+// `job_args` empty: returns empty.
+std::vector<std::string> SpankTaskArgs(std::vector<std::string> job_args, uint32_t job_id,
+                                       uint32_t step_id, uint32_t step_nodes, uint32_t step_node_id,
+                                       uint32_t total_tasks, const std::vector<int>& ranks,
+                                       int local_id);
+
+// "0-3,8,10-11": Slurm's list format of CPU ids (S_JOB_ALLOC_CORES).
+std::string CpuListText(std::vector<int> cpus);
+
+}  // namespace canopy::agent::runtime

@@ -1,0 +1,39 @@
+// The command line of canopy-spank-task, the agent's SPANK task helper (spank_task_main.cc):
+// what the agent's runtime tells it about the task (SpankWrapperArgv in agent/runtime), then
+// what Spawn adds (identity, work dir, stdio; spawn.h SpawnRequest::wrapper), "--" and the
+// task's argv. Pure.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plugins/spank/spank_items.h"
+
+namespace canopy::spank {
+
+struct SpankTaskArgs {
+  std::string plugstack;    // --plugstack=PATH (required)
+  std::string plugin_dirs;  // --plugin-dir=DIRS (PluginDir)
+  std::string label;        // --label=TEXT: "job 12 step 0 task 3", for log lines
+  // Whom the task runs as; unset: stay who we are (a non-root agent).
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
+  std::vector<gid_t> groups;
+  std::string work_dir;
+  std::string stdin_path, stdout_path, stderr_path;  // empty: keep the inherited descriptor
+  bool stdout_append = false;
+  bool stderr_append = false;
+  bool stderr_to_stdout = false;
+  int local_id = 0;               // --task-local-id: this task's local id on the node
+  JobItems items;                 // --job-id, --step-id, ... (spank_get_item's answers)
+  std::vector<std::string> argv;  // after "--"
+};
+
+// InvalidArgument naming the flag ("--job-id: expected a number, got 'x'").
+absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>& args);
+
+}  // namespace canopy::spank
