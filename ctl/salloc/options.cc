@@ -116,11 +116,19 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
   // The shared options, rewritten in their long form for srun's parser.
   std::vector<std::string> shared;
   bool stop = false;
+  const std::vector<slurm::OptionSpec> options =
+      slurm::WithExtraOptions(kOptions, input.plugin_options);
   absl::StatusOr<std::vector<std::string>> rest = slurm::ParseCommandLine(
-      kTable, WithEnvironment(args, input),
+      {kTable.command, kTable.ordering, options}, WithEnvironment(args, input),
       [&](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
         if (stop) {
           return absl::OkStatus();  // after --help/--usage/--version, as salloc acts in order
+        }
+        if (option.id >= slurm::kExtraOptionId) {  // a SPANK plugin's
+          o.allocation.plugin_options.emplace_back(
+              input.plugin_options[option.id - slurm::kExtraOptionId].name,
+              std::string(value.value_or("")));
+          return absl::OkStatus();
         }
         switch (option.IdAs<Opt>()) {
           case Opt::kShared:
@@ -213,6 +221,7 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
   if (!parsed.ok()) {
     return slurm::WithExitCode(parsed.status(), kErrorExit);
   }
+  parsed->plugin_options = std::move(o.allocation.plugin_options);
   o.allocation = *std::move(parsed);
   o.allocation.command = o.command;
   return o;

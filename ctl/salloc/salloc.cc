@@ -23,6 +23,7 @@
 #include "common/slurm/job_environment.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
 #include "ctl/client/wire_dependency.h"
 #include "ctl/output/job_format.h"
@@ -258,8 +259,16 @@ std::vector<std::string> CommandOrShell(const std::vector<std::string>& command)
 }  // namespace
 
 int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // The site's SPANK plugins (allocator context): their options are salloc's too.
+  absl::StatusOr<std::unique_ptr<client::FrontEndSpank>> spank =
+      client::FrontEndSpank::Start("salloc", S_CTX_ALLOCATOR);
+  if (!spank.ok()) {
+    client::PrintPrefixed("salloc: ", spank.status().message(), err);
+    return 1;
+  }
   srun::SrunInput input;
   input.env = client::ProcessEnvironment();
+  input.plugin_options = (*spank)->options();
   input.now = absl::Now();
   input.tz = absl::LocalTimeZone();
   absl::StatusOr<SallocOptions> options = ParseSallocArgs(args, input);
@@ -268,8 +277,14 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return slurm::ExitCodeOf(options.status());
   }
   if (options->info != slurm::InfoRequest::kNone) {
-    out << SallocInfoText(options->info);
+    out << SallocInfoText(options->info)
+        << (options->info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
     return slurm::InfoExitCode(options->info);
+  }
+  if (absl::Status s = (*spank)->ApplyOptions(options->allocation.plugin_options, input.env);
+      !s.ok()) {
+    client::PrintPrefixed("salloc: ", s.message(), err);
+    return 1;
   }
   if (absl::Status s = srun::ResolveUidAndGid(options->allocation); !s.ok()) {
     client::PrintCliError("salloc", s.message(), err);
@@ -297,6 +312,9 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     spec.set_mem_per_node_mib(*options->mem_mib);
   }
   spec.set_qos(options->qos);
+  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+    (*spec.mutable_environment())[name] = value;
+  }
   spec.set_hold(options->hold);
   if (absl::Status s = ApplyDeferral(*options, spec); !s.ok()) {
     err << "salloc: error: " << s.message() << "\n";

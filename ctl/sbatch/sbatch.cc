@@ -24,6 +24,7 @@
 #include "common/slurm/time_format.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
 #include "ctl/output/job_format.h"
 #include "ctl/output/proto_time.h"
@@ -168,17 +169,27 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> SubmitRetryingWhileFull(
 
 int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
+  // The site's SPANK plugins first: their options are sbatch's too, --help included.
+  absl::StatusOr<std::unique_ptr<client::FrontEndSpank>> spank =
+      client::FrontEndSpank::Start("sbatch", S_CTX_ALLOCATOR);
+  if (!spank.ok()) {
+    client::PrintPrefixed("sbatch: ", spank.status().message(), err);
+    return 1;
+  }
+  const std::vector<slurm::ExtraOption>& plugin_options = (*spank)->options();
   // sbatch's first pass: --help, --usage and --version win over everything else.
-  absl::StatusOr<slurm::InfoRequest> info = slurm::FindSbatchInfoRequest(args);
+  absl::StatusOr<slurm::InfoRequest> info = slurm::FindSbatchInfoRequest(args, plugin_options);
   if (!info.ok()) {
     return Fail(info.status(), err);
   }
   if (*info != slurm::InfoRequest::kNone) {
-    out << SbatchInfoText(*info);
+    out << SbatchInfoText(*info)
+        << (*info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
     return slurm::InfoExitCode(*info);
   }
   SubmitContext context;
-  absl::StatusOr<slurm::SbatchOptions> cmdline = slurm::ParseSbatchCommandLine(args);
+  absl::StatusOr<slurm::SbatchOptions> cmdline =
+      slurm::ParseSbatchCommandLine(args, plugin_options);
   if (!cmdline.ok()) {
     return Fail(cmdline.status(), err);
   }
@@ -203,9 +214,13 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   context.env = client::ProcessEnvironment();
   absl::StatusOr<slurm::SbatchOptions> options =
-      slurm::ParseSbatch(context.script, args, context.env);
+      slurm::ParseSbatch(context.script, args, context.env, plugin_options);
   if (!options.ok()) {
     return Fail(options.status(), err);
+  }
+  if (absl::Status s = (*spank)->ApplyOptions(options->plugin_options, context.env); !s.ok()) {
+    client::PrintPrefixed("sbatch: ", s.message(), err);
+    return 1;
   }
   if (options->info != slurm::InfoRequest::kNone) {  // --hint=help
     out << SbatchInfoText(options->info);
@@ -234,6 +249,10 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   if (!client.ok()) {
     client::PrintPrefixed("sbatch: error: ", client.status().message(), err);
     return 1;
+  }
+  // The plugins' options travel with the job, whatever --export says (as Slurm's spank_job_env).
+  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+    (*spec->mutable_environment())[name] = value;
   }
   canopy::v1::SubmitJobRequest request;
   *request.mutable_spec() = *std::move(spec);

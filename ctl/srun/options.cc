@@ -495,9 +495,17 @@ absl::StatusOr<SrunOptions> ParseSrunArgs(const std::vector<std::string>& args,
   if (o.info != slurm::InfoRequest::kNone) {
     return o;
   }
+  const std::vector<slurm::OptionSpec> options =
+      slurm::WithExtraOptions(kOptions, input.plugin_options);
   absl::StatusOr<std::vector<std::string>> command = slurm::ParseCommandLine(
-      kTable, args,
+      {kTable.command, kTable.ordering, options}, args,
       [&o, &input](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
+        if (option.id >= slurm::kExtraOptionId) {
+          o.plugin_options.emplace_back(
+              input.plugin_options[option.id - slurm::kExtraOptionId].name,
+              std::string(value.value_or("")));
+          return absl::OkStatus();
+        }
         return ApplyOption(option, value, input, o);
       });
   if (o.info != slurm::InfoRequest::kNone) {

@@ -26,10 +26,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/slurm/getopt.h"
 #include "common/slurm/option_values.h"
 
 namespace canopy::ctl::srun {
@@ -93,6 +95,8 @@ struct SrunOptions {
   // --help, --usage, --version, --hint=help, --cpu-bind=help: print and exit instead of running.
   slurm::InfoRequest info = slurm::InfoRequest::kNone;
   std::vector<std::string> command;
+  // The SPANK plugins' options given (SrunInput::plugin_options), as (name, value) in order.
+  std::vector<std::pair<std::string, std::string>> plugin_options;
 };
 
 // What parsing needs from outside: srun's environment (the input variables above) and the
@@ -101,6 +105,8 @@ struct SrunInput {
   std::map<std::string, std::string> env;
   absl::Time now = absl::UnixEpoch();
   absl::TimeZone tz = absl::UTCTimeZone();
+  // The site's SPANK plugins' options, accepted like srun's own.
+  std::vector<slurm::ExtraOption> plugin_options;
 };
 
 // InvalidArgument with srun's wording (printed after "srun: ") for a bad option or value

@@ -16,6 +16,7 @@
 #include "common/slurm/recorded_option_values.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
 #include "ctl/output/job_format.h"
 #include "ctl/sbatch/sbatch.h"
@@ -120,8 +121,16 @@ absl::Status ResolveUidAndGid(SrunOptions& o) {
 int RunSrun(const std::vector<std::string>& args, const std::string& controller, std::ostream& out,
             std::ostream& err) {
   const std::map<std::string, std::string> env = client::ProcessEnvironment();
+  // The site's SPANK plugins (local context): their options are srun's too.
+  absl::StatusOr<std::unique_ptr<client::FrontEndSpank>> spank =
+      client::FrontEndSpank::Start("srun", S_CTX_LOCAL);
+  if (!spank.ok()) {
+    client::PrintPrefixed("srun: ", spank.status().message(), err);
+    return 1;
+  }
   SrunInput input;
   input.env = env;
+  input.plugin_options = (*spank)->options();
   input.now = absl::Now();  // --deadline=now+1hour, 16:00
   input.tz = absl::LocalTimeZone();
   absl::StatusOr<SrunOptions> options = ParseSrunArgs(args, input);
@@ -130,8 +139,13 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     return slurm::ExitCodeOf(options.status());
   }
   if (options->info != slurm::InfoRequest::kNone) {
-    out << SrunInfoText(options->info);
+    out << SrunInfoText(options->info)
+        << (options->info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
     return slurm::InfoExitCode(options->info);
+  }
+  if (absl::Status s = (*spank)->ApplyOptions(options->plugin_options, env); !s.ok()) {
+    client::PrintPrefixed("srun: ", s.message(), err);
+    return 1;
   }
   if (absl::Status s = ResolveUidAndGid(*options); !s.ok()) {
     client::PrintCliError("srun", s.message(), err);
@@ -209,6 +223,27 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     return 1;
   }
   canopy::v1::CreateStepRequest step_request = BuildStepRequest(*options, job_id, env, cwd);
+  // The plugins' options travel in the step's environment, whatever --export says.
+  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+    (*step_request.mutable_environment())[name] = value;
+  }
+  {
+    spank::JobItems items;
+    items.uid = getuid();
+    items.gid = getgid();
+    items.job_id = job_id;
+    if (options->ntasks.has_value()) {
+      items.total_task_count = static_cast<uint32_t>(*options->ntasks);
+    }
+    if (options->nodes.has_value()) {
+      items.nnodes = static_cast<uint32_t>(*options->nodes);
+    }
+    if (absl::Status s = (*spank)->LocalUserInit(items, options->command); !s.ok()) {
+      client::PrintPrefixed("srun: ", s.message(), err);
+      complete(1);
+      return 1;
+    }
+  }
   step_request.set_io_address(absl::StrCat(local ? "127.0.0.1" : os::Hostname(true), ":", *port));
   step_request.set_io_token(token);
   absl::StatusOr<canopy::v1::CreateStepResponse> step = client->CreateStep(step_request);

@@ -112,7 +112,9 @@ CommandResult LocalCluster::FrontEnd(const std::string& name,
                                      const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {absl::StrCat(CANOPYCTL_DIR, "/", name)};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(argv, {{"CANOPY_CONTROLLER", socket_target()}});
+  std::map<std::string, std::string> env = front_end_env_;
+  env["CANOPY_CONTROLLER"] = socket_target();
+  return RunCommand(argv, env);
 }
 
 CommandResult LocalCluster::FrontEndIn(const std::string& name,
@@ -124,12 +126,11 @@ CommandResult LocalCluster::FrontEndIn(const std::string& name,
   argv.insert(argv.end(), args.begin(), args.end());
   // The front ends first on PATH, so a job script's `srun` is ours.
   const char* path = getenv("PATH");
-  return RunCommand(
-      argv,
-      {{"CANOPY_CONTROLLER", socket_target()},
-       {"CANOPY_TEST_CWD", cwd},
-       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
-      timeout);
+  std::map<std::string, std::string> env = front_end_env_;
+  env["CANOPY_CONTROLLER"] = socket_target();
+  env["CANOPY_TEST_CWD"] = cwd;
+  env["PATH"] = absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path);
+  return RunCommand(argv, env, timeout);
 }
 
 absl::StatusOr<Subprocess> LocalCluster::StartFrontEnd(const std::string& name,
@@ -140,12 +141,11 @@ absl::StatusOr<Subprocess> LocalCluster::StartFrontEnd(const std::string& name,
                                    absl::StrCat(CANOPYCTL_DIR, "/", name)};
   argv.insert(argv.end(), args.begin(), args.end());
   const char* path = getenv("PATH");
-  return Subprocess::Start(
-      argv,
-      {{"CANOPY_CONTROLLER", socket_target()},
-       {"CANOPY_TEST_CWD", cwd},
-       {"PATH", absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path)}},
-      log_path);
+  std::map<std::string, std::string> env = front_end_env_;
+  env["CANOPY_CONTROLLER"] = socket_target();
+  env["CANOPY_TEST_CWD"] = cwd;
+  env["PATH"] = absl::StrCat(CANOPYCTL_DIR, ":", path == nullptr ? "/usr/bin:/bin" : path);
+  return Subprocess::Start(argv, env, log_path);
 }
 
 }  // namespace canopy::testing

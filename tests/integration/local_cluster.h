@@ -47,6 +47,11 @@ class LocalCluster {
                                            const std::vector<std::string>& args,
                                            const std::string& cwd,
                                            const std::string& log_path) const;
+  // An environment variable every front end started from now on gets (CANOPY_CONFIG, for
+  // front ends that read the cluster config).
+  void SetFrontEndVariable(const std::string& name, const std::string& value) {
+    front_end_env_[name] = value;
+  }
   // The running canopyd's pid (-1 if none).
   pid_t controller_pid() const { return controller_.has_value() ? controller_->pid() : -1; }
   // "unix:<state dir>/canopyd.sock".
@@ -63,6 +68,7 @@ class LocalCluster {
   std::string address_;
   std::optional<Subprocess> controller_;
   std::optional<Subprocess> agent_;
+  std::map<std::string, std::string> front_end_env_;
 };
 
 }  // namespace canopy::testing

@@ -1,0 +1,142 @@
+#include "ctl/client/front_end_spank.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "common/config/cluster_config.h"
+
+namespace canopy::ctl::client {
+namespace {
+
+constexpr size_t kUsageColumn = 30;  // where Slurm's --help starts an option's usage text
+
+}  // namespace
+
+FrontEndSpank::FrontEndSpank(std::string program, std::unique_ptr<spank::SpankHost> host)
+    : program_(std::move(program)), host_(std::move(host)) {}
+
+absl::StatusOr<std::unique_ptr<FrontEndSpank>> FrontEndSpank::Start(const std::string& program,
+                                                                    spank_context_t context) {
+  spank::SetLogSink([program](spank::LogLevel level, const std::string& message) {
+    if (level == spank::LogLevel::kError) {
+      std::cerr << program << ": error: " << message << "\n";
+    } else if (level == spank::LogLevel::kInfo) {
+      std::cerr << program << ": " << message << "\n";
+    }
+  });
+  std::unique_ptr<spank::SpankHost> host;
+  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
+    const char* path = std::getenv(var);
+    if (path == nullptr || *path == '\0') {
+      continue;
+    }
+    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
+    if (!cfg.ok()) {
+      break;  // the command reports a config it cannot read where it needs the config
+    }
+    absl::StatusOr<std::unique_ptr<spank::SpankHost>> loaded = spank::SpankHost::LoadFile(
+        context, cfg->plugstack_config, cfg->plugin_dir, cfg->plugstack_config_explicit);
+    if (!loaded.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(loaded.status().message(), "\nerror: Failed to initialize plugin stack"));
+    }
+    host = *std::move(loaded);
+    break;
+  }
+  if (host == nullptr) {
+    absl::StatusOr<std::unique_ptr<spank::SpankHost>> none = spank::SpankHost::Load(context, {});
+    host = *std::move(none);
+  }
+  std::unique_ptr<FrontEndSpank> spank(new FrontEndSpank(program, std::move(host)));
+  if (!spank->host_->empty()) {
+    if (absl::Status s = spank->host_->Run(spank::Hook::kInit); !s.ok()) {
+      return absl::FailedPreconditionError("error: Failed to initialize plugin stack");
+    }
+  }
+  for (const spank::PluginOption& option : spank->host_->options()) {
+    spank->options_.push_back({option.name, option.has_arg == 0   ? slurm::ArgKind::kNone
+                                            : option.has_arg == 2 ? slurm::ArgKind::kOptional
+                                                                  : slurm::ArgKind::kRequired});
+  }
+  return spank;
+}
+
+FrontEndSpank::~FrontEndSpank() {
+  if (!host_->empty()) {
+    (void)host_->Run(spank::Hook::kExit);
+  }
+}
+
+std::string FrontEndSpank::HelpText() const {
+  if (host_->options().empty()) {
+    return "";
+  }
+  std::string text = "\nOptions provided by plugins:\n";
+  for (const spank::PluginOption& option : host_->options()) {
+    std::string line = absl::StrCat("      --", option.name);
+    if (!option.arginfo.empty()) {
+      absl::StrAppend(&line, "=", option.arginfo);
+    }
+    if (line.size() >= kUsageColumn) {
+      absl::StrAppend(&line, "\n");
+      line.append(kUsageColumn, ' ');
+    } else {
+      line.append(kUsageColumn - line.size(), ' ');
+    }
+    absl::StrAppend(&text, line, option.usage, "\n");
+  }
+  return text;
+}
+
+absl::Status FrontEndSpank::ApplyOptions(
+    const std::vector<std::pair<std::string, std::string>>& given,
+    const std::map<std::string, std::string>& env) {
+  if (host_->empty()) {
+    return absl::OkStatus();
+  }
+  for (const spank::PluginOption& option : host_->options()) {
+    auto it = env.find(
+        absl::StrCat("SLURM_SPANK_", spank::SpankHost::OptionVariable(option.plugin, option.name)));
+    if (it == env.end()) {
+      continue;
+    }
+    if (absl::Status s = host_->SetOption(option.name, it->second); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("error: Invalid argument (", it->second,
+                                                     ") for environment variable: ", it->first));
+    }
+  }
+  for (const auto& [name, value] : given) {
+    if (absl::Status s = host_->SetOption(name, value); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("error: ", s.message()));
+    }
+  }
+  if (absl::Status s = host_->Run(spank::Hook::kInitPostOpt); !s.ok()) {
+    return absl::FailedPreconditionError("error: Plugin stack post-option processing failed.");
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::string, std::string> FrontEndSpank::OptionEnvironment() const {
+  std::map<std::string, std::string> vars;
+  for (const std::string& entry : host_->OptionEnvironment()) {
+    const size_t eq = entry.find('=');
+    vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return vars;
+}
+
+absl::Status FrontEndSpank::LocalUserInit(const spank::JobItems& items,
+                                          const std::vector<std::string>& argv) {
+  if (host_->empty()) {
+    return absl::OkStatus();
+  }
+  host_->job() = items;
+  host_->argv() = argv;
+  if (absl::Status s = host_->Run(spank::Hook::kLocalUserInit); !s.ok()) {
+    return absl::FailedPreconditionError("error: Failure in local plugin stack");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace canopy::ctl::client

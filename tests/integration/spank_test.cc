@@ -1,0 +1,284 @@
+// Issue #14: the site's SPANK plugins on a real canopyd and canopy-agent, driven by the real
+// sbatch and srun. The plugins are the C test plugins of plugins/spank/test_plugins, built
+// against the system's <slurm/spank.h> as a site's are, named by a plugstack.conf beside the
+// cluster config (one by a path relative to PluginDir):
+//   callback_order  logs every callback with its context and ids (compared with Slurm's order)
+//   greeting        --canopy-greeting=NAME / --canopy-shout set CANOPY_GREETING in the task
+//   prepend_argv    runs every task as "/usr/bin/env CANOPY_PREPENDED=yes COMMAND..."
+//   fail_task_init  fails slurm_spank_task_init of a task whose environment asks for it
+//   renice          sets each task's nice value (prio=7) in task_init_privileged
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/local_cluster.h"
+
+namespace canopy::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kConfig[] = R"(
+cluster_name: itspank
+node_timeout: 5s
+heartbeat_interval: 500ms
+kill_wait: 2s
+nodes:
+  - names: gpu[1-2]
+    cpus: 4
+    memory_mib: 8000
+partitions:
+  - name: gpu
+    nodes: ALL
+    default: true
+)";
+
+// One line of callback_order's log.
+struct Call {
+  std::string hook;
+  std::string context;
+  int uid = -1;
+  int euid = -1;
+  std::string task;
+  int pid = 0;
+  int ppid = 0;
+};
+
+std::vector<Call> ReadCalls(const std::string& path) {
+  std::vector<Call> calls;
+  for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n', absl::SkipEmpty())) {
+    std::vector<std::string> words = absl::StrSplit(line, ' ');
+    Call call;
+    call.hook = words[0];
+    call.context = words[1];
+    for (const std::string& word : words) {
+      const size_t eq = word.find('=');
+      if (eq == std::string::npos) {
+        continue;
+      }
+      const std::string key = word.substr(0, eq);
+      const std::string value = word.substr(eq + 1);
+      if (key == "uid") {
+        (void)absl::SimpleAtoi(value, &call.uid);
+      } else if (key == "euid") {
+        (void)absl::SimpleAtoi(value, &call.euid);
+      } else if (key == "task") {
+        call.task = value;
+      } else if (key == "pid") {
+        (void)absl::SimpleAtoi(value, &call.pid);
+      } else if (key == "ppid") {
+        (void)absl::SimpleAtoi(value, &call.ppid);
+      }
+    }
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+// The hooks of one process (and of the tasks it forked), in the order they ran.
+std::vector<std::string> HooksOf(const std::vector<Call>& calls, int pid) {
+  std::vector<std::string> hooks;
+  for (const Call& c : calls) {
+    if (c.pid == pid || c.ppid == pid) {
+      hooks.push_back(c.hook);
+    }
+  }
+  return hooks;
+}
+
+const Call* Find(const std::vector<Call>& calls, int pid, const std::string& hook) {
+  for (const Call& c : calls) {
+    if ((c.pid == pid || c.ppid == pid) && c.hook == hook) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+class SpankTest : public ::testing::Test {
+ protected:
+  SpankTest() : cluster_(absl::StrCat(kConfig, "plugin_dir: ", SPANK_TEST_PLUGIN_DIR, "\n")) {}
+
+  void SetUp() override {
+    // Reachable by the job's user (nobody when the test runs as root), as on a real node.
+    chmod(cluster_.dir().c_str(), 0755);
+    work_ = cluster_.dir() + "/work";
+    std::filesystem::create_directories(work_);
+    chmod(work_.c_str(), 0777);
+    log_ = work_ + "/order.log";
+    std::ofstream(log_).close();
+    chmod(log_.c_str(), 0666);
+    std::ofstream(cluster_.dir() + "/plugstack.conf")
+        << "# the site's plugins\n"
+        << "required " << SPANK_TEST_PLUGIN_DIR << "/callback_order.so log=" << log_ << "\n"
+        << "optional " << SPANK_TEST_PLUGIN_DIR << "/greeting.so\n"
+        << "required " << SPANK_TEST_PLUGIN_DIR << "/prepend_argv.so\n"
+        << "required " << SPANK_TEST_PLUGIN_DIR << "/fail_task_init.so\n"
+        << "required renice.so prio=7\n";
+    cluster_.SetFrontEndVariable("CANOPY_CONFIG", cluster_.config_path());
+    ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
+    ASSERT_TRUE(cluster_.StartAgent("gpu[1-2]").ok());
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          return cluster_.FrontEnd("sinfo", {"-h", "-t", "idle", "-o", "%D"}).out == "2\n";
+        },
+        absl::Seconds(20)))
+        << cluster_.AgentLog();
+  }
+
+  // A front end in the work directory: as `nobody` when the test runs as root (so the plugins'
+  // privilege changes show), else as ourselves.
+  CommandResult Run(const std::string& command, const std::vector<std::string>& extra_env = {}) {
+    std::vector<std::string> argv;
+    if (geteuid() == 0) {
+      argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    }
+    argv.insert(argv.end(), {"/usr/bin/env", absl::StrCat("CANOPY_CONFIG=", cluster_.config_path()),
+                             absl::StrCat("CANOPY_CONTROLLER=", cluster_.socket_target()),
+                             absl::StrCat("PATH=", CANOPYCTL_DIR, ":/usr/bin:/bin")});
+    argv.insert(argv.end(), extra_env.begin(), extra_env.end());
+    argv.insert(argv.end(), {"/bin/sh", "-c", absl::StrCat("cd ", work_, " && ", command)});
+    return RunCommand(argv, {}, absl::Seconds(60));
+  }
+
+  int JobUid() const { return geteuid() == 0 ? 65534 : static_cast<int>(geteuid()); }
+
+  LocalCluster cluster_;
+  std::string work_;
+  std::string log_;
+};
+
+// Every context's callbacks in Slurm's order, each with the identity Slurm gives it: sbatch
+// (allocator), the agent (slurmd), the batch script's and a step's task supervisor (remote:
+// root, the user for user_init, each task root for task_init_privileged and the user from
+// then on), srun inside the job (local).
+TEST_F(SpankTest, CallbackOrderAndContextsAreSlurms) {
+  const CommandResult sbatch = Run("sbatch -W -o batch.out --wrap 'srun -n1 true; echo done'");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
+  EXPECT_EQ(ReadFile(work_ + "/batch.out"), "done\n");
+  cluster_.StopAgent();
+  const std::vector<Call> calls = ReadCalls(log_);
+  ASSERT_FALSE(calls.empty());
+
+  // slurmd: the agent loads the stack at start and says goodbye when it stops.
+  std::vector<std::string> slurmd;
+  std::vector<std::string> allocator;
+  std::vector<std::string> local;
+  std::vector<int> remote_supervisors;
+  for (const Call& c : calls) {
+    if (c.context == "slurmd") {
+      slurmd.push_back(c.hook);
+      EXPECT_EQ(c.euid, static_cast<int>(geteuid()));
+    } else if (c.context == "allocator") {
+      allocator.push_back(c.hook);
+      EXPECT_EQ(c.uid, JobUid());
+    } else if (c.context == "local") {
+      local.push_back(c.hook);
+      EXPECT_EQ(c.uid, JobUid());
+    } else if (c.context == "remote" && c.hook == "init") {
+      remote_supervisors.push_back(c.pid);
+    }
+  }
+  EXPECT_THAT(slurmd, ElementsAre("init", "slurmd_exit"));
+  EXPECT_THAT(allocator, ElementsAre("init", "init_post_opt", "exit"));
+  EXPECT_THAT(local, ElementsAre("init", "init_post_opt", "local_user_init", "exit"));
+  // The batch script, then the srun step's one task.
+  ASSERT_EQ(remote_supervisors.size(), 2u);
+  for (int pid : remote_supervisors) {
+    SCOPED_TRACE(absl::StrCat("supervisor ", pid));
+    EXPECT_THAT(HooksOf(calls, pid),
+                ElementsAre("init", "init_post_opt", "user_init", "task_init_privileged",
+                            "task_post_fork", "task_init", "task_exit", "exit"));
+    const Call* init = Find(calls, pid, "init");
+    const Call* user_init = Find(calls, pid, "user_init");
+    const Call* privileged = Find(calls, pid, "task_init_privileged");
+    const Call* post_fork = Find(calls, pid, "task_post_fork");
+    const Call* task_init = Find(calls, pid, "task_init");
+    ASSERT_TRUE(init && user_init && privileged && post_fork && task_init);
+    const int root = static_cast<int>(geteuid());
+    EXPECT_EQ(init->euid, root);
+    EXPECT_EQ(user_init->euid, JobUid());  // privileges dropped for a while
+    EXPECT_EQ(user_init->uid, root);
+    EXPECT_EQ(privileged->euid, root);
+    EXPECT_EQ(privileged->task, "0");
+    EXPECT_EQ(privileged->ppid, pid);  // in the forked task
+    EXPECT_EQ(post_fork->pid, pid);    // in the parent
+    EXPECT_EQ(task_init->uid, JobUid());
+    EXPECT_EQ(task_init->euid, JobUid());
+  }
+}
+
+// An option a plugin registers works on sbatch's and srun's command lines, in #SBATCH lines
+// and in --help; the plugins change the task's environment, command line and nice value; the
+// option carriers do not reach the task.
+TEST_F(SpankTest, PluginsOptionsEnvironmentArgvAndPriority) {
+  const CommandResult help = Run("sbatch --help");
+  EXPECT_THAT(help.out, HasSubstr("Options provided by plugins:\n"
+                                  "      --canopy-greeting=NAME  Greet NAME in the task's "
+                                  "environment (test plugin)\n"));
+  EXPECT_THAT(Run("srun --help").out, HasSubstr("      --canopy-shout"));
+
+  std::ofstream(work_ + "/job.sh") << "#!/bin/sh\n"
+                                   << "#SBATCH --canopy-greeting=bob\n"
+                                   << "#SBATCH -o job.out\n"
+                                   << "printenv CANOPY_GREETING CANOPY_PREPENDED\n"
+                                   << "nice\n"
+                                   << "env | grep -c _SLURM_SPANK_OPTION_ || true\n"
+                                   << "srun -N2 -n2 --canopy-shout --canopy-greeting=ada "
+                                      "printenv CANOPY_GREETING | sort\n";
+  const CommandResult sbatch = Run("sbatch -W -N2 job.sh");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
+  EXPECT_EQ(ReadFile(work_ + "/job.out"), "hello bob\nyes\n7\n0\nHELLO ADA\nHELLO ADA\n");
+
+  // The command line wins over the directive.
+  ASSERT_EQ(Run("sbatch -W -o cli.out --canopy-greeting=cy job.sh").exit_code, 0);
+  EXPECT_THAT(ReadFile(work_ + "/cli.out"), ::testing::StartsWith("hello cy\n"));
+
+  // The plugin's callback refuses a value: Slurm's message, no job.
+  const CommandResult bad = Run("sbatch --canopy-greeting=nobody --wrap true");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "sbatch: error: Invalid --canopy-greeting argument: nobody\n");
+  const CommandResult bad_srun = Run("srun --canopy-greeting=nobody true");
+  EXPECT_EQ(bad_srun.exit_code, 1);
+  EXPECT_EQ(bad_srun.err, "srun: error: Invalid --canopy-greeting argument: nobody\n");
+}
+
+// A required plugin failing slurm_spank_task_init fails the task with exit code 1 and Slurm's
+// message on its stderr (and in the agent's log); the command never runs.
+TEST_F(SpankTest, AFailingRequiredPluginFailsTheTaskWithSlurmsMessage) {
+  const CommandResult batch =
+      Run("sbatch -W -o fail.out --wrap 'echo ran'", {"CANOPY_FAIL_TASK_INIT=1"});
+  EXPECT_EQ(batch.exit_code, 1) << batch.out << batch.err;
+  const std::string out = ReadFile(work_ + "/fail.out");
+  EXPECT_THAT(out, HasSubstr("spank: required plugin fail_task_init: slurm_spank_task_init() "
+                             "failed with rc=-7"));
+  EXPECT_THAT(out, Not(HasSubstr("ran")));
+  EXPECT_THAT(cluster_.AgentLog(),
+              HasSubstr("error: spank: required plugin fail_task_init: slurm_spank_task_init() "
+                        "failed with rc=-7"));
+
+  // A step: srun reports the task's failure; the other steps of the job are not affected.
+  const CommandResult step =
+      Run("sbatch -W -o step.out --wrap 'CANOPY_FAIL_TASK_INIT=1 srun -n1 echo ran; echo rc=$?; "
+          "srun -n1 echo fine'");
+  EXPECT_EQ(step.exit_code, 0) << step.out << step.err;
+  const std::string step_out = ReadFile(work_ + "/step.out");
+  EXPECT_THAT(step_out, HasSubstr("slurm_spank_task_init() failed with rc=-7"));
+  EXPECT_THAT(step_out, HasSubstr("rc=1\n"));
+  EXPECT_THAT(step_out, HasSubstr("fine\n"));
+  EXPECT_THAT(step_out, Not(HasSubstr("ran\n")));
+}
+
+}  // namespace
+}  // namespace canopy::testing
