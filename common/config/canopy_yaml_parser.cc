@@ -181,6 +181,21 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
     config_.plugstack_config_explicit = true;
     return absl::OkStatus();
   }
+  if (key == "prolog" || key == "epilog" || key == "task_prolog" || key == "task_epilog" ||
+      key == "prolog_flags") {
+    std::string text;
+    if (absl::Status s = Assign(reader_.String(value), text); !s.ok()) {
+      return s;
+    }
+    std::string normalized = key;
+    std::erase(normalized, '_');
+    absl::StatusOr<bool> applied =
+        internal::ApplyNodeScriptKey(normalized, key, text, config_.node_scripts);
+    if (!applied.ok()) {
+      return reader_.Error(value, applied.status().message());
+    }
+    return absl::OkStatus();
+  }
   if (key == "plugin_dir") {
     if (absl::Status s = Assign(reader_.String(value), config_.plugin_dir); !s.ok()) {
       return s;

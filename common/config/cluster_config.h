@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/config/node_scripts.h"
 #include "common/config/scheduling_policy.h"
 
 namespace canopy::config {
@@ -98,6 +99,9 @@ struct ClusterConfig {
   std::string plugstack_config;
   bool plugstack_config_explicit = false;
   std::string plugin_dir = "/usr/lib/x86_64-linux-gnu/slurm-wlm:/usr/lib64/slurm:/usr/lib/slurm";
+
+  // Prolog, Epilog, TaskProlog, TaskEpilog and PrologFlags (node_scripts.h).
+  NodeScripts node_scripts;
 
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;

@@ -262,6 +262,12 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
                    "topology/tree, topology/block or topology/flat (Canopy supports no other)");
     }
     topology_line_ = line;
+  } else if (absl::StatusOr<bool> script =
+                 internal::ApplyNodeScriptKey(lower, token.key, value, config_.node_scripts);
+             !script.ok() || *script) {
+    if (!script.ok()) {
+      return LineError(line, script.status().message());
+    }
   } else {
     absl::StatusOr<bool> applied =
         ApplySchedulingKey(NormalizeSchedulingKey(token.key), value, '\'', config_.scheduling);

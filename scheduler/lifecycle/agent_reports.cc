@@ -123,7 +123,9 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
         // owner or an operator releases it. Without the hold, a job that breaks every node it
         // lands on (or a failure wrongly put down to the node) would drain the cluster node by
         // node.
-        effects.drains.push_back({node, kLaunchFailureDrainReason});
+        effects.drains.push_back({node, report.drain_reason.empty()
+                                            ? std::string(kLaunchFailureDrainReason)
+                                            : report.drain_reason});
         effects.warnings.push_back(
             absl::StrCat("job ", job->id.value(), ": launch failed on ", node_name,
                          " for a reason of the node: ", report.message, "; draining ", node_name,
@@ -156,6 +158,12 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
       }
       break;
     case JobPhase::kCleanedUp:
+      if (!report.drain_reason.empty()) {
+        // As slurmctld on an epilog failure: the job ends as it did, the node is drained.
+        effects.drains.push_back({node, report.drain_reason});
+        effects.warnings.push_back(absl::StrCat("job ", job->id.value(), ": ", report.drain_reason,
+                                                " on ", node_name, ", draining the node"));
+      }
       if (LiveJob* live = s.Live(job->id);
           job->state == core::JobState::kCompleting && live != nullptr) {
         live->cleaned[idx] = true;

@@ -76,6 +76,36 @@ TEST_F(AgentReportsTest, AJobSideLaunchFailureStillFailsTheJobAndDrainsNothing) 
   EXPECT_EQ(Job(id).state, JobState::kCompleting);
 }
 
+// A prolog that fails drains the node with Slurm's reason for it, and the job is requeued held.
+TEST_F(AgentReportsTest, AFailedPrologDrainsWithPrologError) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);
+  Schedule();
+  Effects e = ReportWith(0, id, JobPhase::kLaunchFailed, Job(id).run_id, [](JobReport& r) {
+    r.node_fault = true;
+    r.drain_reason = "Prolog error";
+    r.message = "prolog failed status=1:0";
+  });
+  ASSERT_EQ(e.drains.size(), 1u);
+  EXPECT_EQ(e.drains[0].reason, "Prolog error");
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("launch failed requeued held"));
+}
+
+// An epilog that fails drains the node ("Epilog error"); the job ends as it would have.
+TEST_F(AgentReportsTest, AFailedEpilogDrainsTheNodeAndTheJobStillEnds) {
+  const uint32_t id = StartRunning(1);
+  const uint32_t run = Job(id).run_id;
+  ReportWith(0, id, JobPhase::kExited, run, [](JobReport&) {});
+  ASSERT_EQ(Job(id).state, JobState::kCompleting);
+  Effects e = ReportWith(0, id, JobPhase::kCleanedUp, run,
+                         [](JobReport& r) { r.drain_reason = "Epilog error"; });
+  ASSERT_EQ(e.drains.size(), 1u);
+  EXPECT_EQ(e.drains[0].node, core::NodeId(0));
+  EXPECT_EQ(e.drains[0].reason, "Epilog error");
+  EXPECT_EQ(Job(id).state, JobState::kCompleted);
+}
+
 TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);

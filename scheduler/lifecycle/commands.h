@@ -181,6 +181,9 @@ struct JobReport {
   bool node_fault = false;
   // kExited / kCleanedUp: the agent killed the run itself, having lost the controller.
   bool fenced = false;
+  // kLaunchFailed with node_fault: Slurm's drain reason when not the default ("Prolog error");
+  // kCleanedUp: the node's epilog failed ("Epilog error"): drain the node with it.
+  std::string drain_reason;
 };
 
 // sbatch --test-only's answer.

@@ -34,6 +34,7 @@ std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
   out.run_id = s.run_id();
   out.node_fault = s.node_fault();
   out.fenced = s.fenced();
+  out.drain_reason = s.drain_reason();
   return out;
 }
 

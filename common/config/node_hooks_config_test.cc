@@ -1,5 +1,6 @@
-// PlugStackConfig and PluginDir, through both front doors (slurm.conf and Canopy YAML), which
-// apply the same checks and defaults.
+// PlugStackConfig, PluginDir and the node scripts (Prolog, Epilog, TaskProlog, TaskEpilog,
+// PrologFlags), through both front doors (slurm.conf and Canopy YAML), which apply the same
+// checks and defaults.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +62,47 @@ TEST(SpankConfigTest, EmptyValuesAreRefusedByBoth) {
   yaml = Yaml("plugin_dir: \"\"\n");
   ASSERT_FALSE(yaml.ok());
   EXPECT_NE(yaml.status().message().find("plugin_dir: expected one or more directories"),
+            std::string::npos)
+      << yaml.status();
+}
+
+TEST(NodeScriptsConfigTest, BothFrontDoorsReadTheScriptsAndFlags) {
+  absl::StatusOr<ClusterConfig> slurm = SlurmConf(
+      "Prolog=/etc/slurm/prolog.sh\nEpilog=/etc/slurm/epilog.sh\nTaskProlog=/etc/slurm/tp.sh\n"
+      "TaskEpilog=/etc/slurm/te.sh\nPrologFlags=Alloc,Contain\n");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->node_scripts.prolog, "/etc/slurm/prolog.sh");
+  EXPECT_EQ(slurm->node_scripts.epilog, "/etc/slurm/epilog.sh");
+  EXPECT_EQ(slurm->node_scripts.task_prolog, "/etc/slurm/tp.sh");
+  EXPECT_EQ(slurm->node_scripts.task_epilog, "/etc/slurm/te.sh");
+  EXPECT_TRUE(slurm->node_scripts.prolog_alloc);
+  EXPECT_TRUE(slurm->unused_keys.empty());
+  absl::StatusOr<ClusterConfig> yaml = Yaml(
+      "prolog: /p.sh\nepilog: /e.sh\ntask_prolog: /tp.sh\ntask_epilog: /te.sh\n"
+      "prolog_flags: alloc\n");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->node_scripts.prolog, "/p.sh");
+  EXPECT_EQ(yaml->node_scripts.task_epilog, "/te.sh");
+  EXPECT_TRUE(yaml->node_scripts.prolog_alloc);
+  EXPECT_FALSE(SlurmConf("")->node_scripts.prolog_alloc);
+}
+
+TEST(NodeScriptsConfigTest, RelativeScriptsAndUnknownFlagsAreRefusedByBoth) {
+  EXPECT_EQ(SlurmConf("Prolog=prolog.sh\n").status().message(),
+            "/etc/slurm/slurm.conf:1: Prolog: expected the absolute path of a script, got "
+            "'prolog.sh'");
+  EXPECT_EQ(SlurmConf("PrologFlags=Alloc,X11\n").status().message(),
+            "/etc/slurm/slurm.conf:1: PrologFlags: expected Alloc or Contain (the flags Canopy "
+            "supports), got 'X11'");
+  absl::StatusOr<ClusterConfig> yaml = Yaml("task_prolog: tp.sh\n");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_NE(yaml.status().message().find(
+                "task_prolog: expected the absolute path of a script, got 'tp.sh'"),
+            std::string::npos)
+      << yaml.status();
+  yaml = Yaml("prolog_flags: Serial\n");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_NE(yaml.status().message().find("prolog_flags: expected Alloc or Contain"),
             std::string::npos)
       << yaml.status();
 }
