@@ -40,15 +40,14 @@ slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& la
 
 Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node) {
   Environment env;
-  if (!launch.job().spec().export_none()) {
-    env.insert(launch.job().spec().environment().begin(), launch.job().spec().environment().end());
-  } else {
-    // SPANK plugins' options travel with the job whatever --export says (Slurm's
-    // spank_job_env); the task helper takes them out before the task starts.
-    for (const auto& [key, value] : launch.job().spec().environment()) {
-      if (absl::StartsWith(key, "_SLURM_SPANK_OPTION_")) {
-        env[key] = value;
-      }
+  for (const auto& [key, value] : launch.job().spec().environment()) {
+    // SPANK plugins' options travel with the job whatever --export says (the task helper takes
+    // them out before the task starts); their job control variables are the prolog's only.
+    if (absl::StartsWith(key, slurm::kSpankJobEnvPrefix)) {
+      continue;
+    }
+    if (!launch.job().spec().export_none() || absl::StartsWith(key, slurm::kSpankOptionPrefix)) {
+      env[key] = value;
     }
   }
   for (auto& [key, value] : slurm::JobVariables(JobEnvironmentInputOf(launch, node))) {

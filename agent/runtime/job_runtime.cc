@@ -41,7 +41,8 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
     : options_(std::move(options)),
       node_{options_.node_name, options_.amd_gpus},
       reaper_(reaper),
-      report_(std::move(report)) {
+      report_(std::move(report)),
+      log_fd_(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) {
   if (!options_.cgroup_parent.empty()) {
     absl::StatusOr<std::unique_ptr<Cgroup>> cg =
         Cgroup::Create(options_.cgroup_parent, options_.node_name);
@@ -169,6 +170,10 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
       return;
     }
     JobRecord& job = *it->second;
+    if (run_id == job.run_id() && !job.launch_reported &&
+        job.prolog == JobRecord::Script::kRunning) {
+      return;  // LAUNCHED goes once its prolog is done
+    }
     if (run_id == job.run_id()) {
       // A resent LaunchJob (after a reconnect): this run is already here.
       spdlog::info("{}: job {} (run {}) is already launched here", options_.node_name, job_id,
@@ -204,10 +209,9 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
 
 void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
   const uint32_t job_id = launch.job().job_id();
-  JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED);
   if (absl::Status allowed = MayRunJobAs(launch.job(), options_); !allowed.ok()) {
     spdlog::warn("{}: job {} refused: {}", options_.node_name, job_id, allowed.message());
-    status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
+    JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(allowed.message()));
     ReportJob(std::move(status), false);
     return;
@@ -234,26 +238,44 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
   }
   job->confinement =
       limits_->Confine(job_id, job->cgroup != nullptr ? job->cgroup->path() : "", share);
+  JobRecord& record = *job;
+  jobs_[job_id] = std::move(job);
+  if (PrologDueAtLaunch(launch)) {
+    // LAUNCHED (and the batch script) wait for the prolog: OnPrologExit goes on.
+    if (absl::Status s = StartProlog(record); !s.ok()) {
+      PrologFailed(job_id, std::string(s.message()));
+    }
+    return;
+  }
+  ContinueLaunch(job_id);
+}
+
+void JobRuntime::ContinueLaunch(uint32_t job_id) {
+  auto it = jobs_.find(job_id);
+  JobRecord& job = *it->second;
+  const canopy::v1::LaunchJob& launch = job.launch;
+  JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED);
   absl::Status started = absl::OkStatus();
   if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
-    started = StartBatch(*job);
+    started = StartBatch(job);
   }
   if (started.ok()) {
     spdlog::info("{}: job {} (run {}) launched{}", options_.node_name, job_id,
                  launch.job().run_id(),
-                 job->batch_pid > 0 ? absl::StrCat(" (batch pid ", job->batch_pid, ")") : "");
-    jobs_[job_id] = std::move(job);
+                 job.batch_pid > 0 ? absl::StrCat(" (batch pid ", job.batch_pid, ")") : "");
+    job.launch_reported = true;
   } else {
     spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, started.message());
-    if (!job->spool_dir.empty()) {
+    if (!job.spool_dir.empty()) {
       std::error_code ignored;
-      std::filesystem::remove_all(job->spool_dir, ignored);
+      std::filesystem::remove_all(job.spool_dir, ignored);
     }
     status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(started.message()));
     // Internal: the spool, a pipe, fork; Unavailable: what the child met that is the node's
     // (spawn.h). The controller drains the node and runs the job elsewhere.
     status.set_node_fault(absl::IsInternal(started) || absl::IsUnavailable(started));
+    jobs_.erase(it);  // nothing of it runs: its cgroup and CPUs go with the record
   }
   // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
   ReportJob(std::move(status), false);
@@ -322,7 +344,7 @@ void JobRuntime::SignalEverything(JobRecord& job, int signal) {
 }
 
 bool JobRuntime::Gone(JobRecord& job) {
-  if (job.batch_running || !job.steps.empty()) {
+  if (job.batch_running || !job.steps.empty() || job.script_pid > 0) {
     return false;
   }
   if (job.cgroup != nullptr && job.cgroup->Populated()) {
@@ -403,7 +425,11 @@ void JobRuntime::CheckKill(uint32_t job_id) {
       timer_.Schedule(absl::Now() + kKillPoll, [this, job_id] { CheckKill(job_id); });
       return;
     }
-    // Gone: nothing can start in the record any more (it is being killed). It stays in jobs_
+    // Gone: the epilog now, where one runs (OnEpilogExit calls CheckKill again).
+    if (StartEpilog(job)) {
+      return;
+    }
+    // Nothing can start in the record any more (it is being killed). It stays in jobs_
     // while its cgroup and spool dir are removed, so that a launch of a newer run keeps waiting.
     cgroup = std::move(job.cgroup);
     confinement = std::move(job.confinement);
@@ -422,6 +448,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
   JobStatus cleaned = Status(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
   cleaned.set_fenced(finished->fenced);
+  if (finished->epilog_failed) {
+    cleaned.set_drain_reason("Epilog error");  // slurmctld drains the node for it
+  }
   ReportJob(std::move(cleaned), true);
   if (finished->cancelled_run != 0) {
     JobStatus cancelled = Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP);
@@ -501,6 +530,9 @@ void JobRuntime::Shutdown(absl::Duration timeout) {
       job->sigkill_sent = true;
       job->kill_deadline = absl::Now();
       SignalEverything(*job, SIGKILL);
+      if (job->script_pid > 0) {
+        killpg(job->script_pid, SIGKILL);  // a prolog or epilog still running
+      }
     }
   }
   // CheckKill forgets each job once its processes are gone; finished steps are destroyed on

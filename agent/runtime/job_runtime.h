@@ -40,6 +40,7 @@
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/job_limits.h"
+#include "agent/runtime/job_scripts.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
@@ -68,8 +69,11 @@ struct RuntimeOptions {
   // Confine each job to CPUs of its own (cpuset), chosen among the agent's (job_limits.h). Off
   // where several nodes share the host's CPUs (virtual nodes).
   bool pin_cpus = true;
-  // The site's SPANK plugins: when enabled, every task starts through the SPANK task helper.
+  // The site's SPANK plugins (and TaskProlog/TaskEpilog): when enabled, every task starts
+  // through the SPANK task helper.
   SpankSettings spank;
+  // Prolog and Epilog (job_scripts.h).
+  JobScriptSettings scripts;
 };
 
 class JobRuntime {
@@ -167,6 +171,14 @@ class JobRuntime {
     // reported CLEANED_UP along with this run.
     uint32_t cancelled_run = 0;
     bool fenced = false;  // killed by Fence(): its reports say so
+    // Prolog and Epilog on this node (job_runtime_scripts.cc).
+    enum class Script { kNotRun, kRunning, kDone };
+    Script prolog = Script::kNotRun;
+    Script epilog = Script::kNotRun;
+    bool epilog_failed = false;
+    pid_t script_pid = 0;          // the prolog or epilog running now (its own process group)
+    bool launch_reported = false;  // LAUNCHED sent (at once, or once the prolog is done)
+    std::vector<canopy::v1::LaunchStep> steps_after_prolog;  // steps waiting for the prolog
   };
 
   // Removes job directories an earlier agent left in the spool (constructor).
@@ -175,6 +187,21 @@ class JobRuntime {
   // queues LAUNCHED or LAUNCH_FAILED.
   void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The rest of a launch once the node is ready (the prolog done where one runs first): the
+  // batch script on the batch host, then LAUNCHED, or LAUNCH_FAILED and the record dropped.
+  void ContinueLaunch(uint32_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Prolog and Epilog (job_runtime_scripts.cc).
+  bool PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const;
+  absl::Status StartProlog(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status);
+  // Reports the launch failed for the node's prolog (drain "Prolog error") and drops the job.
+  void PrologFailed(uint32_t job_id, const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True when an epilog was started (CheckKill then waits for it).
+  bool StartEpilog(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnEpilogExit(uint32_t job_id, uint32_t run_id, int wait_status);
+  // A step that arrived before this node's prolog finished (or started it).
+  bool DeferStepForProlog(JobRecord& job, const canopy::v1::LaunchStep& launch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
@@ -215,7 +242,8 @@ class JobRuntime {
   std::thread sender_;
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
-  TimerThread timer_;  // last: stopped first, while everything its tasks use still exists
+  os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output
+  TimerThread timer_;    // last: stopped first, while everything its tasks use still exists
 };
 
 }  // namespace canopy::agent::runtime

@@ -33,6 +33,9 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
     if (it != jobs_.end() && !it->second->killing &&
         !it->second->steps.contains(launch.step_id())) {
       JobRecord& job = *it->second;
+      if (DeferStepForProlog(job, launch)) {
+        return;  // started once this node's prolog is done (job_runtime_scripts.cc)
+      }
       StepJobContext ctx;
       ctx.node = job.Identity(node_);
       ctx.job_launch = job.launch;

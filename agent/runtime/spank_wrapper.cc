@@ -31,14 +31,23 @@ std::vector<std::string> SpankJobArgs(const SpankSettings& settings,
     return {};
   }
   const canopy::v1::Job& job = launch.job();
-  std::vector<std::string> args = {
-      settings.helper,
-      absl::StrCat("--plugstack=", settings.plugstack),
-      absl::StrCat("--plugin-dir=", settings.plugin_dirs),
+  std::vector<std::string> args = {settings.helper};
+  if (!settings.plugstack.empty()) {
+    args.push_back(absl::StrCat("--plugstack=", settings.plugstack));
+    args.push_back(absl::StrCat("--plugin-dir=", settings.plugin_dirs));
+  }
+  if (!settings.task_prolog.empty()) {
+    args.push_back(absl::StrCat("--task-prolog=", settings.task_prolog));
+  }
+  if (!settings.task_epilog.empty()) {
+    args.push_back(absl::StrCat("--task-epilog=", settings.task_epilog));
+  }
+  const std::vector<std::string> items = {
       absl::StrCat("--restart-count=", job.restart_count()),
       absl::StrCat("--array-job-id=", job.array_job_id()),
       absl::StrCat("--ncpus=", std::min(launch.cpus(), 65535)),
   };
+  args.insert(args.end(), items.begin(), items.end());
   if (job.array_job_id() != 0) {
     args.push_back(absl::StrCat("--array-task-id=", job.array_task_id()));
   }

@@ -12,9 +12,12 @@
 namespace canopy::agent::runtime {
 
 struct SpankSettings {
-  std::string helper;       // canopy-spank-task; empty: no SPANK (tasks are started directly)
-  std::string plugstack;    // PlugStackConfig, read by the helper at every launch
+  // canopy-spank-task; empty: tasks are started directly (no plugins, no TaskProlog/Epilog).
+  std::string helper;
+  std::string plugstack;    // PlugStackConfig, read by the helper at every launch; empty: none
   std::string plugin_dirs;  // PluginDir
+  std::string task_prolog;  // TaskProlog / TaskEpilog, which the helper runs around each task
+  std::string task_epilog;
   bool enabled() const { return !helper.empty(); }
 };
 

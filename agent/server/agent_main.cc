@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.spank = (*spank)->settings();
+  options.scripts = (*spank)->scripts();
 
   // One reaper for every node's jobs (it makes this process their subreaper).
   absl::StatusOr<std::unique_ptr<canopy::agent::runtime::ChildReaper>> reaper =

@@ -160,6 +160,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
     rt.min_job_uid = options.min_job_uid;
     rt.allow_root_jobs = options.allow_root_jobs;
     rt.spank = options.spank;
+    rt.scripts = options.scripts;
     // Virtual nodes, or a node said to have more CPUs than the host, share the host's CPUs with
     // others this runtime cannot see: pinning would stack their jobs on the same CPUs.
     rt.pin_cpus = !virtual_mode && facts.cpus <= real_cpus;

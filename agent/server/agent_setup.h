@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/job_scripts.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "agent/server/node_session.h"
 #include "common/config/cluster_config.h"
@@ -32,8 +33,9 @@ struct AgentOptions {
   // Whose jobs run here (runtime::RuntimeOptions): --min_job_uid, --allow_root_jobs.
   uint32_t min_job_uid = 1000;
   bool allow_root_jobs = false;
-  // The site's SPANK plugins (AgentSpank::settings()).
+  // The site's SPANK plugins and node scripts (AgentSpank).
   runtime::SpankSettings spank;
+  runtime::JobScriptSettings scripts;
 };
 
 // The cluster config, when $CANOPY_CONFIG or $SLURM_CONF names one that loads; the agent works

@@ -13,6 +13,13 @@
 
 namespace canopy::slurm {
 
+// Variables sbatch, salloc and srun put in a job's environment for the site's SPANK plugins, which
+// the agent takes out before any task starts: the options given to plugins (Slurm's own names)
+// and the plugins' job control environment (spank_job_control_setenv; Slurm's spank_job_env,
+// which only the Prolog and Epilog see, as SPANK_NAME).
+inline constexpr char kSpankOptionPrefix[] = "_SLURM_SPANK_OPTION_";
+inline constexpr char kSpankJobEnvPrefix[] = "_CANOPY_SPANK_JOB_ENV_";
+
 using Environment = std::map<std::string, std::string>;
 
 // What the job variables are made of, for one node of the job.

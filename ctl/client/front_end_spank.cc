@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/config/cluster_config.h"
+#include "common/slurm/job_environment.h"
 
 namespace canopy::ctl::client {
 namespace {
@@ -117,11 +118,14 @@ absl::Status FrontEndSpank::ApplyOptions(
   return absl::OkStatus();
 }
 
-std::map<std::string, std::string> FrontEndSpank::OptionEnvironment() const {
+std::map<std::string, std::string> FrontEndSpank::JobEnvironment() const {
   std::map<std::string, std::string> vars;
   for (const std::string& entry : host_->OptionEnvironment()) {
     const size_t eq = entry.find('=');
     vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : host_->job_control_env()) {
+    vars[absl::StrCat(slurm::kSpankJobEnvPrefix, name)] = value;
   }
   return vars;
 }

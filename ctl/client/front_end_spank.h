@@ -41,8 +41,9 @@ class FrontEndSpank {
   // post-option processing failed.").
   absl::Status ApplyOptions(const std::vector<std::pair<std::string, std::string>>& given,
                             const std::map<std::string, std::string>& env);
-  // The variables that carry the options set to the job (_SLURM_SPANK_OPTION_...).
-  std::map<std::string, std::string> OptionEnvironment() const;
+  // The variables that carry the options set (_SLURM_SPANK_OPTION_...) and the plugins' job
+  // control environment (common/slurm/job_environment.h) to the job.
+  std::map<std::string, std::string> JobEnvironment() const;
   // srun, once it has an allocation and before it launches: slurm_spank_local_user_init with
   // the step's items. "Failure in local plugin stack" when a required plugin fails.
   absl::Status LocalUserInit(const spank::JobItems& items, const std::vector<std::string>& argv);

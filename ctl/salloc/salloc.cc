@@ -312,7 +312,7 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     spec.set_mem_per_node_mib(*options->mem_mib);
   }
   spec.set_qos(options->qos);
-  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+  for (auto& [name, value] : (*spank)->JobEnvironment()) {
     (*spec.mutable_environment())[name] = value;
   }
   spec.set_hold(options->hold);

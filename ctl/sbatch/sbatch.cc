@@ -251,7 +251,7 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     return 1;
   }
   // The plugins' options travel with the job, whatever --export says (as Slurm's spank_job_env).
-  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+  for (auto& [name, value] : (*spank)->JobEnvironment()) {
     (*spec->mutable_environment())[name] = value;
   }
   canopy::v1::SubmitJobRequest request;

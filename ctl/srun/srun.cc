@@ -224,7 +224,7 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
   }
   canopy::v1::CreateStepRequest step_request = BuildStepRequest(*options, job_id, env, cwd);
   // The plugins' options travel in the step's environment, whatever --export says.
-  for (auto& [name, value] : (*spank)->OptionEnvironment()) {
+  for (auto& [name, value] : (*spank)->JobEnvironment()) {
     (*step_request.mutable_environment())[name] = value;
   }
   {

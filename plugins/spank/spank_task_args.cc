@@ -58,6 +58,21 @@ absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>&
   };
   const std::map<std::string, Setter> flags = {
       {"plugstack", text(out.plugstack)},
+      {"job-script",
+       [&](const std::string& f, const std::string& v) {
+         if (v != "prolog" && v != "epilog") {
+           return absl::InvalidArgumentError(
+               absl::StrCat("--", f, ": expected prolog or epilog, got '", v, "'"));
+         }
+         out.job_script = v;
+         return absl::OkStatus();
+       }},
+      {"task-prolog", text(out.task_prolog)},
+      {"task-epilog", text(out.task_epilog)},
+      {"job-uid",
+       [&](const std::string& f, const std::string& v) { return Optional(f, v, job.uid); }},
+      {"job-gid",
+       [&](const std::string& f, const std::string& v) { return Optional(f, v, job.gid); }},
       {"plugin-dir", text(out.plugin_dirs)},
       {"label", text(out.label)},
       {"work-dir", text(out.work_dir)},
@@ -135,10 +150,7 @@ absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>&
     }
   }
   out.argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-  if (out.plugstack.empty()) {
-    return absl::InvalidArgumentError("--plugstack: required");
-  }
-  if (out.argv.empty()) {
+  if (out.argv.empty() && out.job_script.empty()) {
     return absl::InvalidArgumentError("no task command line after '--'");
   }
   if (out.uid.has_value() != out.gid.has_value()) {

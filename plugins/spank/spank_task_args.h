@@ -16,7 +16,10 @@
 namespace canopy::spank {
 
 struct SpankTaskArgs {
-  std::string plugstack;    // --plugstack=PATH (required)
+  // --job-script=prolog|epilog: run the plugins' job_prolog/job_epilog (S_CTX_JOB_SCRIPT) and
+  // then the command (the Prolog/Epilog script), instead of supervising a task.
+  std::string job_script;
+  std::string plugstack;    // --plugstack=PATH; empty: no plugins (TaskProlog/TaskEpilog only)
   std::string plugin_dirs;  // --plugin-dir=DIRS (PluginDir)
   std::string label;        // --label=TEXT: "job 12 step 0 task 3", for log lines
   // Whom the task runs as; unset: stay who we are (a non-root agent).
@@ -29,6 +32,8 @@ struct SpankTaskArgs {
   bool stderr_append = false;
   bool stderr_to_stdout = false;
   int local_id = 0;               // --task-local-id: this task's local id on the node
+  std::string task_prolog;        // --task-prolog=PATH: TaskProlog, as the user before the task
+  std::string task_epilog;        // --task-epilog=PATH: TaskEpilog, as the user after it
   JobItems items;                 // --job-id, --step-id, ... (spank_get_item's answers)
   std::vector<std::string> argv;  // after "--"
 };

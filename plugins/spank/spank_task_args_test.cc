@@ -60,7 +60,8 @@ TEST(SpankTaskArgsTest, BadInputNamesTheFlag) {
             "--ncpus: expected a number, got '70000'");
   EXPECT_EQ(ParseSpankTaskArgs({"--plugstack=p"}).status().message(),
             "no task command line after '--'");
-  EXPECT_EQ(ParseSpankTaskArgs({"--", "true"}).status().message(), "--plugstack: required");
+  EXPECT_EQ(ParseSpankTaskArgs({"--job-script=middle"}).status().message(),
+            "--job-script: expected prolog or epilog, got 'middle'");
   EXPECT_EQ(ParseSpankTaskArgs({"--plugstack=p", "--bogus=1", "--", "true"}).status().message(),
             "unknown argument '--bogus=1'");
   EXPECT_EQ(ParseSpankTaskArgs({"--plugstack=p", "--uid=1", "--", "true"}).status().message(),
@@ -70,6 +71,17 @@ TEST(SpankTaskArgsTest, BadInputNamesTheFlag) {
           .status()
           .message(),
       "--global-task-ids: expected 2 ids (--local-tasks)");
+}
+
+TEST(SpankTaskArgsTest, JobScriptModeNeedsNoCommand) {
+  absl::StatusOr<SpankTaskArgs> args =
+      ParseSpankTaskArgs({"--job-script=epilog", "--job-id=9", "--job-uid=1000", "--job-gid=100"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->job_script, "epilog");
+  EXPECT_EQ(args->items.uid, 1000u);
+  EXPECT_EQ(args->items.gid, 100u);
+  EXPECT_TRUE(args->plugstack.empty());
+  EXPECT_TRUE(args->argv.empty());
 }
 
 }  // namespace

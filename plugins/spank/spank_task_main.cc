@@ -31,6 +31,7 @@
 #include "agent/runtime/spawn_report.h"
 #include "plugins/spank/spank_host.h"
 #include "plugins/spank/spank_task_args.h"
+#include "plugins/spank/task_scripts.h"
 
 extern char** environ;
 
@@ -219,6 +220,13 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
   }
   std::vector<std::string> argv = host.argv();
   std::vector<std::string> env = host.env();
+  if (!args.task_prolog.empty()) {
+    const int status = canopy::spank::RunTaskProlog(args.task_prolog, env);
+    if (status != 0) {
+      canopy::spank::Log(LogLevel::kError, absl::StrCat("TaskProlog failed status=", status));
+      _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+  }
   const std::string program = Program(argv[0], env);
   std::vector<char*> argv_ptrs = Pointers(argv);
   std::vector<char*> env_ptrs = Pointers(env);
@@ -258,7 +266,9 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
 int Supervise(SpankTaskArgs& args) {
   SetUpAsUser(args);
   absl::StatusOr<std::unique_ptr<SpankHost>> loaded =
-      SpankHost::LoadFile(S_CTX_REMOTE, args.plugstack, args.plugin_dirs, /*must_exist=*/false);
+      args.plugstack.empty() ? SpankHost::Load(S_CTX_REMOTE, {})
+                             : SpankHost::LoadFile(S_CTX_REMOTE, args.plugstack, args.plugin_dirs,
+                                                   /*must_exist=*/false);
   if (!loaded.ok()) {
     ReportAndExit(SpawnStage::kSpank, 0, std::string(loaded.status().message()));
   }
@@ -334,6 +344,15 @@ int Supervise(SpankTaskArgs& args) {
     }
   }
   task.exit_status = status;
+  if (!args.task_epilog.empty()) {
+    std::vector<unsigned> groups(args.groups.begin(), args.groups.end());
+    const int epilog = canopy::spank::RunTaskEpilog(
+        args.task_epilog, host.env(), args.uid.has_value() ? static_cast<int>(*args.uid) : -1,
+        args.gid.has_value() ? static_cast<int>(*args.gid) : -1, groups);
+    if (epilog != 0) {
+      canopy::spank::Log(LogLevel::kError, absl::StrCat("TaskEpilog failed status=", epilog));
+    }
+  }
   if (!host.Run(Hook::kTaskExit, &task).ok()) {
     canopy::spank::Log(LogLevel::kError,
                        absl::StrCat("Unable to spank task ", args.local_id, " at exit"));
@@ -341,6 +360,60 @@ int Supervise(SpankTaskArgs& args) {
   (void)host.Run(Hook::kExit);
   loaded->reset();
   ExitAs(status);
+}
+
+// --job-script: the plugins' slurm_spank_job_prolog or job_epilog in S_CTX_JOB_SCRIPT, then the
+// Prolog/Epilog itself (the command, if any), as root. Exits with the script's failure if it
+// failed, else 1 if a required plugin failed, else 0: slurmd runs both and prefers the script's
+// status.
+int RunJobScript(SpankTaskArgs& args) {
+  SetUpAsUser(args);  // no --uid: the work dir and /dev/null, as root
+  close(kWrapperReportFd);
+  const bool prolog = args.job_script == "prolog";
+  int hooks_status = 0;
+  absl::StatusOr<std::unique_ptr<SpankHost>> loaded =
+      args.plugstack.empty() ? SpankHost::Load(S_CTX_JOB_SCRIPT, {})
+                             : SpankHost::LoadFile(S_CTX_JOB_SCRIPT, args.plugstack,
+                                                   args.plugin_dirs, /*must_exist=*/false);
+  if (!loaded.ok()) {
+    canopy::spank::Log(LogLevel::kError, std::string(loaded.status().message()));
+    hooks_status = 1;
+  } else {
+    SpankHost& host = **loaded;
+    host.job() = args.items;
+    for (char** e = environ; *e != nullptr; ++e) {
+      host.env().emplace_back(*e);
+    }
+    if (absl::Status s = host.Run(prolog ? Hook::kJobProlog : Hook::kJobEpilog); !s.ok()) {
+      canopy::spank::Log(LogLevel::kError,
+                         absl::StrCat("spank/", args.job_script, " returned status 0x0100"));
+      hooks_status = 1;
+    }
+  }
+  int script_status = 0;
+  if (!args.argv.empty()) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::vector<std::string> argv = args.argv;
+      std::vector<char*> argv_ptrs = Pointers(argv);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
+      execve(argv_ptrs[0], argv_ptrs.data(), environ);
+      canopy::spank::Log(LogLevel::kError,
+                         absl::StrCat("execve ", args.argv[0], ": ", std::strerror(errno)));
+      _exit(127);
+    }
+    while (pid > 0 && waitpid(pid, &script_status, 0) < 0 && errno == EINTR) {
+    }
+    if (pid < 0) {
+      script_status = 1 << 8;
+    }
+  }
+  if (script_status != 0) {
+    ExitAs(script_status);
+  }
+  return hooks_status;
 }
 
 }  // namespace
@@ -360,5 +433,8 @@ int main(int argc, char** argv) {
     ReportAndExit(SpawnStage::kSpank, 0, absl::StrCat(kProgram, ": ", args.status().message()));
   }
   label = args->label.empty() ? "task" : args->label;
+  if (!args->job_script.empty()) {
+    return RunJobScript(*args);
+  }
   return Supervise(*args);
 }

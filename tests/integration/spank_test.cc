@@ -18,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/local_cluster.h"
@@ -108,7 +109,10 @@ const Call* Find(const std::vector<Call>& calls, int pid, const std::string& hoo
 
 class SpankTest : public ::testing::Test {
  protected:
-  SpankTest() : cluster_(absl::StrCat(kConfig, "plugin_dir: ", SPANK_TEST_PLUGIN_DIR, "\n")) {}
+  SpankTest()
+      : cluster_(absl::StrCat(kConfig, "plugin_dir: ", SPANK_TEST_PLUGIN_DIR, "\n",
+                              "prolog: ", std::filesystem::temp_directory_path().string(),
+                              "/canopy-spank-prolog-", getpid(), ".sh\n")) {}
 
   void SetUp() override {
     // Reachable by the job's user (nobody when the test runs as root), as on a real node.
@@ -126,6 +130,12 @@ class SpankTest : public ::testing::Test {
         << "required " << SPANK_TEST_PLUGIN_DIR << "/prepend_argv.so\n"
         << "required " << SPANK_TEST_PLUGIN_DIR << "/fail_task_init.so\n"
         << "required renice.so prio=7\n";
+    // The Prolog records what slurmd-side scripts see (SPANK_* from the plugins' job control
+    // environment); it lives outside the cluster's directory, whose path is not known above.
+    prolog_ = std::filesystem::temp_directory_path().string() + "/canopy-spank-prolog-" +
+              std::to_string(getpid()) + ".sh";
+    std::ofstream(prolog_) << "#!/bin/sh\nenv > " << work_ << "/prolog.$SLURM_JOB_ID\n";
+    chmod(prolog_.c_str(), 0755);
     cluster_.SetFrontEndVariable("CANOPY_CONFIG", cluster_.config_path());
     ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();
     ASSERT_TRUE(cluster_.StartAgent("gpu[1-2]").ok());
@@ -152,11 +162,14 @@ class SpankTest : public ::testing::Test {
     return RunCommand(argv, {}, absl::Seconds(60));
   }
 
+  void TearDown() override { std::filesystem::remove(prolog_); }
+
   int JobUid() const { return geteuid() == 0 ? 65534 : static_cast<int>(geteuid()); }
 
   LocalCluster cluster_;
   std::string work_;
   std::string log_;
+  std::string prolog_;
 };
 
 // Every context's callbacks in Slurm's order, each with the identity Slurm gives it: sbatch
@@ -175,6 +188,7 @@ TEST_F(SpankTest, CallbackOrderAndContextsAreSlurms) {
   std::vector<std::string> slurmd;
   std::vector<std::string> allocator;
   std::vector<std::string> local;
+  std::vector<std::string> job_script;
   std::vector<int> remote_supervisors;
   for (const Call& c : calls) {
     if (c.context == "slurmd") {
@@ -186,6 +200,9 @@ TEST_F(SpankTest, CallbackOrderAndContextsAreSlurms) {
     } else if (c.context == "local") {
       local.push_back(c.hook);
       EXPECT_EQ(c.uid, JobUid());
+    } else if (c.context == "job_script") {
+      job_script.push_back(c.hook);
+      EXPECT_EQ(c.euid, static_cast<int>(geteuid()));  // as slurmd's user
     } else if (c.context == "remote" && c.hook == "init") {
       remote_supervisors.push_back(c.pid);
     }
@@ -193,6 +210,8 @@ TEST_F(SpankTest, CallbackOrderAndContextsAreSlurms) {
   EXPECT_THAT(slurmd, ElementsAre("init", "slurmd_exit"));
   EXPECT_THAT(allocator, ElementsAre("init", "init_post_opt", "exit"));
   EXPECT_THAT(local, ElementsAre("init", "init_post_opt", "local_user_init", "exit"));
+  // The plugins' job_prolog before anything of the job, job_epilog once it is gone.
+  EXPECT_THAT(job_script, ElementsAre("job_prolog", "job_epilog"));
   // The batch script, then the srun step's one task.
   ASSERT_EQ(remote_supervisors.size(), 2u);
   for (int pid : remote_supervisors) {
@@ -237,9 +256,14 @@ TEST_F(SpankTest, PluginsOptionsEnvironmentArgvAndPriority) {
                                    << "env | grep -c _SLURM_SPANK_OPTION_ || true\n"
                                    << "srun -N2 -n2 --canopy-shout --canopy-greeting=ada "
                                       "printenv CANOPY_GREETING | sort\n";
-  const CommandResult sbatch = Run("sbatch -W -N2 job.sh");
+  const CommandResult sbatch = Run("sbatch -W -N2 --parsable job.sh");
   ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
   EXPECT_EQ(ReadFile(work_ + "/job.out"), "hello bob\nyes\n7\n0\nHELLO ADA\nHELLO ADA\n");
+  // The plugin's spank_job_control_setenv in sbatch reached the Prolog as SPANK_GREETING.
+  const std::string prolog_env =
+      ReadFile(absl::StrCat(work_, "/prolog.", absl::StripAsciiWhitespace(sbatch.out)));
+  EXPECT_THAT(prolog_env, HasSubstr("SPANK_GREETING=bob\n"));
+  EXPECT_THAT(prolog_env, HasSubstr("SLURM_SCRIPT_CONTEXT=prolog_slurmd\n"));
 
   // The command line wins over the directive.
   ASSERT_EQ(Run("sbatch -W -o cli.out --canopy-greeting=cy job.sh").exit_code, 0);

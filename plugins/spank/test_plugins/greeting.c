@@ -1,7 +1,9 @@
 /* Test plugin: offers --canopy-greeting=NAME (registered from slurm_spank_init, so sbatch,
  * salloc and srun all take it) and --canopy-shout (static spank_options table: srun only).
  * In the task it sets CANOPY_GREETING to "hello NAME" (upper case with --canopy-shout) and
- * CANOPY_SPANK_ITEMS to what spank_get_item answers. The option callback refuses "nobody". */
+ * CANOPY_SPANK_ITEMS to what spank_get_item answers. The option callback refuses "nobody".
+ * In srun, sbatch and salloc it records the name for the job's prolog and epilog
+ * (spank_job_control_setenv: they see SPANK_GREETING). */
 #include <ctype.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -11,10 +13,13 @@
 
 SPANK_PLUGIN(greeting, 1);
 
+static char greeting_name[128];  /* what the option callback was given */
+
 static int check_greeting(int val, const char *optarg, int remote) {
   (void)val;
   (void)remote;
   if (optarg == NULL || *optarg == '\0' || strcmp(optarg, "nobody") == 0) return -1;
+  snprintf(greeting_name, sizeof greeting_name, "%s", optarg);
   return 0;
 }
 
@@ -37,6 +42,14 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   (void)ac;
   (void)av;
   return spank_option_register(sp, &greeting_option) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)ac;
+  (void)av;
+  if (greeting_name[0] == '\0') return 0;
+  if (spank_context() != S_CTX_LOCAL && spank_context() != S_CTX_ALLOCATOR) return 0;
+  return spank_job_control_setenv(sp, "GREETING", greeting_name, 1) == ESPANK_SUCCESS ? 0 : -1;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
