@@ -7,6 +7,8 @@
 //   prepend_argv    runs every task as "/usr/bin/env CANOPY_PREPENDED=yes COMMAND..."
 //   fail_task_init  fails slurm_spank_task_init of a task whose environment asks for it
 //   renice          sets each task's nice value (prio=7) in task_init_privileged
+//   private_tmp     (as root only: it needs a mount namespace) a private directory per job,
+//                   made in job_prolog and bind-mounted in the task's namespace
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,6 +132,12 @@ class SpankTest : public ::testing::Test {
         << "required " << SPANK_TEST_PLUGIN_DIR << "/prepend_argv.so\n"
         << "required " << SPANK_TEST_PLUGIN_DIR << "/fail_task_init.so\n"
         << "required renice.so prio=7\n";
+    if (geteuid() == 0) {
+      std::filesystem::create_directories(work_ + "/private");
+      std::filesystem::create_directories(work_ + "/scratch");
+      std::ofstream(cluster_.dir() + "/plugstack.conf", std::ios::app)
+          << "required private_tmp.so base=" << work_ << "/private mount=" << work_ << "/scratch\n";
+    }
     // The Prolog records what slurmd-side scripts see (SPANK_* from the plugins' job control
     // environment); it lives outside the cluster's directory, whose path is not known above.
     prolog_ = std::filesystem::temp_directory_path().string() + "/canopy-spank-prolog-" +
@@ -302,6 +310,26 @@ TEST_F(SpankTest, AFailingRequiredPluginFailsTheTaskWithSlurmsMessage) {
   EXPECT_THAT(step_out, HasSubstr("rc=1\n"));
   EXPECT_THAT(step_out, HasSubstr("fine\n"));
   EXPECT_THAT(step_out, Not(HasSubstr("ran\n")));
+}
+
+// A plugin that gives each job a private directory: made by its job_prolog (as root, for the
+// job's user), bind-mounted by its init_post_opt in a mount namespace the task then inherits.
+// What the job writes there never appears in the shared directory.
+TEST_F(SpankTest, APrivateTmpPluginWorksThroughTheTaskHelper) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "mount namespaces need root";
+  }
+  const CommandResult sbatch =
+      Run("sbatch -W --parsable -o priv.out --wrap 'echo secret > scratch/mine; ls scratch'");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
+  EXPECT_EQ(ReadFile(work_ + "/priv.out"), "mine\n");
+  EXPECT_FALSE(std::filesystem::exists(work_ + "/scratch/mine"));
+  const std::string job_dir =
+      absl::StrCat(work_, "/private/", absl::StripAsciiWhitespace(sbatch.out), ".0");
+  EXPECT_EQ(ReadFile(job_dir + "/mine"), "secret\n");
+  struct stat st;
+  ASSERT_EQ(stat(job_dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 65534u);  // chowned to the job's user by job_prolog
 }
 
 }  // namespace
