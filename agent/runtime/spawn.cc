@@ -37,12 +37,19 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 // report pipe on kWrapperReportFd and the agent's log on kWrapperLogFd; the wrapper does the
 // rest (spawn_report.h). Async-signal-safe calls only.
 template <typename Fail>
-[[noreturn]] void ExecWrapper(char* const* wrapper_argv, char* const* envp, int report_fd, int log,
-                              Fail fail) {
-  // Out of the way first, so that neither lands on the other's target.
-  const int report = fcntl(report_fd, F_DUPFD_CLOEXEC, 10);
+[[noreturn]] void ExecWrapper(const SpawnRequest& request, char* const* wrapper_argv,
+                              char* const* envp, int report_fd, int log, int* extra, Fail fail) {
+  // Out of the way first, so that none lands on another's target.
+  const int first_free = kWrapperFirstExtraFd + static_cast<int>(request.wrapper_fds.size());
+  const int report = fcntl(report_fd, F_DUPFD_CLOEXEC, first_free);
   if (report < 0 || log < 0) {
     fail(Stage::kStdio);
+  }
+  for (size_t i = 0; i < request.wrapper_fds.size(); ++i) {
+    extra[i] = fcntl(request.wrapper_fds[i], F_DUPFD_CLOEXEC, first_free);
+    if (extra[i] < 0) {
+      fail(Stage::kStdio);
+    }
   }
   if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
     for (int fd = 3; fd < 4096; ++fd) {
@@ -53,6 +60,11 @@ template <typename Fail>
   if (dup2(report, kWrapperReportFd) < 0 || dup2(log, kWrapperLogFd) < 0) {
     fail(Stage::kStdio);
   }
+  for (size_t i = 0; i < request.wrapper_fds.size(); ++i) {
+    if (dup2(extra[i], kWrapperFirstExtraFd + static_cast<int>(i)) < 0) {
+      fail(Stage::kStdio);
+    }
+  }
   execve(wrapper_argv[0], wrapper_argv, envp);
   fail(Stage::kExec);
   _exit(127);
@@ -61,7 +73,7 @@ template <typename Fail>
 // The child side of fork(): async-signal-safe calls only. Never returns.
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
                             const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
-                            int report_fd, char* const* wrapper_argv) {
+                            int report_fd, char* const* wrapper_argv, int* wrapper_extra) {
   auto fail = [report_fd](Stage stage) {
     const ChildError e{stage, errno};
     (void)!write(report_fd, &e, sizeof(e));
@@ -88,7 +100,8 @@ template <typename Fail>
       wrapper_argv == nullptr
           ? -1
           : fcntl(request.wrapper_log_fd >= 0 ? request.wrapper_log_fd : STDERR_FILENO,
-                  F_DUPFD_CLOEXEC, 10);
+                  F_DUPFD_CLOEXEC,
+                  kWrapperFirstExtraFd + static_cast<int>(request.wrapper_fds.size()));
   if (setsid() < 0) {
     fail(Stage::kSetsid);
   }
@@ -99,7 +112,7 @@ template <typename Fail>
     fail(Stage::kStdio);
   }
   if (wrapper_argv != nullptr) {
-    ExecWrapper(wrapper_argv, envp, report_fd, wrapper_log, fail);
+    ExecWrapper(request, wrapper_argv, envp, report_fd, wrapper_log, wrapper_extra, fail);
   }
   if (request.credentials.has_value()) {
     // Groups first: after setuid we may no longer change them.
@@ -289,6 +302,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   const std::vector<char*> envp = CStrings(request.env);
   const std::vector<std::string> wrapper_strings = WrapperArgv(request);
   const std::vector<char*> wrapper_argv = CStrings(wrapper_strings);
+  std::vector<int> wrapper_extra(request.wrapper_fds.size() + 1);  // scratch for the child
   std::vector<gid_t> groups;
   if (request.credentials.has_value()) {
     groups = request.credentials->supplementary_gids;
@@ -309,7 +323,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   }
   if (pid == 0) {
     ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(), stderr_is_stdout,
-              report_write.get(), request.wrapper.empty() ? nullptr : wrapper_argv.data());
+              report_write.get(), request.wrapper.empty() ? nullptr : wrapper_argv.data(),
+              wrapper_extra.data());
   }
   report_write.reset();
   // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message.

@@ -60,6 +60,8 @@ struct SpawnRequest {
   // failures as the child would, and closes the pipe once the task's set-up is done.
   std::vector<std::string> wrapper;
   int wrapper_log_fd = -1;  // borrowed
+  // More descriptors for the wrapper (borrowed): the i-th is open at kWrapperFirstExtraFd + i.
+  std::vector<int> wrapper_fds;
 };
 
 // Opens each of `paths` write-only (cgroup.procs files, for SpawnRequest::cgroup_procs_fds);

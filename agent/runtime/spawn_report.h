@@ -32,6 +32,9 @@ struct SpawnFailure {
 // The descriptors a SpawnRequest::wrapper finds open: the report pipe and the agent's log.
 inline constexpr int kWrapperReportFd = 3;
 inline constexpr int kWrapperLogFd = 4;
+// SpawnRequest::wrapper_fds from here on: the exits pipe and the other tasks' stdio of a step's
+// supervisor (spank_wrapper.h).
+inline constexpr int kWrapperFirstExtraFd = 5;
 
 // In the child (or the wrapper, as the user): opens `path` and puts it on `target` (blocking
 // mode, not close-on-exec). O_NONBLOCK while opening, so a FIFO without a peer cannot hold the

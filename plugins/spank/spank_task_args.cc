@@ -31,11 +31,52 @@ absl::Status Optional(const std::string& flag, const std::string& value, std::op
   return absl::OkStatus();
 }
 
+// "I:REST" of a per-task flag: the task's local id and the rest.
+absl::Status TaskPart(const std::string& flag, const std::string& value, size_t& index,
+                      std::string& rest) {
+  const size_t colon = value.find(':');
+  if (colon == std::string::npos || !absl::SimpleAtoi(value.substr(0, colon), &index) ||
+      index == 0 || index > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, ": expected LOCAL_ID:..., with a local id from 1, got '", value, "'"));
+  }
+  rest = value.substr(colon + 1);
+  return absl::OkStatus();
+}
+
+absl::Status TaskStreamOf(const std::string& flag, const std::string& rest, bool is_err,
+                          SpankTaskArgs::TaskStream& stream) {
+  if (is_err && rest == "stdout") {
+    stream.to_stdout = true;
+    return absl::OkStatus();
+  }
+  const size_t colon = rest.find(':');
+  const std::string kind = rest.substr(0, colon);
+  const std::string what = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  if (kind == "fd" && absl::SimpleAtoi(what, &stream.fd) && stream.fd > 2) {
+    return absl::OkStatus();
+  }
+  if ((kind == "append" || kind == "truncate") && !what.empty()) {
+    stream.path = what;
+    stream.append = kind == "append";
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, ": expected I:fd:N, I:append:PATH, I:truncate:PATH",
+                   is_err ? " or I:stdout" : "", ", got '", rest, "'"));
+}
+
 }  // namespace
 
 absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>& args) {
   SpankTaskArgs out;
   JobItems& job = out.items;
+  auto other = [&out](size_t i) -> SpankTaskArgs::OtherTask& {
+    if (out.other_tasks.size() <= i) {
+      out.other_tasks.resize(i + 1);
+    }
+    return out.other_tasks[i];
+  };
   using Setter = std::function<absl::Status(const std::string& flag, const std::string& value)>;
   auto text = [](std::string& field) -> Setter {
     return [&field](const std::string&, const std::string& v) {
@@ -68,6 +109,46 @@ absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>&
          return absl::OkStatus();
        }},
       {"task-prolog", text(out.task_prolog)},
+      {"exits-fd",
+       [&](const std::string& f, const std::string& v) { return Number(f, v, out.exits_fd); }},
+      {"task-env",
+       [&](const std::string& f, const std::string& v) {
+         size_t i = 0;
+         std::string rest;
+         if (absl::Status s = TaskPart(f, v, i, rest); !s.ok()) {
+           return s;
+         }
+         other(i).set_env.push_back(rest);
+         return absl::OkStatus();
+       }},
+      {"task-unset",
+       [&](const std::string& f, const std::string& v) {
+         size_t i = 0;
+         std::string rest;
+         if (absl::Status s = TaskPart(f, v, i, rest); !s.ok()) {
+           return s;
+         }
+         other(i).unset_env.push_back(rest);
+         return absl::OkStatus();
+       }},
+      {"task-stdout",
+       [&](const std::string& f, const std::string& v) {
+         size_t i = 0;
+         std::string rest;
+         if (absl::Status s = TaskPart(f, v, i, rest); !s.ok()) {
+           return s;
+         }
+         return TaskStreamOf(f, rest, false, other(i).out);
+       }},
+      {"task-stderr",
+       [&](const std::string& f, const std::string& v) {
+         size_t i = 0;
+         std::string rest;
+         if (absl::Status s = TaskPart(f, v, i, rest); !s.ok()) {
+           return s;
+         }
+         return TaskStreamOf(f, rest, true, other(i).err);
+       }},
       {"task-epilog", text(out.task_epilog)},
       {"job-uid",
        [&](const std::string& f, const std::string& v) { return Optional(f, v, job.uid); }},
@@ -139,6 +220,10 @@ absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>&
       out.stderr_to_stdout = true;
       continue;
     }
+    if (arg == "--all-tasks") {
+      out.all_tasks = true;
+      continue;
+    }
     const size_t eq = arg.find('=');
     const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     auto it = arg.rfind("--", 0) == 0 && eq != std::string::npos ? flags.find(name) : flags.end();
@@ -161,6 +246,26 @@ absl::StatusOr<SpankTaskArgs> ParseSpankTaskArgs(const std::vector<std::string>&
                                                    *job.local_task_count, " ids (--local-tasks)"));
   }
   job.task_pids.assign(job.global_task_ids.size(), 0);
+  if (out.all_tasks) {
+    const size_t n = job.global_task_ids.size();
+    if (n == 0 || out.exits_fd < 0) {
+      return absl::InvalidArgumentError(
+          "--all-tasks: needs --local-tasks, --global-task-ids and --exits-fd");
+    }
+    if (out.other_tasks.size() > n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a per-task flag names local id ", out.other_tasks.size() - 1, " of ", n, " tasks"));
+    }
+    out.other_tasks.resize(n);
+    for (size_t i = 1; i < n; ++i) {
+      const SpankTaskArgs::OtherTask& t = out.other_tasks[i];
+      if ((t.out.fd < 0 && t.out.path.empty()) ||
+          (t.err.fd < 0 && t.err.path.empty() && !t.err.to_stdout)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("task ", i, ": --task-stdout and --task-stderr are required"));
+      }
+    }
+  }
   if (out.uid.has_value()) {
     job.uid = out.uid;
     job.gid = out.gid;

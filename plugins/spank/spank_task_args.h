@@ -31,11 +31,30 @@ struct SpankTaskArgs {
   bool stdout_append = false;
   bool stderr_append = false;
   bool stderr_to_stdout = false;
-  int local_id = 0;               // --task-local-id: this task's local id on the node
-  std::string task_prolog;        // --task-prolog=PATH: TaskProlog, as the user before the task
-  std::string task_epilog;        // --task-epilog=PATH: TaskEpilog, as the user after it
-  JobItems items;                 // --job-id, --step-id, ... (spank_get_item's answers)
-  std::vector<std::string> argv;  // after "--"
+  int local_id = 0;         // --task-local-id: this task's local id on the node
+  std::string task_prolog;  // --task-prolog=PATH: TaskProlog, as the user before the task
+  std::string task_epilog;  // --task-epilog=PATH: TaskEpilog, as the user after it
+  JobItems items;           // --job-id, --step-id, ... (spank_get_item's answers)
+
+  // --all-tasks: supervise every local task of the step (ids 0 .. --local-tasks - 1), as one
+  // slurmstepd does, instead of the one of --task-local-id. Task 0 has the inherited
+  // environment and the stdio flags above; the others differ as these say:
+  bool all_tasks = false;
+  int exits_fd = -1;  // --exits-fd=N: "pid I PID" and "exit I STATUS" lines for the agent
+  struct TaskStream {
+    int fd = -1;       // I:fd:N (a pipe the agent reads)
+    std::string path;  // I:append:PATH or I:truncate:PATH (opened as the user)
+    bool append = false;
+    bool to_stdout = false;  // stderr only: I:stdout
+  };
+  struct OtherTask {
+    std::vector<std::string> set_env;    // --task-env=I:K=V
+    std::vector<std::string> unset_env;  // --task-unset=I:K
+    TaskStream out;                      // --task-stdout=I:...
+    TaskStream err;                      // --task-stderr=I:...
+  };
+  std::vector<OtherTask> other_tasks;  // index = local id; [0] unused
+  std::vector<std::string> argv;       // after "--"
 };
 
 // InvalidArgument naming the flag ("--job-id: expected a number, got 'x'").

@@ -84,5 +84,34 @@ TEST(SpankTaskArgsTest, JobScriptModeNeedsNoCommand) {
   EXPECT_TRUE(args->argv.empty());
 }
 
+TEST(SpankTaskArgsTest, AllTasksOfAStepWithTheirOwnEnvironmentAndStdio) {
+  absl::StatusOr<SpankTaskArgs> args = ParseSpankTaskArgs(
+      {"--all-tasks", "--exits-fd=5", "--local-tasks=3", "--global-task-ids=4,5,6",
+       "--task-env=1:SLURM_PROCID=5", "--task-unset=2:ONLY_RANK_0", "--task-stdout=1:fd:6",
+       "--task-stderr=1:fd:7", "--task-stdout=2:append:out-6.txt", "--task-stderr=2:stdout", "--",
+       "/bin/true"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->all_tasks);
+  EXPECT_EQ(args->exits_fd, 5);
+  ASSERT_EQ(args->other_tasks.size(), 3u);
+  EXPECT_THAT(args->other_tasks[1].set_env, ElementsAre("SLURM_PROCID=5"));
+  EXPECT_THAT(args->other_tasks[2].unset_env, ElementsAre("ONLY_RANK_0"));
+  EXPECT_EQ(args->other_tasks[1].out.fd, 6);
+  EXPECT_EQ(args->other_tasks[1].err.fd, 7);
+  EXPECT_EQ(args->other_tasks[2].out.path, "out-6.txt");
+  EXPECT_TRUE(args->other_tasks[2].out.append);
+  EXPECT_TRUE(args->other_tasks[2].err.to_stdout);
+
+  EXPECT_EQ(ParseSpankTaskArgs({"--all-tasks", "--local-tasks=2", "--global-task-ids=0,1",
+                                "--exits-fd=5", "--task-stdout=1:fd:6", "--", "true"})
+                .status()
+                .message(),
+            "task 1: --task-stdout and --task-stderr are required");
+  EXPECT_EQ(ParseSpankTaskArgs({"--task-env=0:X=1", "--", "true"}).status().message(),
+            "--task-env: expected LOCAL_ID:..., with a local id from 1, got '0:X=1'");
+  EXPECT_EQ(ParseSpankTaskArgs({"--task-stdout=1:pipe:3", "--", "true"}).status().message(),
+            "--task-stdout: expected I:fd:N, I:append:PATH, I:truncate:PATH, got 'pipe:3'");
+}
+
 }  // namespace
 }  // namespace canopy::spank
