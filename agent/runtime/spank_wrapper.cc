@@ -1,9 +1,13 @@
 #include "agent/runtime/spank_wrapper.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "agent/runtime/spawn_report.h"
 
 namespace canopy::agent::runtime {
 
@@ -79,6 +83,49 @@ std::vector<std::string> SpankTaskArgs(std::vector<std::string> job_args, uint32
   job_args.push_back(absl::StrCat("--global-task-ids=", absl::StrJoin(ranks, ",")));
   job_args.push_back(absl::StrCat("--task-local-id=", local_id));
   return job_args;
+}
+
+std::vector<std::string> SpankAllTasksArgs(const std::vector<const SpawnRequest*>& tasks,
+                                           std::vector<int>& wrapper_fds) {
+  std::vector<std::string> args = {"--all-tasks",
+                                   absl::StrCat("--exits-fd=", kWrapperFirstExtraFd)};
+  const std::vector<std::string>& env0 = tasks[0]->env;
+  const std::set<std::string> env0_set(env0.begin(), env0.end());
+  std::set<std::string> env0_names;
+  for (const std::string& entry : env0) {
+    env0_names.insert(entry.substr(0, entry.find('=')));
+  }
+  auto stream = [&](const std::string& path, int flags, int fd) {
+    if (!path.empty()) {
+      return absl::StrCat((flags & O_APPEND) != 0 ? "append:" : "truncate:", path);
+    }
+    wrapper_fds.push_back(fd);
+    return absl::StrCat("fd:", kWrapperFirstExtraFd + static_cast<int>(wrapper_fds.size()) - 1);
+  };
+  for (size_t i = 1; i < tasks.size(); ++i) {
+    const SpawnRequest& task = *tasks[i];
+    std::set<std::string> names;
+    for (const std::string& entry : task.env) {
+      names.insert(entry.substr(0, entry.find('=')));
+      if (!env0_set.contains(entry)) {
+        args.push_back(absl::StrCat("--task-env=", i, ":", entry));
+      }
+    }
+    for (const std::string& name : env0_names) {
+      if (!names.contains(name)) {
+        args.push_back(absl::StrCat("--task-unset=", i, ":", name));
+      }
+    }
+    args.push_back(absl::StrCat("--task-stdout=", i, ":",
+                                stream(task.stdout_path, task.stdout_flags, task.stdout_fd)));
+    if (!task.stderr_path.empty() && task.stderr_path == task.stdout_path) {
+      args.push_back(absl::StrCat("--task-stderr=", i, ":stdout"));
+    } else {
+      args.push_back(absl::StrCat("--task-stderr=", i, ":",
+                                  stream(task.stderr_path, task.stderr_flags, task.stderr_fd)));
+    }
+  }
+  return args;
 }
 
 }  // namespace canopy::agent::runtime

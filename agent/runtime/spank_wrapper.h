@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/runtime/spawn.h"
 #include "canopy/v1/agent.pb.h"
 
 namespace canopy::agent::runtime {
@@ -38,6 +39,13 @@ std::vector<std::string> SpankTaskArgs(std::vector<std::string> job_args, uint32
                                        uint32_t step_id, uint32_t step_nodes, uint32_t step_node_id,
                                        uint32_t total_tasks, const std::vector<int>& ranks,
                                        int local_id);
+
+// One slurmstepd for all of a step's tasks on the node: the flags that make the helper
+// supervise every task (--all-tasks), given each task's request as it would have been spawned
+// alone (`tasks[0]` is the one spawned, with these flags added to its wrapper). The exits pipe
+// must already be `wrapper_fds[0]`; the other tasks' stdio descriptors are appended to it.
+std::vector<std::string> SpankAllTasksArgs(const std::vector<const SpawnRequest*>& tasks,
+                                           std::vector<int>& wrapper_fds);
 
 // "0-3,8,10-11": Slurm's list format of CPU ids (S_JOB_ALLOC_CORES).
 std::string CpuListText(std::vector<int> cpus);

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/spank_wrapper.h"
@@ -227,7 +228,8 @@ absl::Status StepPart::StartTasks() {
     return flags;
   };
 
-  for (size_t i = 0; i < static_cast<size_t>(launch_.task_ranks_size()); ++i) {
+  std::vector<PreparedTask> prepared(static_cast<size_t>(launch_.task_ranks_size()));
+  for (size_t i = 0; i < prepared.size(); ++i) {
     const int rank = launch_.task_ranks(static_cast<int>(i));
     const Environment env =
         BuildStepEnvironment(job_.job_launch, launch_, job_.node, rank, static_cast<int>(i));
@@ -237,7 +239,7 @@ absl::Status StepPart::StartTasks() {
     if (!program.ok()) {
       return program.status();
     }
-    SpawnRequest req;
+    SpawnRequest& req = prepared[i].req;
     req.argv.assign(launch_.argv().begin(), launch_.argv().end());
     req.argv[0] = *program;
     req.env = EnvironmentStrings(env);
@@ -250,10 +252,10 @@ absl::Status StepPart::StartTasks() {
         static_cast<uint32_t>(launch_.step_num_nodes()),
         static_cast<uint32_t>(launch_.node_index()), static_cast<uint32_t>(launch_.ntasks()),
         {launch_.task_ranks().begin(), launch_.task_ranks().end()}, static_cast<int>(i));
-    os::UniqueFd out_write;
-    os::UniqueFd err_write;
-    os::UniqueFd out_read;
-    os::UniqueFd err_read;
+    os::UniqueFd& out_write = prepared[i].out_write;
+    os::UniqueFd& err_write = prepared[i].err_write;
+    os::UniqueFd& out_read = prepared[i].out_read;
+    os::UniqueFd& err_read = prepared[i].err_read;
     int fds[2];
     if (!out_paths[i].empty()) {
       req.stdout_path = out_paths[i];
@@ -281,15 +283,21 @@ absl::Status StepPart::StartTasks() {
       err_write.reset(fds[1]);
       req.stderr_fd = err_write.get();
     }
-    absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [this, i](int status) { OnExit(i, status); });
+  }
+  if (!job_.spank_args.empty() && prepared.size() > 1) {
+    return StartSupervised(prepared);
+  }
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    absl::StatusOr<pid_t> pid =
+        Spawn(prepared[i].req, *reaper_, [this, i](int status) { OnExit(i, status); });
     if (!pid.ok()) {
       return pid.status();
     }
     absl::MutexLock lock(&mu_);
     Task& t = tasks_[i];
     t.pid = *pid;
-    t.out = std::move(out_read);
-    t.err = std::move(err_read);
+    t.out = std::move(prepared[i].out_read);
+    t.err = std::move(prepared[i].err_read);
     if (pending_signal_ != 0) {
       killpg(t.pid, pending_signal_);
     }
@@ -317,8 +325,9 @@ void StepPart::Wake() {
 void StepPart::Signal(int signal) {
   absl::MutexLock lock(&mu_);
   pending_signal_ = signal;
+  std::set<pid_t> signalled;  // supervised tasks share one group: signal it once
   for (Task& t : tasks_) {
-    if (t.pid <= 0 || t.group_gone) {
+    if (t.pid <= 0 || t.group_gone || !signalled.insert(t.pid).second) {
       continue;
     }
     // An exited task's group still holds what it left running in the background; once empty,
@@ -333,7 +342,8 @@ std::vector<pid_t> StepPart::TaskGroups() {
   absl::MutexLock lock(&mu_);
   std::vector<pid_t> groups;
   for (const Task& t : tasks_) {
-    if (t.pid > 0 && !t.group_gone) {
+    if (t.pid > 0 && !t.group_gone &&
+        std::find(groups.begin(), groups.end(), t.pid) == groups.end()) {
       groups.push_back(t.pid);
     }
   }
@@ -350,6 +360,10 @@ void StepPart::IoLoop() {
       absl::MutexLock lock(&mu_);
       fds.push_back(pollfd{wake_.get(), POLLIN, 0});
       owners.emplace_back(0, false);
+      if (exits_.valid()) {
+        fds.push_back(pollfd{exits_.get(), POLLIN, 0});
+        owners.emplace_back(SIZE_MAX, false);
+      }
       for (size_t i = 0; i < tasks_.size(); ++i) {
         if (tasks_[i].out.valid()) {
           fds.push_back(pollfd{tasks_[i].out.get(), POLLIN, 0});
@@ -385,6 +399,10 @@ void StepPart::IoLoop() {
       if (fds[k].revents == 0) {
         continue;
       }
+      if (owners[k].first == SIZE_MAX) {
+        ReadSupervisorExits();
+        continue;
+      }
       const ssize_t n = read(fds[k].fd, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) {
         continue;
@@ -412,6 +430,7 @@ void StepPart::IoLoop() {
     bool all_done = true;
     {
       absl::MutexLock lock(&mu_);
+      EndTasksWithSupervisor();
       const absl::Time now = absl::Now();
       for (Task& t : tasks_) {
         if (t.reported || t.pid == 0) {

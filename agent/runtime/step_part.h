@@ -94,7 +94,20 @@ class StepPart {
     bool group_gone = false;  // exited, and its process group found empty
   };
 
+  // A task's launch, prepared: its request and its output pipes.
+  struct PreparedTask {
+    SpawnRequest req;
+    os::UniqueFd out_read, err_read, out_write, err_write;
+  };
+
   canopy::v1::StepIoHello Hello(const std::string& token) const;
+  // With SPANK and several tasks here, one helper supervises them all, as one slurmstepd does
+  // (step_part_supervised.cc): the tasks share its process group, and their exits come as
+  // lines on a pipe the I/O thread reads.
+  absl::Status StartSupervised(std::vector<PreparedTask>& prepared);
+  void OnSupervisorExit(int wait_status);
+  void ReadSupervisorExits();  // I/O thread
+  void EndTasksWithSupervisor() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends to srun's stream and queues for every attached one; drops attached streams that
   // broke or fell behind.
   void Broadcast(const canopy::v1::StepIoMessage& message);
@@ -118,6 +131,13 @@ class StepPart {
   int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;  // last Signal(), applied to late starters
   bool srun_gone_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> notices_ ABSL_GUARDED_BY(mu_);  // for the I/O thread to send srun
+  // The supervisor (StartSupervised): its exits pipe (read and closed by the I/O thread) and
+  // its own end.
+  os::UniqueFd exits_;
+  std::string exits_buffer_;
+  bool exits_eof_ ABSL_GUARDED_BY(mu_) = false;
+  bool supervisor_exited_ ABSL_GUARDED_BY(mu_) = false;
+  int supervisor_status_ ABSL_GUARDED_BY(mu_) = 0;
 
   // sattach streams: added by AddAttached (the controller-stream thread), fed and dropped by
   // the I/O thread. Pushing to them never blocks.

@@ -250,6 +250,9 @@ void ReapTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
 }  // namespace
 
 int Supervise(SpankTaskArgs& args) {
+  if (args.exits_fd >= 0) {
+    fcntl(args.exits_fd, F_SETFD, FD_CLOEXEC);  // the agent's, not the tasks'
+  }
   helper::SetUpAsUser(args);
   std::vector<TaskPlan> plans = PlanTasks(args);
   absl::StatusOr<std::unique_ptr<SpankHost>> loaded =

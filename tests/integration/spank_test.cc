@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -310,6 +311,46 @@ TEST_F(SpankTest, AFailingRequiredPluginFailsTheTaskWithSlurmsMessage) {
   EXPECT_THAT(step_out, HasSubstr("rc=1\n"));
   EXPECT_THAT(step_out, HasSubstr("fine\n"));
   EXPECT_THAT(step_out, Not(HasSubstr("ran\n")));
+}
+
+// Several tasks of one step on a node share one supervisor, as they share one slurmstepd: the
+// per-step hooks run once, the per-task hooks once per task, every task_post_fork before any
+// task_init; each rank keeps its own output and exit code.
+TEST_F(SpankTest, AStepsTasksOnANodeShareOneSupervisor) {
+  const CommandResult sbatch =
+      Run("sbatch -W -N1 -o multi.out --wrap 'srun -n3 -l sh -c \"echo rank-\\$SLURM_PROCID; "
+          "exit \\$SLURM_PROCID\"; echo rc=$?'");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
+  const std::string out = ReadFile(work_ + "/multi.out");
+  EXPECT_THAT(out, HasSubstr("0: rank-0\n"));
+  EXPECT_THAT(out, HasSubstr("1: rank-1\n"));
+  EXPECT_THAT(out, HasSubstr("2: rank-2\n"));
+  EXPECT_THAT(out, HasSubstr("rc=2\n"));
+  const std::vector<Call> calls = ReadCalls(log_);
+  int step_supervisor = 0;
+  for (const Call& c : calls) {
+    if (c.context == "remote" && c.hook == "task_post_fork" && c.task == "2") {
+      step_supervisor = c.pid;
+    }
+  }
+  ASSERT_NE(step_supervisor, 0);
+  const std::vector<std::string> hooks = HooksOf(calls, step_supervisor);
+  auto count = [&](const std::string& hook) {
+    return std::count(hooks.begin(), hooks.end(), hook);
+  };
+  EXPECT_EQ(count("init"), 1);
+  EXPECT_EQ(count("init_post_opt"), 1);
+  EXPECT_EQ(count("user_init"), 1);
+  EXPECT_EQ(count("task_init_privileged"), 3);
+  EXPECT_EQ(count("task_post_fork"), 3);
+  EXPECT_EQ(count("task_init"), 3);
+  EXPECT_EQ(count("task_exit"), 3);
+  EXPECT_EQ(count("exit"), 1);
+  const auto last_post_fork =
+      std::find(hooks.rbegin(), hooks.rend(), std::string("task_post_fork")).base();
+  const auto first_task_init = std::find(hooks.begin(), hooks.end(), std::string("task_init"));
+  EXPECT_LE(last_post_fork - hooks.begin(), first_task_init - hooks.begin());
+  EXPECT_EQ(hooks.back(), "exit");
 }
 
 // A plugin that gives each job a private directory: made by its job_prolog (as root, for the

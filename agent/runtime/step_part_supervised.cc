@@ -1,0 +1,110 @@
+// StepPart with one supervisor for all its tasks (step_part.h): with SPANK plugins and several
+// tasks of the step on this node, the task helper runs them all, as one slurmstepd does, so the
+// plugins' per-step hooks (init, user_init, exit) run once. The tasks stay in the helper's
+// process group, which Signal() reaches; the helper reports "pid I PID" and "exit I STATUS"
+// lines on a pipe (spank_wrapper.h SpankAllTasksArgs) that the I/O thread reads.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "agent/runtime/spank_wrapper.h"
+#include "agent/runtime/step_part.h"
+
+namespace canopy::agent::runtime {
+
+absl::Status StepPart::StartSupervised(std::vector<PreparedTask>& prepared) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  os::UniqueFd exits_read(fds[0]);
+  const os::UniqueFd exits_write(fds[1]);
+  std::vector<const SpawnRequest*> requests;
+  for (const PreparedTask& task : prepared) {
+    requests.push_back(&task.req);
+  }
+  SpawnRequest req = prepared[0].req;
+  req.wrapper_fds = {exits_write.get()};
+  std::vector<std::string> all = SpankAllTasksArgs(requests, req.wrapper_fds);
+  // Before Spawn's own words ("--uid=..."): the helper's flags in any order, then "--".
+  req.wrapper.insert(req.wrapper.end(), all.begin(), all.end());
+  absl::StatusOr<pid_t> pid =
+      Spawn(req, *reaper_, [this](int status) { OnSupervisorExit(status); });
+  if (!pid.ok()) {
+    return pid.status();
+  }
+  exits_ = std::move(exits_read);
+  absl::MutexLock lock(&mu_);
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    Task& t = tasks_[i];
+    t.pid = *pid;  // the tasks' process group
+    t.out = std::move(prepared[i].out_read);
+    t.err = std::move(prepared[i].err_read);
+  }
+  if (pending_signal_ != 0) {
+    killpg(*pid, pending_signal_);
+  }
+  return absl::OkStatus();
+}
+
+void StepPart::OnSupervisorExit(int wait_status) {
+  absl::MutexLock lock(&mu_);  // wake inside the lock (see OnExit)
+  supervisor_exited_ = true;
+  supervisor_status_ = wait_status;
+  Wake();
+}
+
+void StepPart::ReadSupervisorExits() {
+  char buffer[4096];
+  const ssize_t n = read(exits_.get(), buffer, sizeof(buffer));
+  if (n < 0 && errno == EINTR) {
+    return;
+  }
+  if (n <= 0) {
+    exits_.reset();
+    absl::MutexLock lock(&mu_);
+    exits_eof_ = true;
+    return;
+  }
+  exits_buffer_.append(buffer, static_cast<size_t>(n));
+  size_t end;
+  while ((end = exits_buffer_.find('\n')) != std::string::npos) {
+    const std::vector<std::string> words = absl::StrSplit(exits_buffer_.substr(0, end), ' ');
+    exits_buffer_.erase(0, end + 1);
+    size_t index = 0;
+    int status = 0;
+    if (words.size() != 3 || words[0] != "exit" || !absl::SimpleAtoi(words[1], &index) ||
+        !absl::SimpleAtoi(words[2], &status)) {
+      continue;  // "pid I PID", or nothing we know
+    }
+    absl::MutexLock lock(&mu_);
+    if (index < tasks_.size() && !tasks_[index].exited) {
+      tasks_[index].exited = true;
+      tasks_[index].wait_status = status;
+      tasks_[index].exited_at = absl::Now();
+    }
+  }
+}
+
+void StepPart::EndTasksWithSupervisor() {
+  // Once the helper is gone and every line it wrote is read, a task it never reported (it was
+  // killed, or could not fork it) ends with the helper's own status.
+  if (!supervisor_exited_ || !exits_eof_) {
+    return;
+  }
+  for (Task& t : tasks_) {
+    if (t.pid > 0 && !t.exited) {
+      t.exited = true;
+      t.wait_status = supervisor_status_ != 0 ? supervisor_status_ : 1 << 8;
+      t.exited_at = absl::Now();
+    }
+  }
+}
+
+}  // namespace canopy::agent::runtime
