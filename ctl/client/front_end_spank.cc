@@ -69,11 +69,11 @@ FrontEndSpank::~FrontEndSpank() {
   }
 }
 
-std::string FrontEndSpank::HelpText() const {
+std::string FrontEndSpank::WithPluginHelp(std::string help, absl::string_view before) const {
   if (host_->options().empty()) {
-    return "";
+    return help;
   }
-  std::string text = "\nOptions provided by plugins:\n";
+  std::string text = "Options provided by plugins:\n";
   for (const spank::PluginOption& option : host_->options()) {
     std::string line = absl::StrCat("      --", option.name);
     if (!option.arginfo.empty()) {
@@ -87,7 +87,10 @@ std::string FrontEndSpank::HelpText() const {
     }
     absl::StrAppend(&text, line, option.usage, "\n");
   }
-  return text;
+  text += "\n";
+  const size_t at = help.find(std::string(before));
+  help.insert(at == std::string::npos ? help.size() : at, text);
+  return help;
 }
 
 absl::Status FrontEndSpank::ApplyOptions(

@@ -32,13 +32,17 @@ class FrontEndSpank {
 
   // The plugins' options for the command's getopt table.
   const std::vector<slurm::ExtraOption>& options() const { return options_; }
-  // "\nOptions provided by plugins:\n      --name=ARG          usage\n..." ("" without any), as
-  // Slurm's commands end their --help.
-  std::string HelpText() const;
+  // `help` with the plugins' options in it, where Slurm 22.05's command prints them: the block
+  //   Options provided by plugins:
+  //         --name=ARG              usage
+  //   (a blank line)
+  // just before the section that starts with `before` ("GPU scheduling options:" for sbatch and
+  // srun, "Help options:" for salloc). Unchanged without plugin options.
+  std::string WithPluginHelp(std::string help, absl::string_view before) const;
   // Gives the plugins their options: first SLURM_SPANK__SLURM_SPANK_OPTION_<plugin>_<name>
   // variables of `env`, then `given` (command line order), then runs slurm_spank_init_post_opt.
-  // InvalidArgument in Slurm's words ("Invalid --NAME argument: VALUE", "Plugin stack
-  // post-option processing failed.").
+  // InvalidArgument in Slurm's words ("Invalid --NAME argument: VALUE", which the commands exit
+  // 255 for), FailedPrecondition "Plugin stack post-option processing failed." (exit 1).
   absl::Status ApplyOptions(const std::vector<std::pair<std::string, std::string>>& given,
                             const std::map<std::string, std::string>& env);
   // The variables that carry the options set (_SLURM_SPANK_OPTION_...) and the plugins' job

@@ -277,14 +277,15 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return slurm::ExitCodeOf(options.status());
   }
   if (options->info != slurm::InfoRequest::kNone) {
-    out << SallocInfoText(options->info)
-        << (options->info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
+    out << (options->info == slurm::InfoRequest::kHelp
+                ? (*spank)->WithPluginHelp(SallocInfoText(options->info), "Help options:")
+                : SallocInfoText(options->info));
     return slurm::InfoExitCode(options->info);
   }
   if (absl::Status s = (*spank)->ApplyOptions(options->allocation.plugin_options, input.env);
       !s.ok()) {
     client::PrintPrefixed("salloc: ", s.message(), err);
-    return 1;
+    return absl::IsInvalidArgument(s) ? 255 : 1;
   }
   if (absl::Status s = srun::ResolveUidAndGid(options->allocation); !s.ok()) {
     client::PrintCliError("salloc", s.message(), err);

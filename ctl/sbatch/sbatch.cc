@@ -183,8 +183,9 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     return Fail(info.status(), err);
   }
   if (*info != slurm::InfoRequest::kNone) {
-    out << SbatchInfoText(*info)
-        << (*info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
+    out << (*info == slurm::InfoRequest::kHelp
+                ? (*spank)->WithPluginHelp(SbatchInfoText(*info), "GPU scheduling options:")
+                : SbatchInfoText(*info));
     return slurm::InfoExitCode(*info);
   }
   SubmitContext context;
@@ -220,7 +221,7 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   if (absl::Status s = (*spank)->ApplyOptions(options->plugin_options, context.env); !s.ok()) {
     client::PrintPrefixed("sbatch: ", s.message(), err);
-    return 1;
+    return absl::IsInvalidArgument(s) ? 255 : 1;  // as sbatch 22.05 exits for each
   }
   if (options->info != slurm::InfoRequest::kNone) {  // --hint=help
     out << SbatchInfoText(options->info);

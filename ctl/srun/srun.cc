@@ -139,13 +139,14 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     return slurm::ExitCodeOf(options.status());
   }
   if (options->info != slurm::InfoRequest::kNone) {
-    out << SrunInfoText(options->info)
-        << (options->info == slurm::InfoRequest::kHelp ? (*spank)->HelpText() : "");
+    out << (options->info == slurm::InfoRequest::kHelp
+                ? (*spank)->WithPluginHelp(SrunInfoText(options->info), "GPU scheduling options:")
+                : SrunInfoText(options->info));
     return slurm::InfoExitCode(options->info);
   }
   if (absl::Status s = (*spank)->ApplyOptions(options->plugin_options, env); !s.ok()) {
     client::PrintPrefixed("srun: ", s.message(), err);
-    return 1;
+    return absl::IsInvalidArgument(s) ? 255 : 1;  // as srun 22.05 exits for each
   }
   if (absl::Status s = ResolveUidAndGid(*options); !s.ok()) {
     client::PrintCliError("srun", s.message(), err);

@@ -251,11 +251,17 @@ TEST_F(SpankTest, CallbackOrderAndContextsAreSlurms) {
 // and in --help; the plugins change the task's environment, command line and nice value; the
 // option carriers do not reach the task.
 TEST_F(SpankTest, PluginsOptionsEnvironmentArgvAndPriority) {
+  // Where Slurm 22.05 prints them (recorded from the real commands with the same plugins:
+  // tests/data/slurm-reference/spank-22.05.txt): just before the GPU section.
   const CommandResult help = Run("sbatch --help");
-  EXPECT_THAT(help.out, HasSubstr("Options provided by plugins:\n"
+  EXPECT_THAT(help.out, HasSubstr("\n\nOptions provided by plugins:\n"
                                   "      --canopy-greeting=NAME  Greet NAME in the task's "
-                                  "environment (test plugin)\n"));
-  EXPECT_THAT(Run("srun --help").out, HasSubstr("      --canopy-shout"));
+                                  "environment (test plugin)\n\nGPU scheduling options:\n"));
+  EXPECT_THAT(Run("srun --help").out,
+              HasSubstr("Options provided by plugins:\n"
+                        "      --canopy-shout          Greet in capitals (test plugin)\n"
+                        "      --canopy-greeting=NAME  Greet NAME in the task's environment "
+                        "(test plugin)\n\nGPU scheduling options:\n"));
 
   std::ofstream(work_ + "/job.sh") << "#!/bin/sh\n"
                                    << "#SBATCH --canopy-greeting=bob\n"
@@ -278,12 +284,12 @@ TEST_F(SpankTest, PluginsOptionsEnvironmentArgvAndPriority) {
   ASSERT_EQ(Run("sbatch -W -o cli.out --canopy-greeting=cy job.sh").exit_code, 0);
   EXPECT_THAT(ReadFile(work_ + "/cli.out"), ::testing::StartsWith("hello cy\n"));
 
-  // The plugin's callback refuses a value: Slurm's message, no job.
+  // The plugin's callback refuses a value: Slurm's message and exit code, no job.
   const CommandResult bad = Run("sbatch --canopy-greeting=nobody --wrap true");
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 255);
   EXPECT_EQ(bad.err, "sbatch: error: Invalid --canopy-greeting argument: nobody\n");
   const CommandResult bad_srun = Run("srun --canopy-greeting=nobody true");
-  EXPECT_EQ(bad_srun.exit_code, 1);
+  EXPECT_EQ(bad_srun.exit_code, 255);
   EXPECT_EQ(bad_srun.err, "srun: error: Invalid --canopy-greeting argument: nobody\n");
 }
 
