@@ -88,7 +88,12 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
     job.prolog = JobRecord::Script::kDone;
     const bool ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
     if (job.killing) {
-      return;  // cancelled meanwhile: CheckKill finishes it (nothing else of it ever started)
+      // Cancelled meanwhile: CheckKill finishes it; the steps that waited never start.
+      for (const canopy::v1::LaunchStep& step : job.steps_after_prolog) {
+        FailStepWithoutJob(step, absl::StrCat("job ", job_id, " was killed during its prolog"));
+      }
+      job.steps_after_prolog.clear();
+      return;
     }
     if (!ok) {
       PrologFailed(job_id, DescribeScriptFailure(JobScript::kProlog, wait_status));

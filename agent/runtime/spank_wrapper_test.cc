@@ -42,8 +42,8 @@ TEST(SpankWrapperTest, AllTasksArgsDescribeHowTheOtherTasksDiffer) {
   t2.stderr_path = "/w/out-6";
   std::vector<int> fds = {20};  // the exits pipe
   EXPECT_THAT(SpankAllTasksArgs({&t0, &t1, &t2}, fds),
-              ElementsAre("--all-tasks", "--exits-fd=5", "--task-env=1:SLURM_PROCID=5",
-                          "--task-unset=1:ONLY0", "--task-stdout=1:fd:6", "--task-stderr=1:fd:7",
+              ElementsAre("--all-tasks", "--exits-fd=6", "--task-env=1:SLURM_PROCID=5",
+                          "--task-unset=1:ONLY0", "--task-stdout=1:fd:7", "--task-stderr=1:fd:8",
                           "--task-env=2:SLURM_PROCID=6", "--task-stdout=2:append:/w/out-6",
                           "--task-stderr=2:stdout"));
   EXPECT_THAT(fds, ElementsAre(20, 12, 13));

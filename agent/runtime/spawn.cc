@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,16 +38,17 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 // report pipe on kWrapperReportFd and the agent's log on kWrapperLogFd; the wrapper does the
 // rest (spawn_report.h). Async-signal-safe calls only.
 template <typename Fail>
-[[noreturn]] void ExecWrapper(const SpawnRequest& request, char* const* wrapper_argv,
-                              char* const* envp, int report_fd, int log, int* extra, Fail fail) {
+// `fds`: the environment memfd, then SpawnRequest::wrapper_fds; `extra` has room for as many.
+[[noreturn]] void ExecWrapper(const int* fds, size_t nfds, char* const* wrapper_argv, int report_fd,
+                              int log, int* extra, Fail fail) {
   // Out of the way first, so that none lands on another's target.
-  const int first_free = kWrapperFirstExtraFd + static_cast<int>(request.wrapper_fds.size());
+  const int first_free = kWrapperEnvFd + static_cast<int>(nfds);
   const int report = fcntl(report_fd, F_DUPFD_CLOEXEC, first_free);
   if (report < 0 || log < 0) {
     fail(Stage::kStdio);
   }
-  for (size_t i = 0; i < request.wrapper_fds.size(); ++i) {
-    extra[i] = fcntl(request.wrapper_fds[i], F_DUPFD_CLOEXEC, first_free);
+  for (size_t i = 0; i < nfds; ++i) {
+    extra[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, first_free);
     if (extra[i] < 0) {
       fail(Stage::kStdio);
     }
@@ -60,11 +62,17 @@ template <typename Fail>
   if (dup2(report, kWrapperReportFd) < 0 || dup2(log, kWrapperLogFd) < 0) {
     fail(Stage::kStdio);
   }
-  for (size_t i = 0; i < request.wrapper_fds.size(); ++i) {
-    if (dup2(extra[i], kWrapperFirstExtraFd + static_cast<int>(i)) < 0) {
+  for (size_t i = 0; i < nfds; ++i) {
+    if (dup2(extra[i], kWrapperEnvFd + static_cast<int>(i)) < 0) {
       fail(Stage::kStdio);
     }
   }
+  // Only a fixed PATH: the user's variables (LD_PRELOAD, ...) must not reach a root loader.
+  char path[sizeof(kWrapperPath)];
+  for (size_t i = 0; i < sizeof(kWrapperPath); ++i) {
+    path[i] = kWrapperPath[i];
+  }
+  char* const envp[] = {path, nullptr};
   execve(wrapper_argv[0], wrapper_argv, envp);
   fail(Stage::kExec);
   _exit(127);
@@ -73,7 +81,8 @@ template <typename Fail>
 // The child side of fork(): async-signal-safe calls only. Never returns.
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
                             const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
-                            int report_fd, char* const* wrapper_argv, int* wrapper_extra) {
+                            int report_fd, char* const* wrapper_argv, const int* wrapper_fds,
+                            size_t wrapper_nfds, int* wrapper_extra) {
   auto fail = [report_fd](Stage stage) {
     const ChildError e{stage, errno};
     (void)!write(report_fd, &e, sizeof(e));
@@ -100,8 +109,7 @@ template <typename Fail>
       wrapper_argv == nullptr
           ? -1
           : fcntl(request.wrapper_log_fd >= 0 ? request.wrapper_log_fd : STDERR_FILENO,
-                  F_DUPFD_CLOEXEC,
-                  kWrapperFirstExtraFd + static_cast<int>(request.wrapper_fds.size()));
+                  F_DUPFD_CLOEXEC, kWrapperEnvFd + static_cast<int>(wrapper_nfds));
   if (setsid() < 0) {
     fail(Stage::kSetsid);
   }
@@ -112,7 +120,8 @@ template <typename Fail>
     fail(Stage::kStdio);
   }
   if (wrapper_argv != nullptr) {
-    ExecWrapper(request, wrapper_argv, envp, report_fd, wrapper_log, wrapper_extra, fail);
+    ExecWrapper(wrapper_fds, wrapper_nfds, wrapper_argv, report_fd, wrapper_log, wrapper_extra,
+                fail);
   }
   if (request.credentials.has_value()) {
     // Groups first: after setuid we may no longer change them.
@@ -302,7 +311,31 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   const std::vector<char*> envp = CStrings(request.env);
   const std::vector<std::string> wrapper_strings = WrapperArgv(request);
   const std::vector<char*> wrapper_argv = CStrings(wrapper_strings);
-  std::vector<int> wrapper_extra(request.wrapper_fds.size() + 1);  // scratch for the child
+  // The wrapper gets the task's environment in a memfd, never as its own (spawn_report.h).
+  os::UniqueFd env_memfd;
+  std::vector<int> wrapper_fds;
+  if (!request.wrapper.empty()) {
+    env_memfd.reset(memfd_create("canopy-task-env", MFD_CLOEXEC));
+    if (!env_memfd.valid()) {
+      return absl::InternalError(absl::StrCat("memfd_create: ", std::strerror(errno)));
+    }
+    std::string packed;
+    for (const std::string& entry : request.env) {
+      packed.append(entry).push_back('\0');
+    }
+    for (size_t done = 0; done < packed.size();) {
+      const ssize_t n = write(env_memfd.get(), packed.data() + done, packed.size() - done);
+      if (n <= 0) {
+        return absl::InternalError(
+            absl::StrCat("writing the task's environment: ", std::strerror(errno)));
+      }
+      done += static_cast<size_t>(n);
+    }
+    lseek(env_memfd.get(), 0, SEEK_SET);
+    wrapper_fds.push_back(env_memfd.get());
+    wrapper_fds.insert(wrapper_fds.end(), request.wrapper_fds.begin(), request.wrapper_fds.end());
+  }
+  std::vector<int> wrapper_extra(wrapper_fds.size() + 1);  // scratch for the child
   std::vector<gid_t> groups;
   if (request.credentials.has_value()) {
     groups = request.credentials->supplementary_gids;
@@ -324,7 +357,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   if (pid == 0) {
     ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(), stderr_is_stdout,
               report_write.get(), request.wrapper.empty() ? nullptr : wrapper_argv.data(),
-              wrapper_extra.data());
+              wrapper_fds.data(), wrapper_fds.size(), wrapper_extra.data());
   }
   report_write.reset();
   // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message.

@@ -55,7 +55,8 @@ struct SpawnRequest {
   // A program that starts the task in the child's place (the SPANK task helper): after joining
   // the cgroups, the new session and the borrowed stdio, the child execs
   //   wrapper... [--uid= --gid= --groups=] --work-dir= [--stdin= --stdout= ...] -- argv...
-  // as root, with the report pipe and `wrapper_log_fd` (default: the agent's stderr) open
+  // as root, with only a fixed PATH as its environment; the task's `env` comes in a memfd, and
+  // the report pipe and `wrapper_log_fd` (default: the agent's stderr) are open too
   // (spawn_report.h). The wrapper becomes the user and opens the stdio files itself, reporting
   // failures as the child would, and closes the pipe once the task's set-up is done.
   std::vector<std::string> wrapper;

@@ -32,9 +32,15 @@ struct SpawnFailure {
 // The descriptors a SpawnRequest::wrapper finds open: the report pipe and the agent's log.
 inline constexpr int kWrapperReportFd = 3;
 inline constexpr int kWrapperLogFd = 4;
+// The task's environment, "K=V" entries each ended by a NUL (a memfd, read from offset 0). The
+// wrapper itself runs, as root, with only a fixed PATH: nothing of the user's environment
+// (LD_PRELOAD, LD_LIBRARY_PATH, GLIBC_TUNABLES) reaches the dynamic loader of a root process.
+inline constexpr int kWrapperEnvFd = 5;
 // SpawnRequest::wrapper_fds from here on: the exits pipe and the other tasks' stdio of a step's
 // supervisor (spank_wrapper.h).
-inline constexpr int kWrapperFirstExtraFd = 5;
+inline constexpr int kWrapperFirstExtraFd = 6;
+// The only environment the wrapper process gets.
+inline constexpr char kWrapperPath[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
 
 // In the child (or the wrapper, as the user): opens `path` and puts it on `target` (blocking
 // mode, not close-on-exec). O_NONBLOCK while opening, so a FIFO without a peer cannot hold the

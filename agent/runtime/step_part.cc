@@ -451,6 +451,11 @@ void StepPart::IoLoop() {
           all_done = false;
         }
       }
+      // A supervisor still runs its tasks' exit hooks (task_exit, slurm_spank_exit): the step
+      // ends with it, and nothing may destroy this part while its exit callback is pending.
+      if (supervised_ && (!supervisor_exited_ || !exits_eof_)) {
+        all_done = false;
+      }
     }
     // A failed launch is reported as StepLaunchFailed, not as exits of the ranks that started.
     if (failure_.empty()) {

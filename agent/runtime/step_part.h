@@ -136,6 +136,7 @@ class StepPart {
   os::UniqueFd exits_;
   std::string exits_buffer_;
   bool exits_eof_ ABSL_GUARDED_BY(mu_) = false;
+  bool supervised_ ABSL_GUARDED_BY(mu_) = false;  // StartSupervised spawned the helper
   bool supervisor_exited_ ABSL_GUARDED_BY(mu_) = false;
   int supervisor_status_ ABSL_GUARDED_BY(mu_) = 0;
 

@@ -41,6 +41,7 @@ absl::Status StepPart::StartSupervised(std::vector<PreparedTask>& prepared) {
   }
   exits_ = std::move(exits_read);
   absl::MutexLock lock(&mu_);
+  supervised_ = true;
   for (size_t i = 0; i < prepared.size(); ++i) {
     Task& t = tasks_[i];
     t.pid = *pid;  // the tasks' process group

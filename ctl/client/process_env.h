@@ -8,6 +8,8 @@
 
 namespace canopy::ctl::client {
 
+// Without the SPANK job control variables (common/slurm/job_environment.h), which only the
+// plugins may set.
 std::map<std::string, std::string> ProcessEnvironment();
 // The current directory; "/" if it cannot be read (deleted directory).
 std::string CurrentDirectory();

@@ -31,7 +31,9 @@ std::string DirectoryOf(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
 }
 
-// PluginDir's directories in order; the first that holds `name` wins.
+// PluginDir's directories in order; the first that holds `name` wins. A name none of them has
+// stays relative, and SpankPlugin::Load refuses it: dlopen would otherwise look for it in
+// LD_LIBRARY_PATH or the current directory, which a job's user may control.
 std::string FindPlugin(const std::string& name, const std::string& plugin_dirs) {
   if (name.empty() || name[0] == '/') {
     return name;

@@ -17,7 +17,7 @@ namespace canopy::spank {
 
 struct PlugStackEntry {
   bool required = false;
-  std::string path;               // as found: absolute, or as written if no PluginDir has it
+  std::string path;  // as found: absolute, or as written (relative) if no PluginDir has it
   std::vector<std::string> args;  // the words after the path
   std::string origin;             // "FILE:LINE", for messages
 };

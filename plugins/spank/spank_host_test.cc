@@ -70,6 +70,14 @@ TEST(SpankHostTest, ARequiredPluginThatCannotLoadFailsTheStack) {
   EXPECT_THAT(host.status().message(), HasSubstr("no_such_plugin.so"));
 }
 
+TEST(SpankHostTest, APluginPathPluginDirDoesNotHaveIsNotFound) {
+  PlugStackEntry entry = Entry("greeting");
+  entry.path = "greeting.so";  // relative: not found in PluginDir by the parser
+  absl::StatusOr<std::unique_ptr<SpankHost>> host = SpankHost::Load(S_CTX_REMOTE, {entry});
+  ASSERT_FALSE(host.ok());
+  EXPECT_THAT(host.status().message(), HasSubstr("greeting.so: not found in PluginDir"));
+}
+
 TEST(SpankHostTest, SlurmdContextLoadsOnlyPluginsWithSlurmdHooks) {
   absl::StatusOr<std::unique_ptr<SpankHost>> host = SpankHost::Load(
       S_CTX_SLURMD, {Entry("fail_task_init"), Entry("callback_order", true, {"log=/dev/null"})});

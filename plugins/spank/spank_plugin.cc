@@ -45,6 +45,10 @@ absl::StatusOr<std::unique_ptr<SpankPlugin>> SpankPlugin::Load(const PlugStackEn
   auto fail = [&](absl::string_view why) {
     return absl::FailedPreconditionError(absl::StrCat(entry.path, ": ", why));
   };
+  if (entry.path.empty() || entry.path[0] != '/') {
+    // As Slurm: a plugin PluginDir does not have is not found (never searched for elsewhere).
+    return fail("not found in PluginDir");
+  }
   // RTLD_NOW: a plugin that needs a symbol Canopy does not provide fails here, with the
   // symbol's name, rather than in the middle of a job.
   void* handle = dlopen(entry.path.c_str(), RTLD_NOW | RTLD_LOCAL);

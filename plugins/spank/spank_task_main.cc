@@ -6,6 +6,7 @@
 //     job_epilog in S_CTX_JOB_SCRIPT, then the script.
 // Log lines go to the agent's log (descriptor 4); errors also to the task's stderr once it is
 // set up, as slurmstepd's reach the job's output.
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -26,8 +27,6 @@
 #include "plugins/spank/task_helper_util.h"
 #include "plugins/spank/task_supervisor.h"
 
-extern char** environ;
-
 namespace {
 
 using canopy::agent::runtime::kWrapperLogFd;
@@ -42,8 +41,10 @@ using canopy::spank::SpankTaskArgs;
 using canopy::spank::TaskItems;
 
 constexpr char kProgram[] = "canopy-spank-task";
-constexpr int kJobSignals[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGUSR1,
-                               SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU};
+// The signals this process takes: its own faults. Every other one, sent to the job's process
+// group (which this process shares with its tasks), is blocked, so it outlives its tasks and
+// runs their exit hooks; the tasks unblock them all before exec.
+constexpr int kOwnSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 using canopy::spank::helper::ExitAs;
 using canopy::spank::helper::Pointers;
@@ -84,9 +85,7 @@ int RunJobScript(SpankTaskArgs& args) {
   } else {
     SpankHost& host = **loaded;
     host.job() = args.items;
-    for (char** e = environ; *e != nullptr; ++e) {
-      host.env().emplace_back(*e);
-    }
+    host.env() = canopy::spank::helper::TaskEnvironment();
     if (absl::Status s = host.Run(prolog ? Hook::kJobProlog : Hook::kJobEpilog); !s.ok()) {
       canopy::spank::Log(LogLevel::kError,
                          absl::StrCat("spank/", args.job_script, " returned status 0x0100"));
@@ -102,7 +101,9 @@ int RunJobScript(SpankTaskArgs& args) {
       sigset_t none;
       sigemptyset(&none);
       sigprocmask(SIG_SETMASK, &none, nullptr);
-      execve(argv_ptrs[0], argv_ptrs.data(), environ);
+      std::vector<std::string> env = canopy::spank::helper::TaskEnvironment();
+      std::vector<char*> env_ptrs = Pointers(env);
+      execve(argv_ptrs[0], argv_ptrs.data(), env_ptrs.data());
       canopy::spank::Log(LogLevel::kError,
                          absl::StrCat("execve ", args.argv[0], ": ", std::strerror(errno)));
       _exit(127);
@@ -123,11 +124,16 @@ int RunJobScript(SpankTaskArgs& args) {
 
 int main(int argc, char** argv) {
   sigset_t job_signals;
-  sigemptyset(&job_signals);
-  for (int sig : kJobSignals) {
-    sigaddset(&job_signals, sig);
+  sigfillset(&job_signals);
+  for (int sig : kOwnSignals) {
+    sigdelset(&job_signals, sig);
   }
   sigprocmask(SIG_BLOCK, &job_signals, nullptr);
+  // Nothing the agent passed may reach what this process starts: the report pipe and the agent's
+  // log are for it alone (the exits pipe is made close-on-exec by the supervisor).
+  fcntl(canopy::agent::runtime::kWrapperReportFd, F_SETFD, FD_CLOEXEC);
+  fcntl(kWrapperLogFd, F_SETFD, FD_CLOEXEC);
+  (void)canopy::spank::helper::TaskEnvironment();  // read and closed before anything forks
   canopy::spank::SetLogSink(LogLine);
 
   absl::StatusOr<SpankTaskArgs> args =

@@ -28,6 +28,30 @@ bool& StdioReady() {
   return ready;
 }
 
+const std::vector<std::string>& TaskEnvironment() {
+  static const std::vector<std::string> env = [] {
+    std::string packed;
+    char buffer[65536];
+    ssize_t n;
+    while ((n = read(agent::runtime::kWrapperEnvFd, buffer, sizeof(buffer))) != 0) {
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n < 0) {
+        break;
+      }
+      packed.append(buffer, static_cast<size_t>(n));
+    }
+    close(agent::runtime::kWrapperEnvFd);
+    std::vector<std::string> entries;
+    for (absl::string_view entry : absl::StrSplit(packed, '\0', absl::SkipEmpty())) {
+      entries.emplace_back(entry);
+    }
+    return entries;
+  }();
+  return env;
+}
+
 void WriteAll(int fd, const std::string& text) {
   for (size_t done = 0; done < text.size();) {
     const ssize_t n = write(fd, text.data() + done, text.size() - done);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ std::string& Label();
 bool& StdioReady();
 
 void WriteAll(int fd, const std::string& text);
+
+// The task's environment, read once from the memfd the agent passed (kWrapperEnvFd), which is
+// then closed. This process's own environment is only a fixed PATH.
+const std::vector<std::string>& TaskEnvironment();
 
 // Tells Spawn why the task could not be set up (agent/runtime/spawn_report.h), and ends.
 [[noreturn]] void ReportAndExit(agent::runtime::SpawnStage stage, int error,
@@ -50,10 +55,10 @@ class AsUser {
     active_ = true;
   }
   ~AsUser() {
-    if (active_) {
-      (void)!seteuid(0);
-      (void)!setegid(getgid());
-      (void)!setgroups(saved_groups_.size(), saved_groups_.data());
+    // Root again, or nothing more may run here: what follows expects root.
+    if (active_ && (seteuid(0) != 0 || setegid(getgid()) != 0 ||
+                    setgroups(saved_groups_.size(), saved_groups_.data()) != 0)) {
+      abort();
     }
   }
   AsUser(const AsUser&) = delete;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,13 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
   }
   out.push_back(nullptr);
   return out;
+}
+
+// The helper blocks the job's signals; the scripts it runs take them as the task does.
+void UnblockSignals() {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 int Wait(pid_t pid) {
@@ -75,6 +83,7 @@ int RunTaskProlog(const std::string& script, std::vector<std::string>& env) {
   std::vector<std::string> argv = {script};
   const pid_t pid = fork();
   if (pid == 0) {
+    UnblockSignals();
     dup2(out[1], STDOUT_FILENO);
     std::vector<char*> a = Pointers(argv);
     std::vector<char*> e = Pointers(script_env);

@@ -19,8 +19,6 @@
 #include "plugins/spank/task_helper_util.h"
 #include "plugins/spank/task_scripts.h"
 
-extern char** environ;
-
 namespace canopy::spank {
 namespace {
 
@@ -47,13 +45,10 @@ void Remove(std::vector<std::string>& env, const std::string& name) {
   std::erase_if(env, [&](const std::string& e) { return absl::StartsWith(e, prefix); });
 }
 
-// The tasks with their environment and stdio. Task 0 has this process's environment and
-// stdio; the others' files are opened here, as the user, and reported like Spawn's.
+// The tasks with their environment and stdio. Task 0 has the environment the agent passed and
+// this process's stdio; the others' files are opened here, as the user, and reported like Spawn's.
 std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
-  std::vector<std::string> env0;
-  for (char** e = environ; *e != nullptr; ++e) {
-    env0.emplace_back(*e);
-  }
+  const std::vector<std::string>& env0 = helper::TaskEnvironment();
   std::vector<TaskPlan> plans(1);
   plans[0].local_id = args.local_id;
   plans[0].env = env0;
@@ -178,6 +173,14 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
     if (pid == 0) {
       close(ready[0]);
       close(release[1]);
+      // The tasks forked before hold their own ends: dropped here, or a task's release would
+      // wait for every later task to exec.
+      for (const TaskPlan& earlier : plans) {
+        if (&earlier != &plan && earlier.pid > 0) {
+          close(earlier.ready);
+          close(earlier.release);
+        }
+      }
       RunTask(host, args, plan, ready[1], release[0]);
     }
     close(ready[1]);
@@ -298,6 +301,10 @@ int Supervise(SpankTaskArgs& args) {
   }
   {
     helper::AsUser as_user(args);
+    if (as_user.failed() != static_cast<SpawnStage>(0)) {
+      return fail_all(absl::StrCat("becoming uid ", args.uid.value_or(0),
+                                   " for slurm_spank_user_init: ", std::strerror(as_user.error())));
+    }
     if (!host.Run(Hook::kUserInit).ok()) {
       return fail_all("spank_user failed.");
     }

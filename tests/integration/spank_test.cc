@@ -359,6 +359,32 @@ TEST_F(SpankTest, AStepsTasksOnANodeShareOneSupervisor) {
   EXPECT_EQ(hooks.back(), "exit");
 }
 
+// Nothing of the root helper reaches a task: not its descriptors (the agent's log, the report
+// and exits pipes, other tasks' output), and nothing of the task's environment reaches the
+// helper's loader while it is root (a job's LD_PRELOAD would otherwise run as root).
+TEST_F(SpankTest, NothingOfTheRootHelperLeaksIntoOrFromTheTask) {
+  const std::string marker = work_ + "/preload.log";
+  std::ofstream(marker).close();
+  chmod(marker.c_str(), 0666);
+  // Each process says it has its stdout, and names any descriptor beyond stderr it has.
+  std::ofstream(work_ + "/fdcheck.sh")
+      << "#!/bin/sh\n[ -e /proc/$$/fd/1 ] && echo has-1\n"
+      << "for f in 3 4 5 6 7 8 9; do [ -e /proc/$$/fd/$f ] && echo \"open-$f $(readlink "
+         "/proc/$$/fd/$f)\"; done\ntrue\n";
+  const CommandResult sbatch = Run(
+      absl::StrCat("sbatch -W -N1 -n2 -o fds.out --export=ALL,LD_PRELOAD=", SPANK_TEST_PLUGIN_DIR,
+                   "/preload_marker.so,CANOPY_PRELOAD_MARKER=", marker,
+                   " --wrap 'sh fdcheck.sh; srun -n2 sh fdcheck.sh; echo done'"));
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
+  EXPECT_EQ(ReadFile(work_ + "/fds.out"), "has-1\nhas-1\nhas-1\ndone\n");
+  const std::string loaded = ReadFile(marker);
+  EXPECT_THAT(loaded, HasSubstr(absl::StrCat("euid=", JobUid(), " ")));  // the job's own
+  EXPECT_THAT(loaded, Not(HasSubstr("canopy-spank-task")));
+  if (geteuid() == 0) {
+    EXPECT_THAT(loaded, Not(HasSubstr("euid=0 ")));
+  }
+}
+
 // A plugin that gives each job a private directory: made by its job_prolog (as root, for the
 // job's user), bind-mounted by its init_post_opt in a mount namespace the task then inherits.
 // What the job writes there never appears in the shared directory.
