@@ -4,8 +4,9 @@
 //     launch is confirmed (LAUNCHED), the batch script started and waiting steps launched only
 //     once it succeeds. A failure is the node's: LAUNCH_FAILED with Slurm's drain reason
 //     "Prolog error", so the controller drains the node and requeues the job held;
-//   - the epilog once every process of the job is gone on the node (after KillJob), before
-//     CLEANED_UP; a failure is reported with it ("Epilog error": the node is drained).
+//   - the epilog once every process of the job is gone on the node (after KillJob, or after a
+//     failed prolog), before CLEANED_UP; a failure is reported with it ("Epilog error": the
+//     node is drained).
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -71,8 +72,16 @@ void JobRuntime::PrologFailed(uint32_t job_id, const std::string& why) {
   status.set_message(why);
   status.set_node_fault(true);
   status.set_drain_reason("Prolog error");
-  jobs_.erase(it);  // nothing of it started here: its cgroup and CPUs go with the record
   ReportJob(std::move(status), false);
+  if (!options_.scripts.HasEpilog()) {
+    jobs_.erase(it);  // nothing of it started here: its cgroup and CPUs go with the record
+    return;
+  }
+  // As slurmd: the epilog runs even after a failed prolog (CheckKill runs it, then reports the
+  // run cleaned up, which the controller's KillJob waits for).
+  job.killing = true;
+  job.kill_deadline = absl::Now();
+  timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
 }
 
 void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status) {

@@ -152,9 +152,9 @@ TEST_F(NodeScriptsTest, PrologFlagsAllocRunsItOnEveryNodeAtLaunch) {
 }
 
 // A failing prolog: the node is drained with Slurm's reason and the job goes back to the queue
-// held; the script never ran.
+// held; the script never ran; the node's epilog still ran for it, as slurmd runs it.
 TEST_F(NodeScriptsTest, AFailingPrologDrainsTheNodeAndHoldsTheJob) {
-  Start("prolog: DIR/prolog.sh\n");
+  Start("prolog: DIR/prolog.sh\nepilog: DIR/epilog.sh\n");
   const uint32_t id = Submit("-N1 -w gpu1 --comment=failprolog -o ran.out --wrap 'echo ran'");
   ASSERT_TRUE(WaitUntil([&] { return Field("%T", id) == "PENDING"; }, absl::Seconds(30)))
       << cluster_->AgentLog() << cluster_->ControllerLog();
@@ -168,6 +168,8 @@ TEST_F(NodeScriptsTest, AFailingPrologDrainsTheNodeAndHoldsTheJob) {
   EXPECT_THAT(Field("%r", id), HasSubstr("JobHeldUser"));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/ran.out"));
   EXPECT_THAT(cluster_->AgentLog(), HasSubstr("prolog failed status=1:0"));
+  EXPECT_TRUE(
+      WaitUntil([&] { return !Recorded("epilog", "gpu1", id).empty(); }, absl::Seconds(10)));
 }
 
 // A failing epilog drains the node ("Epilog error"); the job still completes as it ran.
