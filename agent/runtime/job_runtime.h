@@ -192,6 +192,9 @@ class JobRuntime {
   void ContinueLaunch(uint32_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Prolog and Epilog (job_runtime_scripts.cc).
   bool PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const;
+  // Starts the prolog or epilog of `job`; its exit comes to OnPrologExit / OnEpilogExit.
+  absl::StatusOr<pid_t> SpawnJobScript(JobRecord& job, JobScript which)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status StartProlog(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status);
   // Reports the launch failed for the node's prolog (drain "Prolog error") and drops the job.

@@ -25,13 +25,21 @@ bool JobRuntime::PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const {
           (launch.is_batch_host() && !launch.job().spec().script().empty()));
 }
 
+absl::StatusOr<pid_t> JobRuntime::SpawnJobScript(JobRecord& job, JobScript which) {
+  const uint32_t job_id = job.launch.job().job_id();
+  const uint32_t run_id = job.run_id();
+  return StartJobScript(which, job.launch, options_.node_name, options_.scripts, options_.spank,
+                        log_fd_.valid() ? log_fd_.get() : STDERR_FILENO, *reaper_,
+                        [this, which, job_id, run_id](int status) {
+                          which == JobScript::kProlog ? OnPrologExit(job_id, run_id, status)
+                                                      : OnEpilogExit(job_id, run_id, status);
+                        });
+}
+
 absl::Status JobRuntime::StartProlog(JobRecord& job) {
   const uint32_t job_id = job.launch.job().job_id();
   const uint32_t run_id = job.run_id();
-  absl::StatusOr<pid_t> pid =
-      StartJobScript(JobScript::kProlog, job.launch, options_.node_name, options_.scripts,
-                     options_.spank, log_fd_.valid() ? log_fd_.get() : STDERR_FILENO, *reaper_,
-                     [this, job_id, run_id](int status) { OnPrologExit(job_id, run_id, status); });
+  absl::StatusOr<pid_t> pid = SpawnJobScript(job, JobScript::kProlog);
   if (!pid.ok()) {
     return absl::UnavailableError(absl::StrCat("prolog failed to start: ", pid.status().message()));
   }
@@ -125,12 +133,8 @@ bool JobRuntime::StartEpilog(JobRecord& job) {
     return false;
   }
   const uint32_t job_id = job.launch.job().job_id();
-  const uint32_t run_id = job.run_id();
   job.epilog = JobRecord::Script::kRunning;
-  absl::StatusOr<pid_t> pid =
-      StartJobScript(JobScript::kEpilog, job.launch, options_.node_name, options_.scripts,
-                     options_.spank, log_fd_.valid() ? log_fd_.get() : STDERR_FILENO, *reaper_,
-                     [this, job_id, run_id](int status) { OnEpilogExit(job_id, run_id, status); });
+  absl::StatusOr<pid_t> pid = SpawnJobScript(job, JobScript::kEpilog);
   if (!pid.ok()) {
     spdlog::error("{}: [job {}] epilog failed to start: {}", options_.node_name, job_id,
                   pid.status().message());

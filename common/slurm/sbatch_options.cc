@@ -481,16 +481,16 @@ absl::StatusOr<std::vector<std::string>> ParseOptions(const std::vector<std::str
                                                       absl::Span<const ExtraOption> extra,
                                                       SbatchOptions& o) {
   const std::vector<OptionSpec> options = WithExtraOptions(kOptions, extra);
-  const OptionTable table{kTable.command, kTable.ordering, options};
-  absl::StatusOr<std::vector<std::string>> operands = ParseCommandLine(
-      table, argv, [&](const OptionSpec& spec, std::optional<absl::string_view> value) {
-        if (spec.id >= kExtraOptionId) {
-          o.plugin_options.emplace_back(extra[spec.id - kExtraOptionId].name,
-                                        std::string(value.value_or("")));
-          return absl::OkStatus();
-        }
-        return ApplyOption(spec, value, OptionSource::kCommandLine, o);
-      });
+  absl::StatusOr<std::vector<std::string>> operands =
+      ParseCommandLine({kTable.command, kTable.ordering, options}, argv,
+                       [&](const OptionSpec& spec, std::optional<absl::string_view> value) {
+                         if (spec.id >= kExtraOptionId) {
+                           o.plugin_options.emplace_back(extra[spec.id - kExtraOptionId].name,
+                                                         std::string(value.value_or("")));
+                           return absl::OkStatus();
+                         }
+                         return ApplyOption(spec, value, OptionSource::kCommandLine, o);
+                       });
   if (!operands.ok()) {
     return WithDefaultExitCode(operands.status(), 255);
   }
@@ -513,10 +513,7 @@ absl::StatusOr<InfoRequest> FindSbatchInfoRequest(const std::vector<std::string>
   absl::StatusOr<std::vector<std::string>> operands =
       ParseCommandLine({kTable.command, kTable.ordering, options}, argv,
                        [&found](const OptionSpec& spec, std::optional<absl::string_view>) {
-                         if (spec.id >= kExtraOptionId) {
-                           return absl::OkStatus();
-                         }
-                         switch (spec.IdAs<Opt>()) {
+                         switch (spec.IdAs<Opt>()) {  // plugin options: default
                            case Opt::kHelp:
                              found = InfoRequest::kHelp;
                              break;

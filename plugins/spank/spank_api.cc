@@ -323,12 +323,6 @@ spank_err_t JobControlAllowed(const SpankHost& host) {
   }
 }
 
-void LogV(canopy::spank::LogLevel level, const char* format, va_list args) {
-  char buffer[4096];
-  std::vsnprintf(buffer, sizeof(buffer), format, args);
-  canopy::spank::Log(level, buffer);
-}
-
 }  // namespace
 
 extern "C" {
@@ -564,55 +558,6 @@ spank_err_t spank_prepend_task_argv(spank_t spank, int argc, const char* argv[])
   std::vector<std::string>& task_argv = spank->host->argv();
   task_argv.insert(task_argv.begin(), argv, argv + argc);
   return kSuccess;
-}
-
-void slurm_info(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kInfo, format, args);
-  va_end(args);
-}
-
-void slurm_error(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kError, format, args);
-  va_end(args);
-}
-
-void slurm_verbose(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kVerbose, format, args);
-  va_end(args);
-}
-
-void slurm_debug(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug, format, args);
-  va_end(args);
-}
-
-void slurm_debug2(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug2, format, args);
-  va_end(args);
-}
-
-void slurm_debug3(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug3, format, args);
-  va_end(args);
-}
-
-void slurm_spank_log(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kInfo, format, args);
-  va_end(args);
 }
 
 }  // extern "C"

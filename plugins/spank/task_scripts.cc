@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "plugins/spank/task_helper_util.h"
 
 namespace canopy::spank {
 namespace {
@@ -25,15 +26,6 @@ void SetVar(std::vector<std::string>& env, absl::string_view name, absl::string_
     }
   }
   env.push_back(absl::StrCat(prefix, value));
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) {
-    out.push_back(s.data());
-  }
-  out.push_back(nullptr);
-  return out;
 }
 
 // The helper blocks the job's signals; the scripts it runs take them as the task does.
@@ -85,8 +77,8 @@ int RunTaskProlog(const std::string& script, std::vector<std::string>& env) {
   if (pid == 0) {
     UnblockSignals();
     dup2(out[1], STDOUT_FILENO);
-    std::vector<char*> a = Pointers(argv);
-    std::vector<char*> e = Pointers(script_env);
+    std::vector<char*> a = helper::Pointers(argv);
+    std::vector<char*> e = helper::Pointers(script_env);
     execve(script.c_str(), a.data(), e.data());
     _exit(127);
   }
@@ -131,8 +123,8 @@ int RunTaskEpilog(const std::string& script, const std::vector<std::string>& env
         (setgroups(gids.size(), gids.data()) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) {
       _exit(126);
     }
-    std::vector<char*> a = Pointers(argv);
-    std::vector<char*> e = Pointers(script_env);
+    std::vector<char*> a = helper::Pointers(argv);
+    std::vector<char*> e = helper::Pointers(script_env);
     execve(script.c_str(), a.data(), e.data());
     _exit(127);
   }

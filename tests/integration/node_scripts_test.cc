@@ -68,7 +68,8 @@ class NodeScriptsTest : public ::testing::Test {
     }
     cluster_.emplace(absl::StrCat(kConfig, settings));
     ASSERT_TRUE(cluster_->StartController().ok()) << cluster_->ControllerLog();
-    ASSERT_TRUE(cluster_->StartAgent("gpu[1-2]").ok());
+    // A spool of its own: /var/spool/canopy is shared by every test running as root.
+    ASSERT_TRUE(cluster_->StartAgent("gpu[1-2]", {"--spool_dir", cluster_->dir() + "/spool"}).ok());
     ASSERT_TRUE(WaitUntil(
         [&] {
           return cluster_->FrontEnd("sinfo", {"-h", "-t", "idle", "-o", "%D"}).out == "2\n";
