@@ -1,8 +1,14 @@
 #include "ctl/client/front_end_spank.h"
 
-#include <cstdlib>
-#include <iostream>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/config/cluster_config.h"
 #include "common/slurm/job_environment.h"
@@ -11,6 +17,23 @@ namespace canopy::ctl::client {
 namespace {
 
 constexpr size_t kUsageColumn = 30;  // where Slurm's --help starts an option's usage text
+
+// Whether the config at `path` can name plugins at all, decided without parsing it: a file that
+// never mentions PlugStackConfig (in any case) uses plugstack.conf beside it, and without that
+// file there are none. A front end then skips parsing the whole config (16,384 NodeName lines
+// take sbatch from 0.02 s to 0.06-0.15 s) for plugins a site does not have.
+bool MayHavePlugins(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (absl::StrContains(absl::AsciiStrToLower(text.str()), "plugstack")) {
+    return true;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string beside =
+      slash == std::string::npos ? "plugstack.conf" : path.substr(0, slash + 1) + "plugstack.conf";
+  return access(beside.c_str(), F_OK) == 0;
+}
 
 }  // namespace
 
@@ -31,6 +54,9 @@ absl::StatusOr<std::unique_ptr<FrontEndSpank>> FrontEndSpank::Start(const std::s
     const char* path = std::getenv(var);
     if (path == nullptr || *path == '\0') {
       continue;
+    }
+    if (!MayHavePlugins(path)) {
+      break;
     }
     absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
     if (!cfg.ok()) {
