@@ -281,14 +281,19 @@ void JobRuntime::ContinueLaunch(uint32_t job_id) {
   ReportJob(std::move(status), false);
 }
 
+JobRuntime::JobRecord* JobRuntime::FindRun(uint32_t job_id, uint32_t run_id) {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() || it->second->run_id() != run_id ? nullptr : it->second.get();
+}
+
 void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) {
   JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
   absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(job_id);
-  if (it == jobs_.end() || it->second->run_id() != run_id) {
+  JobRecord* found = FindRun(job_id, run_id);
+  if (found == nullptr) {
     return;
   }
-  JobRecord& job = *it->second;
+  JobRecord& job = *found;
   job.batch_running = false;
   if (WIFEXITED(wait_status)) {
     status.set_exit_code(WEXITSTATUS(wait_status));

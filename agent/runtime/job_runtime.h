@@ -181,6 +181,9 @@ class JobRuntime {
     std::vector<canopy::v1::LaunchStep> steps_after_prolog;  // steps waiting for the prolog
   };
 
+  // The record of `run_id` of job `job_id`, or nullptr when this node has another run or none
+  // (an exit callback about a run that is gone).
+  JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
   // Launches a job that has no record here: records it, starts the batch script where due and

@@ -96,11 +96,11 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
   std::vector<canopy::v1::LaunchStep> steps;
   {
     absl::MutexLock lock(&mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || it->second->run_id() != run_id) {
+    JobRecord* found = FindRun(job_id, run_id);
+    if (found == nullptr) {
       return;
     }
-    JobRecord& job = *it->second;
+    JobRecord& job = *found;
     job.script_pid = 0;
     job.prolog = JobRecord::Script::kDone;
     const bool ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
@@ -149,11 +149,11 @@ bool JobRuntime::StartEpilog(JobRecord& job) {
 void JobRuntime::OnEpilogExit(uint32_t job_id, uint32_t run_id, int wait_status) {
   {
     absl::MutexLock lock(&mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end() || it->second->run_id() != run_id) {
+    JobRecord* found = FindRun(job_id, run_id);
+    if (found == nullptr) {
       return;
     }
-    JobRecord& job = *it->second;
+    JobRecord& job = *found;
     job.script_pid = 0;
     job.epilog = JobRecord::Script::kDone;
     if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {

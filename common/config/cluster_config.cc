@@ -2,6 +2,7 @@
 // canopy_yaml_parser.cc.
 #include "common/config/cluster_config.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -35,6 +36,16 @@ absl::StatusOr<std::string> ControllerAddress(const ClusterConfig& config) {
     return absl::StrCat("[", config.controller_host, "]:", config.controller_port);
   }
   return absl::StrCat(config.controller_host, ":", config.controller_port);
+}
+
+std::optional<EnvironmentConfigFile> ConfigFileFromEnvironment() {
+  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
+    const char* path = std::getenv(var);
+    if (path != nullptr && *path != '\0') {
+      return EnvironmentConfigFile{var, path};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace canopy::config

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,14 @@ absl::StatusOr<ClusterConfig> ParseSlurmConf(const std::string& text, const std:
 // `read_topology` as above, for `topology_file:` (an inline `topology:` section is always kept).
 absl::StatusOr<ClusterConfig> ParseCanopyYaml(const std::string& text, const std::string& origin,
                                               bool read_topology = true);
+
+// The config file the environment names: $CANOPY_CONFIG, else $SLURM_CONF (the first that is
+// set and not empty), with the variable's name for messages; nullopt when neither is.
+struct EnvironmentConfigFile {
+  std::string variable;  // "CANOPY_CONFIG" or "SLURM_CONF"
+  std::string path;
+};
+std::optional<EnvironmentConfigFile> ConfigFileFromEnvironment();
 
 // The controller address for clients and agents: "HOST:PORT" ("[ADDR]:PORT" for an IPv6
 // address), or FailedPrecondition if the config names no controller host.

@@ -43,12 +43,9 @@ absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_valu
   if (const char* env = std::getenv("CANOPY_CONTROLLER"); env != nullptr && *env != '\0') {
     return NormalizeTarget(env);
   }
-  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
-    const char* path = std::getenv(var);
-    if (path == nullptr || *path == '\0') {
-      continue;
-    }
-    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
+  if (std::optional<config::EnvironmentConfigFile> file = config::ConfigFileFromEnvironment()) {
+    const std::string& var = file->variable;
+    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(file->path);
     if (!cfg.ok()) {
       return absl::Status(cfg.status().code(),
                           absl::StrCat("$", var, ": ", cfg.status().message()));
@@ -60,7 +57,7 @@ absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_valu
     absl::StatusOr<std::string> addr = config::ControllerAddress(*cfg);
     if (!addr.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "$", var, " (", path, ") names no controller host: ", addr.status().message()));
+          "$", var, " (", file->path, ") names no controller host: ", addr.status().message()));
     }
     return NormalizeTarget(*addr);
   }

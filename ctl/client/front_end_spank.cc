@@ -50,26 +50,19 @@ absl::StatusOr<std::unique_ptr<FrontEndSpank>> FrontEndSpank::Start(const std::s
     }
   });
   std::unique_ptr<spank::SpankHost> host;
-  for (const char* var : {"CANOPY_CONFIG", "SLURM_CONF"}) {
-    const char* path = std::getenv(var);
-    if (path == nullptr || *path == '\0') {
-      continue;
+  std::optional<config::EnvironmentConfigFile> file = config::ConfigFileFromEnvironment();
+  if (file.has_value() && MayHavePlugins(file->path)) {
+    // A config the command cannot read is reported where the command needs the config.
+    if (absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(file->path);
+        cfg.ok()) {
+      absl::StatusOr<std::unique_ptr<spank::SpankHost>> loaded = spank::SpankHost::LoadFile(
+          context, cfg->plugstack_config, cfg->plugin_dir, cfg->plugstack_config_explicit);
+      if (!loaded.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(loaded.status().message(), "\nerror: Failed to initialize plugin stack"));
+      }
+      host = *std::move(loaded);
     }
-    if (!MayHavePlugins(path)) {
-      break;
-    }
-    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(path);
-    if (!cfg.ok()) {
-      break;  // the command reports a config it cannot read where it needs the config
-    }
-    absl::StatusOr<std::unique_ptr<spank::SpankHost>> loaded = spank::SpankHost::LoadFile(
-        context, cfg->plugstack_config, cfg->plugin_dir, cfg->plugstack_config_explicit);
-    if (!loaded.ok()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(loaded.status().message(), "\nerror: Failed to initialize plugin stack"));
-    }
-    host = *std::move(loaded);
-    break;
   }
   if (host == nullptr) {
     absl::StatusOr<std::unique_ptr<spank::SpankHost>> none = spank::SpankHost::Load(context, {});

@@ -18,55 +18,24 @@ void LogV(canopy::spank::LogLevel level, const char* format, va_list args) {
 
 }  // namespace
 
+// Each function formats its arguments and logs them at its level: the same body seven times,
+// written once. Variadic functions cannot forward "...", hence a macro rather than a template.
+#define CANOPY_SPANK_LOG_FUNCTION(name, level)          \
+  void name(const char* format, ...) {                  \
+    va_list args;                                       \
+    va_start(args, format);                             \
+    LogV(canopy::spank::LogLevel::level, format, args); \
+    va_end(args);                                       \
+  }
+
 extern "C" {
 
-void slurm_info(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kInfo, format, args);
-  va_end(args);
-}
-
-void slurm_error(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kError, format, args);
-  va_end(args);
-}
-
-void slurm_verbose(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kVerbose, format, args);
-  va_end(args);
-}
-
-void slurm_debug(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug, format, args);
-  va_end(args);
-}
-
-void slurm_debug2(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug2, format, args);
-  va_end(args);
-}
-
-void slurm_debug3(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kDebug3, format, args);
-  va_end(args);
-}
-
-void slurm_spank_log(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  LogV(canopy::spank::LogLevel::kInfo, format, args);
-  va_end(args);
-}
+CANOPY_SPANK_LOG_FUNCTION(slurm_info, kInfo)
+CANOPY_SPANK_LOG_FUNCTION(slurm_error, kError)
+CANOPY_SPANK_LOG_FUNCTION(slurm_verbose, kVerbose)
+CANOPY_SPANK_LOG_FUNCTION(slurm_debug, kDebug)
+CANOPY_SPANK_LOG_FUNCTION(slurm_debug2, kDebug2)
+CANOPY_SPANK_LOG_FUNCTION(slurm_debug3, kDebug3)
+CANOPY_SPANK_LOG_FUNCTION(slurm_spank_log, kInfo)
 
 }  // extern "C"
