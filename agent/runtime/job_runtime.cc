@@ -307,74 +307,6 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
   ReportJob(std::move(status), true);
 }
 
-void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
-  absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(signal.job_id());
-  if (it == jobs_.end()) {
-    return;
-  }
-  JobRecord& job = *it->second;
-  if (job.batch_pid > 0) {
-    killpg(job.batch_pid, signal.signal());
-  }
-  if (!signal.batch_only()) {
-    for (auto& [id, step] : job.steps) {
-      step->Signal(signal.signal());
-    }
-    SignalStepGroups(job, signal.signal());
-  }
-}
-
-void JobRuntime::SignalStepGroups(JobRecord& job, int signal) {
-  for (auto g = job.step_groups.begin(); g != job.step_groups.end();) {
-    if (killpg(*g, signal) != 0 && errno == ESRCH) {
-      g = job.step_groups.erase(g);  // empty: its id may be reused, never signal it again
-    } else {
-      ++g;
-    }
-  }
-}
-
-void JobRuntime::SignalEverything(JobRecord& job, int signal) {
-  if (job.batch_pid > 0) {
-    killpg(job.batch_pid, signal);
-  }
-  for (auto& [id, step] : job.steps) {
-    step->Signal(signal);
-  }
-  SignalStepGroups(job, signal);
-  if (job.cgroup != nullptr) {
-    job.cgroup->Signal(signal);
-  }
-}
-
-bool JobRuntime::Gone(JobRecord& job) {
-  if (job.batch_running || !job.steps.empty() || job.script_pid > 0) {
-    return false;
-  }
-  if (job.cgroup != nullptr && job.cgroup->Populated()) {
-    return false;
-  }
-  // What step tasks left behind in their process groups (a zombie counts until reaped).
-  SignalStepGroups(job, 0);
-  if (!job.step_groups.empty()) {
-    return false;
-  }
-  // What the script left behind in its process group (a zombie counts until reaped: the
-  // ChildReaper, as subreaper, reaps orphans within a fraction of a second).
-  return job.batch_pid <= 0 || killpg(job.batch_pid, 0) != 0;
-}
-
-void JobRuntime::BeginKill(JobRecord& job, absl::Duration wait) {
-  job.killing = true;
-  job.kill_deadline = absl::Now() + wait;
-  SignalEverything(job, SIGTERM);
-  if (wait <= absl::ZeroDuration()) {
-    job.sigkill_sent = true;
-    SignalEverything(job, SIGKILL);
-  }
-}
-
 void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
   const uint32_t job_id = kill.job_id();
   {
@@ -424,8 +356,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
     if (!Gone(job)) {
       if (!job.sigkill_sent && absl::Now() >= job.kill_deadline) {
         spdlog::info("{}: job {} outlived its kill wait: SIGKILL", options_.node_name, job_id);
-        job.sigkill_sent = true;
-        SignalEverything(job, SIGKILL);
+        SendSigkill(job, options_.helper_exit_grace);
+      } else if (job.sigkill_sent) {
+        ContinueSigkill(job);
       }
       timer_.Schedule(absl::Now() + kKillPoll, [this, job_id] { CheckKill(job_id); });
       return;
@@ -532,9 +465,8 @@ void JobRuntime::Shutdown(absl::Duration timeout) {
         timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
       }
       job->killing = true;
-      job->sigkill_sent = true;
       job->kill_deadline = absl::Now();
-      SignalEverything(*job, SIGKILL);
+      SendSigkill(*job, timeout / 2);  // helpers' exit hooks get half of the wait
       if (job->script_pid > 0) {
         killpg(job->script_pid, SIGKILL);  // a prolog or epilog still running
       }

@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "agent/runtime/cgroup.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/helper_reports.h"
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/job_limits.h"
 #include "agent/runtime/job_scripts.h"
@@ -45,6 +46,7 @@
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
 #include "canopy/v1/agent.pb.h"
+#include "common/os/unique_fd.h"
 
 namespace canopy::agent::runtime {
 
@@ -60,6 +62,9 @@ struct RuntimeOptions {
   bool amd_gpus = false;  // ROCR_VISIBLE_DEVICES instead of CUDA_VISIBLE_DEVICES
   // KillWait when neither KillJob nor LaunchJob gives one (Slurm's default).
   absl::Duration default_kill_wait = absl::Seconds(30);
+  // How long a SPANK task helper may run its tasks' exit hooks once the tasks were SIGKILLed
+  // before it is SIGKILLed too (Slurm's UnkillableStepTimeout default).
+  absl::Duration helper_exit_grace = absl::Seconds(60);
   // Whose jobs a root agent runs: users of this node (getpwuid knows them) from min_job_uid up,
   // with groups the node gives them, and root only when allowed. A LaunchJob for anyone else fails,
   // whoever sent it. A non-root agent runs only its own user's jobs (it could not run anyone else's
@@ -133,8 +138,14 @@ class JobRuntime {
   struct JobRecord {
     canopy::v1::LaunchJob launch;
     uint32_t run_id() const { return launch.job().run_id(); }
-    pid_t batch_pid = 0;  // process group of the batch script; 0 = none
+    pid_t batch_pid = 0;  // process group of the batch script (or its SPANK helper); 0 = none
     bool batch_running = false;
+    // With SPANK the batch script runs under the task helper (batch_pid), which reports the
+    // script's own process group on this pipe (helper_reports.h), read without blocking.
+    os::UniqueFd batch_reports;
+    HelperReportReader batch_reader;
+    pid_t batch_task_group = 0;  // 0: no helper, not reported yet, or found empty
+    bool batch_supervised = false;
     std::unique_ptr<Cgroup> cgroup;
     int64_t oom_kills_at_start = 0;
     std::unique_ptr<JobConfinement> confinement;  // its memory, CPU and GPU limits
@@ -165,6 +176,11 @@ class JobRuntime {
     bool killing = false;
     bool sigkill_sent = false;
     absl::Time kill_deadline = absl::InfiniteFuture();
+    // SIGKILL reached the tasks but spared SPANK helpers still running their exit hooks: once
+    // they are gone, SIGKILL goes out once more (the cgroup); if they outlive helper_kill_at,
+    // they are killed.
+    bool sigkill_spared_helpers = false;
+    absl::Time helper_kill_at = absl::InfiniteFuture();
     // A launch of a newer run, performed once this run is cleaned up.
     std::optional<canopy::v1::LaunchJob> next_launch;
     // A newer run that was waiting here and was killed (KillJob) before it started: it is
@@ -213,8 +229,19 @@ class JobRuntime {
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
   void CheckKill(uint32_t job_id);
+  // How signals reach a job's processes (job_runtime_signals.cc). With SPANK helpers running,
+  // they get what they can forward and the tasks the rest; SIGKILL spares them (the caller
+  // then watches helper_kill_at).
   void SignalEverything(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SignalBatch(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SignalStepGroups(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReadBatchReports(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HelpersRunning(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // SIGKILL for the job's processes once KillWait is over (or at once): the tasks first.
+  void SendSigkill(JobRecord& job, absl::Duration helper_grace) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A kill that goes on (CheckKill): helpers that outlived their grace are killed; once they
+  // are gone, SIGKILL once more for what they spared.
+  void ContinueSigkill(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True when none of the job's processes is left; forgets step groups found empty.
   bool Gone(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportJob(canopy::v1::JobStatus status, bool keep_until_ack)

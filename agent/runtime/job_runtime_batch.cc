@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/job_runtime.h"
 #include "agent/runtime/spawn.h"
+#include "agent/runtime/spawn_report.h"
 #include "common/os/unique_fd.h"
 #include "common/slurm/output_pattern.h"
 
@@ -114,6 +115,20 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   // Slurm's batch step: one task, on one node.
   req.wrapper =
       SpankTaskArgs(job.SpankArgs(options_.spank), j.job_id(), kBatchScriptStepId, 1, 0, 1, {0}, 0);
+  // The helper reports the script's process group here (job_runtime_signals.cc).
+  os::UniqueFd reports_read;
+  os::UniqueFd reports_write;
+  if (!req.wrapper.empty()) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+    }
+    reports_read.reset(fds[0]);
+    reports_write.reset(fds[1]);
+    fcntl(reports_read.get(), F_SETFL, O_NONBLOCK);  // read when signalling, never waited on
+    req.wrapper.push_back(absl::StrCat("--exits-fd=", kWrapperFirstExtraFd));
+    req.wrapper_fds = {reports_write.get()};
+  }
   const uint32_t job_id = j.job_id();
   const uint32_t run_id = j.run_id();
   absl::StatusOr<pid_t> pid = Spawn(
@@ -123,6 +138,8 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   }
   job.batch_pid = *pid;
   job.batch_running = true;
+  job.batch_supervised = reports_read.valid();
+  job.batch_reports = std::move(reports_read);
   job.batch_stderr_path = req.stderr_path;
   job.batch_work_dir = work_dir;
   return absl::OkStatus();

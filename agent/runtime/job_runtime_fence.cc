@@ -30,9 +30,8 @@ int JobRuntime::Fence(absl::string_view why) {
         to_check.push_back(id);  // a job already being killed has its CheckKill chain
       }
       job->killing = true;
-      job->sigkill_sent = true;
       job->kill_deadline = absl::Now();
-      SignalEverything(*job, SIGKILL);
+      SendSigkill(*job, options_.helper_exit_grace);
     }
   }
   for (uint32_t job_id : to_check) {

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/spank_wrapper.h"
@@ -57,9 +56,12 @@ StepPart::~StepPart() {
     // Only tasks still running: what finished tasks left behind is the job's (see TaskGroups).
     absl::MutexLock lock(&mu_);
     for (const Task& t : tasks_) {
-      if (t.pid > 0 && !t.exited) {
-        killpg(t.pid, SIGKILL);
+      if (t.group > 0 && !t.exited) {
+        killpg(t.group, SIGKILL);
       }
+    }
+    if (supervised_ && !supervisor_exited_) {
+      killpg(supervisor_pid_, SIGKILL);
     }
   }
   if (io_thread_.joinable()) {
@@ -284,7 +286,7 @@ absl::Status StepPart::StartTasks() {
       req.stderr_fd = err_write.get();
     }
   }
-  if (!job_.spank_args.empty() && prepared.size() > 1) {
+  if (!job_.spank_args.empty()) {
     return StartSupervised(prepared);
   }
   for (size_t i = 0; i < prepared.size(); ++i) {
@@ -296,6 +298,7 @@ absl::Status StepPart::StartTasks() {
     absl::MutexLock lock(&mu_);
     Task& t = tasks_[i];
     t.pid = *pid;
+    t.group = *pid;
     t.out = std::move(prepared[i].out_read);
     t.err = std::move(prepared[i].err_read);
     if (pending_signal_ != 0) {
@@ -325,16 +328,42 @@ void StepPart::Wake() {
 void StepPart::Signal(int signal) {
   absl::MutexLock lock(&mu_);
   pending_signal_ = signal;
-  std::set<pid_t> signalled;  // supervised tasks share one group: signal it once
+  const bool supervisor_running = supervised_ && !supervisor_exited_;
+  if (supervisor_running && !SignalReachesTasksDirectly(signal)) {
+    killpg(supervisor_pid_, signal);  // it forwards the signal to its tasks
+    return;
+  }
+  bool unreported = false;
   for (Task& t : tasks_) {
-    if (t.pid <= 0 || t.group_gone || !signalled.insert(t.pid).second) {
+    if (t.pid <= 0 || t.group_gone) {
+      continue;
+    }
+    if (t.group <= 0) {
+      unreported = unreported || !t.exited;
       continue;
     }
     // An exited task's group still holds what it left running in the background; once empty,
     // it is not signalled again (its id may be reused).
-    if (killpg(t.pid, signal) != 0 && errno == ESRCH && t.exited) {
+    if (killpg(t.group, signal) != 0 && errno == ESRCH && t.exited) {
       t.group_gone = true;
     }
+  }
+  // Tasks being forked have no exit hooks to run yet: the helper itself goes (their groups,
+  // once read, get pending_signal_ too).
+  if (supervisor_running && unreported) {
+    killpg(supervisor_pid_, signal);
+  }
+}
+
+bool StepPart::SupervisorRunning() {
+  absl::MutexLock lock(&mu_);
+  return supervised_ && !supervisor_exited_;
+}
+
+void StepPart::KillSupervisor() {
+  absl::MutexLock lock(&mu_);
+  if (supervised_ && !supervisor_exited_) {
+    killpg(supervisor_pid_, SIGKILL);
   }
 }
 
@@ -342,9 +371,9 @@ std::vector<pid_t> StepPart::TaskGroups() {
   absl::MutexLock lock(&mu_);
   std::vector<pid_t> groups;
   for (const Task& t : tasks_) {
-    if (t.pid > 0 && !t.group_gone &&
-        std::find(groups.begin(), groups.end(), t.pid) == groups.end()) {
-      groups.push_back(t.pid);
+    if (t.group > 0 && !t.group_gone &&
+        std::find(groups.begin(), groups.end(), t.group) == groups.end()) {
+      groups.push_back(t.group);
     }
   }
   return groups;

@@ -30,6 +30,7 @@
 #include "absl/time/time.h"
 #include "agent/runtime/attached_stream.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/helper_reports.h"
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/step_io_stream.h"
@@ -62,8 +63,14 @@ class StepPart {
   // Call once.
   void Run();
   // Sends `signal` to every task's process group (now, and to tasks still being started),
-  // including the groups of tasks that exited but left processes behind.
+  // including the groups of tasks that exited but left processes behind. With a supervising
+  // SPANK helper running, the helper gets the signals it can forward and the tasks the rest
+  // (helper_reports.h), so it outlives them and runs their exit hooks.
   void Signal(int signal);
+  // The supervising helper is still running (its tasks' exit hooks may be).
+  bool SupervisorRunning();
+  // SIGKILLs the supervising helper (one stuck in a plugin's exit hook).
+  void KillSupervisor();
   // The process groups of the tasks started (each task's pid), but those known to be empty.
   // The owner keeps them once the part is gone, so that kills still reach what the tasks left
   // running in the background.
@@ -84,7 +91,8 @@ class StepPart {
   struct Task {
     int rank = 0;
     int local_id = 0;
-    pid_t pid = 0;     // 0: not started
+    pid_t pid = 0;     // 0: not started; a supervised task: its helper
+    pid_t group = 0;   // its process group (its own pid); 0: a supervised task not reported yet
     os::UniqueFd out;  // pipe read ends; empty when writing to a file
     os::UniqueFd err;
     bool exited = false;
@@ -102,8 +110,8 @@ class StepPart {
 
   canopy::v1::StepIoHello Hello(const std::string& token) const;
   // With SPANK and several tasks here, one helper supervises them all, as one slurmstepd does
-  // (step_part_supervised.cc): the tasks share its process group, and their exits come as
-  // lines on a pipe the I/O thread reads.
+  // (step_part_supervised.cc): the tasks' groups and exits come as lines on a pipe the I/O
+  // thread reads.
   absl::Status StartSupervised(std::vector<PreparedTask>& prepared);
   void OnSupervisorExit(int wait_status);
   void ReadSupervisorExits();  // I/O thread
@@ -134,7 +142,8 @@ class StepPart {
   // The supervisor (StartSupervised): its exits pipe (read and closed by the I/O thread) and
   // its own end.
   os::UniqueFd exits_;
-  std::string exits_buffer_;
+  HelperReportReader exits_reader_;
+  pid_t supervisor_pid_ ABSL_GUARDED_BY(mu_) = 0;
   bool exits_eof_ ABSL_GUARDED_BY(mu_) = false;
   bool supervised_ ABSL_GUARDED_BY(mu_) = false;  // StartSupervised spawned the helper
   bool supervisor_exited_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,8 +1,8 @@
-// StepPart with one supervisor for all its tasks (step_part.h): with SPANK plugins and several
-// tasks of the step on this node, the task helper runs them all, as one slurmstepd does, so the
-// plugins' per-step hooks (init, user_init, exit) run once. The tasks stay in the helper's
-// process group, which Signal() reaches; the helper reports "pid I PID" and "exit I STATUS"
-// lines on a pipe (spank_wrapper.h SpankAllTasksArgs) that the I/O thread reads.
+// StepPart with one supervisor for all its tasks (step_part.h): with SPANK plugins, the task
+// helper runs all the step's tasks on this node, as one slurmstepd does, so the plugins'
+// per-step hooks (init, user_init, exit) run once. It reports "pid I PID" (each task leads its
+// own process group) and "exit I STATUS" lines on a pipe (helper_reports.h) that the I/O thread
+// reads; Signal() sends the helper what it can forward and the tasks' groups the rest.
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,9 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "agent/runtime/step_part.h"
 
@@ -42,9 +40,10 @@ absl::Status StepPart::StartSupervised(std::vector<PreparedTask>& prepared) {
   exits_ = std::move(exits_read);
   absl::MutexLock lock(&mu_);
   supervised_ = true;
+  supervisor_pid_ = *pid;
   for (size_t i = 0; i < prepared.size(); ++i) {
     Task& t = tasks_[i];
-    t.pid = *pid;  // the tasks' process group
+    t.pid = *pid;  // started; its group comes with its "pid" line
     t.out = std::move(prepared[i].out_read);
     t.err = std::move(prepared[i].err_read);
   }
@@ -73,22 +72,22 @@ void StepPart::ReadSupervisorExits() {
     exits_eof_ = true;
     return;
   }
-  exits_buffer_.append(buffer, static_cast<size_t>(n));
-  size_t end;
-  while ((end = exits_buffer_.find('\n')) != std::string::npos) {
-    const std::vector<std::string> words = absl::StrSplit(exits_buffer_.substr(0, end), ' ');
-    exits_buffer_.erase(0, end + 1);
-    size_t index = 0;
-    int status = 0;
-    if (words.size() != 3 || words[0] != "exit" || !absl::SimpleAtoi(words[1], &index) ||
-        !absl::SimpleAtoi(words[2], &status)) {
-      continue;  // "pid I PID", or nothing we know
-    }
+  for (const HelperReport& report : exits_reader_.Feed({buffer, static_cast<size_t>(n)})) {
     absl::MutexLock lock(&mu_);
-    if (index < tasks_.size() && !tasks_[index].exited) {
-      tasks_[index].exited = true;
-      tasks_[index].wait_status = status;
-      tasks_[index].exited_at = absl::Now();
+    if (report.task >= tasks_.size()) {
+      continue;
+    }
+    Task& t = tasks_[report.task];
+    if (report.kind == HelperReport::Kind::kPid) {
+      t.group = report.value;
+      // What could not wait for the helper (SIGKILL, SIGSTOP) reaches a task forked meanwhile.
+      if (pending_signal_ != 0 && SignalReachesTasksDirectly(pending_signal_)) {
+        killpg(t.group, pending_signal_);
+      }
+    } else if (!t.exited) {
+      t.exited = true;
+      t.wait_status = report.value;
+      t.exited_at = absl::Now();
     }
   }
 }

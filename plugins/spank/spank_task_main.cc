@@ -41,9 +41,9 @@ using canopy::spank::SpankTaskArgs;
 using canopy::spank::TaskItems;
 
 constexpr char kProgram[] = "canopy-spank-task";
-// The signals this process takes: its own faults. Every other one, sent to the job's process
-// group (which this process shares with its tasks), is blocked, so it outlives its tasks and
-// runs their exit hooks; the tasks unblock them all before exec.
+// The signals this process takes: its own faults. Every other one is blocked: those the agent
+// sends the job are forwarded to the tasks (task_supervisor.h), which unblock them all before
+// exec.
 constexpr int kOwnSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 using canopy::spank::helper::ExitAs;

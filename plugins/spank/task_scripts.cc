@@ -119,6 +119,10 @@ int RunTaskEpilog(const std::string& script, const std::vector<std::string>& env
   std::vector<gid_t> gids(groups.begin(), groups.end());
   const pid_t pid = fork();
   if (pid == 0) {
+    UnblockSignals();
+    // Its own process group: the job's signals, which the helper forwards to the tasks, are
+    // not the epilog's.
+    setpgid(0, 0);
     if (uid >= 0 &&
         (setgroups(gids.size(), gids.data()) != 0 || setgid(gid) != 0 || setuid(uid) != 0)) {
       _exit(126);

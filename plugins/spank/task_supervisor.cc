@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -15,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/os/unique_fd.h"
 #include "plugins/spank/spank_host.h"
 #include "plugins/spank/task_helper_util.h"
 #include "plugins/spank/task_scripts.h"
@@ -149,7 +152,8 @@ std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
   _exit(error == ENOENT ? 127 : 126);
 }
 
-// Tells the agent about a task (--all-tasks): "pid I PID" or "exit I STATUS".
+// Tells the agent about a task (--exits-fd): "pid I PID" (also its process group) or
+// "exit I STATUS".
 void Tell(const SpankTaskArgs& args, const char* what, int local_id, int value) {
   if (args.exits_fd >= 0) {
     helper::WriteAll(args.exits_fd, absl::StrCat(what, " ", local_id, " ", value, "\n"));
@@ -171,6 +175,10 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
       return false;
     }
     if (pid == 0) {
+      // Each task leads a process group of its own, as under Canopy without plugins: the agent
+      // reaches it there with what this process cannot forward (SIGKILL, SIGSTOP), and this
+      // process outlives it to run task_exit and exit.
+      setpgid(0, 0);
       close(ready[0]);
       close(release[1]);
       // The tasks forked before hold their own ends: dropped here, or a task's release would
@@ -183,12 +191,14 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
       }
       RunTask(host, args, plan, ready[1], release[0]);
     }
+    setpgid(pid, pid);  // as the child does, so that neither order leaves a window
     close(ready[1]);
     close(release[0]);
     plan.pid = pid;
     plan.ready = ready[0];
     plan.release = release[1];
     host.job().task_pids[static_cast<size_t>(plan.local_id)] = pid;
+    Tell(args, "pid", plan.local_id, pid);  // at once: the agent's SIGKILL needs its group
   }
   // The order of Slurm's slurmstepd: each task runs task_init_privileged, the parent then
   // task_post_fork, and only then the tasks task_init.
@@ -197,7 +207,6 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
     while (read(plan.ready, &byte, 1) < 0 && errno == EINTR) {
     }
     close(plan.ready);  // a task that failed before being ready closed its end: EOF
-    Tell(args, "pid", plan.local_id, plan.pid);
     TaskItems task;
     task.local_id = plan.local_id;
     if (!host.Run(Hook::kTaskPostFork, &task).ok()) {
@@ -211,41 +220,69 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
   return true;
 }
 
-// Reaps the tasks as they end: TaskEpilog, task_exit, and the agent told.
+// A task ended: TaskEpilog, task_exit, and the agent told.
+void TaskEnded(SpankHost& host, const SpankTaskArgs& args, TaskPlan& plan, int status) {
+  plan.done = true;
+  plan.status = status;
+  TaskItems task;
+  task.local_id = plan.local_id;
+  task.exit_status = status;
+  if (!args.task_epilog.empty()) {
+    std::vector<unsigned> groups(args.groups.begin(), args.groups.end());
+    const int epilog = RunTaskEpilog(
+        args.task_epilog, plan.env, args.uid.has_value() ? static_cast<int>(*args.uid) : -1,
+        args.gid.has_value() ? static_cast<int>(*args.gid) : -1, groups);
+    if (epilog != 0) {
+      Error(absl::StrCat("TaskEpilog failed status=", epilog));
+    }
+  }
+  if (!host.Run(Hook::kTaskExit, &task).ok()) {
+    Error(absl::StrCat("Unable to spank task ", plan.local_id, " at exit"));
+  }
+  Tell(args, "exit", plan.local_id, status);
+}
+
+// Reaps the tasks as they end and forwards to each task's group still running the signals the
+// agent sends this process's group (they stay blocked here, and are read from a signalfd), as
+// slurmstepd delivers signals to its tasks.
 void ReapTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>& plans) {
-  size_t left = plans.size();
-  while (left > 0) {
+  sigset_t job_signals;
+  sigprocmask(SIG_BLOCK, nullptr, &job_signals);  // main() blocked them all
+  const os::UniqueFd signals(signalfd(-1, &job_signals, SFD_CLOEXEC));
+  auto left = [&] {
+    return std::any_of(plans.begin(), plans.end(),
+                       [](const TaskPlan& plan) { return plan.pid > 0 && !plan.done; });
+  };
+  while (left()) {
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    // Without a signalfd (it cannot fail short of exhausted descriptors) tasks are still
+    // reaped, but signals wait here until the end.
+    const pid_t pid = waitpid(-1, &status, signals.valid() ? WNOHANG : 0);
+    if (pid < 0 && errno == EINTR) {
+      continue;
+    }
     if (pid < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
       break;  // ECHILD: nothing left to wait for
     }
-    for (TaskPlan& plan : plans) {
-      if (plan.pid != pid || plan.done) {
-        continue;
-      }
-      plan.done = true;
-      plan.status = status;
-      --left;
-      TaskItems task;
-      task.local_id = plan.local_id;
-      task.exit_status = status;
-      if (!args.task_epilog.empty()) {
-        std::vector<unsigned> groups(args.groups.begin(), args.groups.end());
-        const int epilog = RunTaskEpilog(
-            args.task_epilog, plan.env, args.uid.has_value() ? static_cast<int>(*args.uid) : -1,
-            args.gid.has_value() ? static_cast<int>(*args.gid) : -1, groups);
-        if (epilog != 0) {
-          Error(absl::StrCat("TaskEpilog failed status=", epilog));
+    if (pid > 0) {
+      for (TaskPlan& plan : plans) {
+        if (plan.pid == pid && !plan.done) {
+          TaskEnded(host, args, plan, status);
         }
       }
-      if (!host.Run(Hook::kTaskExit, &task).ok()) {
-        Error(absl::StrCat("Unable to spank task ", plan.local_id, " at exit"));
+      continue;
+    }
+    // Nothing ended: wait for SIGCHLD or a signal to forward (one pending since before the
+    // tasks existed is read now, so they get it too).
+    signalfd_siginfo info;
+    const ssize_t n = read(signals.get(), &info, sizeof(info));
+    if (n != static_cast<ssize_t>(sizeof(info)) || info.ssi_signo == SIGCHLD) {
+      continue;
+    }
+    for (const TaskPlan& plan : plans) {
+      if (plan.pid > 0 && !plan.done) {
+        killpg(plan.pid, static_cast<int>(info.ssi_signo));
       }
-      Tell(args, "exit", plan.local_id, status);
     }
   }
 }

@@ -11,8 +11,10 @@
 //   4. as each task ends: TaskEpilog (as the user), slurm_spank_task_exit, and with
 //      --all-tasks an "exit I STATUS" line for the agent; at the end slurm_spank_exit.
 // With one task it exits as the task did (the same code, or the same signal), so the agent
-// sees the task's own status. Tasks stay in this process's session, which the agent signals;
-// this process blocks those signals, so it outlives its tasks and reports their exits.
+// sees the task's own status. Each task leads its own process group, reported to the agent
+// ("pid I PID" on --exits-fd). This process blocks the job's signals and forwards those the
+// agent sends its group to the tasks' groups; what it cannot catch (SIGKILL, SIGSTOP) the agent
+// sends the tasks' groups itself, so this process outlives its tasks and runs their exit hooks.
 #pragma once
 
 #include "plugins/spank/spank_task_args.h"

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -384,6 +385,47 @@ TEST_F(SpankTest, NothingOfTheRootHelperLeaksIntoOrFromTheTask) {
   if (geteuid() == 0) {
     EXPECT_THAT(loaded, Not(HasSubstr("euid=0 ")));
   }
+}
+
+// A job whose tasks ignore SIGTERM is SIGKILLed after KillWait, as under Slurm, but each
+// task's supervisor outlives its tasks: task_exit runs for every task and exit once per
+// supervisor (a plugin that cleans up there, such as a private /tmp, still does).
+TEST_F(SpankTest, TasksThatIgnoreSigtermStillGetTheirExitHooks) {
+  std::ofstream(work_ + "/stubborn.sh")
+      << "#!/bin/sh\ntrap '' TERM\n"
+      << "srun -n2 sh -c \"trap '' TERM; echo step-up; exec sleep 300\" &\n"
+      << "echo up\nexec sleep 300\n";
+  const CommandResult sbatch = Run("sbatch -N1 --parsable -o stubborn.out stubborn.sh");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err;
+  const std::string job(absl::StripAsciiWhitespace(sbatch.out));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const std::string out = ReadFile(work_ + "/stubborn.out");
+        return absl::StrContains(out, "up\n") &&
+               out.find("step-up") != out.rfind("step-up");  // both ranks
+      },
+      absl::Seconds(30)))
+      << ReadFile(work_ + "/stubborn.out") << cluster_.AgentLog();
+  ASSERT_EQ(Run("scancel " + job).exit_code, 0);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", job, "-o", "%T"}).out ==
+               "CANCELLED\n";
+      },
+      absl::Seconds(30)))
+      << cluster_.AgentLog();
+  EXPECT_THAT(cluster_.AgentLog(), HasSubstr("outlived its kill wait: SIGKILL"));
+  EXPECT_THAT(cluster_.AgentLog(), Not(HasSubstr("still runs its exit hooks")));
+  int task_exits = 0;
+  int exits = 0;
+  for (const Call& c : ReadCalls(log_)) {
+    if (c.context == "remote") {
+      task_exits += c.hook == "task_exit" ? 1 : 0;
+      exits += c.hook == "exit" ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(task_exits, 3);  // the batch script and the step's two ranks
+  EXPECT_EQ(exits, 2);       // the batch script's supervisor and the step's
 }
 
 // A plugin that gives each job a private directory: made by its job_prolog (as root, for the

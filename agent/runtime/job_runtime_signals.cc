@@ -1,0 +1,188 @@
+// How signals and kills reach a job's processes (job_runtime.h): the batch script's process
+// group, each step's tasks, the groups finished tasks left behind and the job's cgroup.
+//
+// Under SPANK each task runs below the task helper (canopy-spank-task), which must outlive it
+// to run task_exit and slurm_spank_exit, as slurmstepd outlives its tasks. The helper forwards
+// the signals it can catch; SIGKILL and SIGSTOP go to the tasks' own groups, which the helper
+// reports (helper_reports.h). The cgroup, which holds the helpers too, gets SIGKILL only once
+// they are gone, or once they outlived their grace.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "agent/runtime/job_runtime.h"
+#include "spdlog/spdlog.h"
+
+namespace canopy::agent::runtime {
+
+void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(signal.job_id());
+  if (it == jobs_.end()) {
+    return;
+  }
+  JobRecord& job = *it->second;
+  SignalBatch(job, signal.signal());
+  if (!signal.batch_only()) {
+    for (auto& [id, step] : job.steps) {
+      step->Signal(signal.signal());
+    }
+    SignalStepGroups(job, signal.signal());
+  }
+}
+
+void JobRuntime::ReadBatchReports(JobRecord& job) {
+  while (job.batch_reports.valid()) {
+    char buffer[512];
+    const ssize_t n = read(job.batch_reports.get(), buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0 && errno == EAGAIN) {
+      return;
+    }
+    if (n <= 0) {
+      job.batch_reports.reset();  // the helper is gone and everything it wrote is read
+      return;
+    }
+    for (const HelperReport& report : job.batch_reader.Feed({buffer, static_cast<size_t>(n)})) {
+      if (report.kind == HelperReport::Kind::kPid) {
+        job.batch_task_group = report.value;
+      }
+    }
+  }
+}
+
+void JobRuntime::SignalBatch(JobRecord& job, int signal) {
+  if (job.batch_pid <= 0) {
+    return;
+  }
+  if (!job.batch_supervised) {
+    killpg(job.batch_pid, signal);
+    return;
+  }
+  ReadBatchReports(job);
+  const bool helper_running = job.batch_running;
+  if (helper_running && !SignalReachesTasksDirectly(signal)) {
+    killpg(job.batch_pid, signal);  // the helper forwards it to the script
+    return;
+  }
+  if (job.batch_task_group > 0) {
+    // Once the helper is gone, an empty group is not signalled again (its id may be reused).
+    if (killpg(job.batch_task_group, signal) != 0 && errno == ESRCH && !helper_running) {
+      job.batch_task_group = 0;
+    }
+  } else if (helper_running) {
+    killpg(job.batch_pid, signal);  // no script yet, so no exit hooks to wait for
+  }
+}
+
+void JobRuntime::SignalStepGroups(JobRecord& job, int signal) {
+  for (auto g = job.step_groups.begin(); g != job.step_groups.end();) {
+    if (killpg(*g, signal) != 0 && errno == ESRCH) {
+      g = job.step_groups.erase(g);  // empty: its id may be reused, never signal it again
+    } else {
+      ++g;
+    }
+  }
+}
+
+bool JobRuntime::HelpersRunning(JobRecord& job) {
+  if (job.batch_supervised && job.batch_running) {
+    return true;
+  }
+  for (auto& [id, step] : job.steps) {
+    if (step->SupervisorRunning()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void JobRuntime::SignalEverything(JobRecord& job, int signal) {
+  SignalBatch(job, signal);
+  for (auto& [id, step] : job.steps) {
+    step->Signal(signal);
+  }
+  SignalStepGroups(job, signal);
+  // The cgroup holds the helpers too: it is signalled once they are gone.
+  if (job.cgroup != nullptr && !HelpersRunning(job)) {
+    job.cgroup->Signal(signal);
+  }
+}
+
+void JobRuntime::SendSigkill(JobRecord& job, absl::Duration helper_grace) {
+  job.sigkill_sent = true;
+  SignalEverything(job, SIGKILL);
+  if (HelpersRunning(job)) {
+    job.sigkill_spared_helpers = true;
+    job.helper_kill_at = absl::Now() + helper_grace;
+  }
+}
+
+void JobRuntime::ContinueSigkill(JobRecord& job) {
+  if (!job.sigkill_spared_helpers) {
+    return;
+  }
+  if (!HelpersRunning(job)) {
+    job.sigkill_spared_helpers = false;
+    SignalEverything(job, SIGKILL);  // what the helpers spared: the cgroup, late groups
+    return;
+  }
+  if (absl::Now() < job.helper_kill_at) {
+    return;
+  }
+  spdlog::warn(
+      "{}: job {}: the SPANK task helper still runs its exit hooks {} after SIGKILL: "
+      "killing it",
+      options_.node_name, job.launch.job().job_id(),
+      absl::FormatDuration(options_.helper_exit_grace));
+  job.helper_kill_at = absl::InfiniteFuture();
+  if (job.batch_supervised && job.batch_running) {
+    killpg(job.batch_pid, SIGKILL);
+  }
+  for (auto& [id, step] : job.steps) {
+    step->KillSupervisor();
+  }
+  if (job.cgroup != nullptr) {
+    job.cgroup->Signal(SIGKILL);
+  }
+}
+
+bool JobRuntime::Gone(JobRecord& job) {
+  if (job.batch_running || !job.steps.empty() || job.script_pid > 0) {
+    return false;
+  }
+  if (job.cgroup != nullptr && job.cgroup->Populated()) {
+    return false;
+  }
+  // What step tasks left behind in their process groups (a zombie counts until reaped).
+  SignalStepGroups(job, 0);
+  if (!job.step_groups.empty()) {
+    return false;
+  }
+  // What the batch script left behind in its group (under SPANK, the script's own group).
+  if (job.batch_supervised) {
+    ReadBatchReports(job);
+    SignalBatch(job, 0);
+    if (job.batch_task_group > 0) {
+      return false;
+    }
+  }
+  // What the script left behind in its process group (a zombie counts until reaped: the
+  // ChildReaper, as subreaper, reaps orphans within a fraction of a second).
+  return job.batch_pid <= 0 || killpg(job.batch_pid, 0) != 0;
+}
+
+void JobRuntime::BeginKill(JobRecord& job, absl::Duration wait) {
+  job.killing = true;
+  job.kill_deadline = absl::Now() + wait;
+  SignalEverything(job, SIGTERM);
+  if (wait <= absl::ZeroDuration()) {
+    SendSigkill(job, options_.helper_exit_grace);
+  }
+}
+
+}  // namespace canopy::agent::runtime
