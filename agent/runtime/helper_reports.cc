@@ -13,11 +13,19 @@ std::vector<HelperReport> HelperReportReader::Feed(absl::string_view bytes) {
     const std::vector<absl::string_view> words =
         absl::StrSplit(absl::string_view(partial_).substr(start, end - start), ' ');
     HelperReport report;
-    if (words.size() != 3 || (words[0] != "pid" && words[0] != "exit") ||
-        !absl::SimpleAtoi(words[1], &report.task) || !absl::SimpleAtoi(words[2], &report.value)) {
+    if (words.size() != 3 || !absl::SimpleAtoi(words[1], &report.task) ||
+        !absl::SimpleAtoi(words[2], &report.value)) {
       continue;
     }
-    report.kind = words[0] == "pid" ? HelperReport::Kind::kPid : HelperReport::Kind::kExit;
+    if (words[0] == "pid") {
+      report.kind = HelperReport::Kind::kPid;
+    } else if (words[0] == "exit") {
+      report.kind = HelperReport::Kind::kExit;
+    } else if (words[0] == "fault") {
+      report.kind = HelperReport::Kind::kNodeFault;
+    } else {
+      continue;
+    }
     reports.push_back(report);
   }
   partial_.erase(0, start);

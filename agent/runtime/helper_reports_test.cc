@@ -24,10 +24,11 @@ TEST(HelperReportsTest, LinesCutByReadsWaitForTheirEnd) {
 TEST(HelperReportsTest, UnknownLinesAreSkipped) {
   HelperReportReader reader;
   const std::vector<HelperReport> reports =
-      reader.Feed("hello\npid x 3\nexit 1\nstatus 0 1\nexit 2 9\n");
-  ASSERT_EQ(reports.size(), 1u);
+      reader.Feed("hello\npid x 3\nexit 1\nstatus 0 1\nexit 2 9\nfault 0 1\n");
+  ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].task, 2u);
   EXPECT_EQ(reports[0].value, 9);
+  EXPECT_EQ(reports[1].kind, HelperReport::Kind::kNodeFault);
 }
 
 TEST(HelperReportsTest, OnlyUncatchableSignalsGoToTheTasksDirectly) {

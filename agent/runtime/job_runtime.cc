@@ -302,8 +302,15 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
   }
   status.set_out_of_memory(job.OutOfMemory());
   status.set_fenced(job.fenced);
-  spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {})", options_.node_name,
-               job_id, run_id, status.exit_code(), status.exit_signal());
+  ReadBatchReports(job);
+  if (job.batch_node_fault) {
+    // The node's plugins failed the script's set-up: slurmctld drains the node for it.
+    status.set_node_fault(true);
+    status.set_drain_reason("batch job complete failure");
+  }
+  spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {}){}", options_.node_name,
+               job_id, run_id, status.exit_code(), status.exit_signal(),
+               job.batch_node_fault ? ": the node's SPANK plugins failed its set-up" : "");
   ReportJob(std::move(status), true);
 }
 

@@ -146,6 +146,7 @@ class JobRuntime {
     HelperReportReader batch_reader;
     pid_t batch_task_group = 0;  // 0: no helper, not reported yet, or found empty
     bool batch_supervised = false;
+    bool batch_node_fault = false;  // the helper reported a fault of the node's plugins
     std::unique_ptr<Cgroup> cgroup;
     int64_t oom_kills_at_start = 0;
     std::unique_ptr<JobConfinement> confinement;  // its memory, CPU and GPU limits

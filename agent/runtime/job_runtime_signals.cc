@@ -50,6 +50,8 @@ void JobRuntime::ReadBatchReports(JobRecord& job) {
     for (const HelperReport& report : job.batch_reader.Feed({buffer, static_cast<size_t>(n)})) {
       if (report.kind == HelperReport::Kind::kPid) {
         job.batch_task_group = report.value;
+      } else if (report.kind == HelperReport::Kind::kNodeFault) {
+        job.batch_node_fault = true;
       }
     }
   }

@@ -162,7 +162,7 @@ TEST(SpankHostTest, AFailingRequiredPluginStopsTheStackWithSlurmsMessage) {
   absl::Status s = h.Run(Hook::kTaskInit, &task);
   EXPECT_EQ(s.message(),
             "spank: required plugin fail_task_init: slurm_spank_task_init() failed with rc=-7");
-  EXPECT_THAT(log.lines, Contains("fail_task_init: failing as asked (1)"));
+  EXPECT_THAT(log.lines, Contains("fail_task_init: failing task_init as asked (1)"));
   // The stack stopped: greeting never set its variables.
   EXPECT_THAT(h.env(), Not(Contains(HasSubstr("CANOPY_SPANK_ITEMS"))));
 }

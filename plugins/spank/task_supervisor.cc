@@ -152,11 +152,21 @@ std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
   _exit(error == ENOENT ? 127 : 126);
 }
 
-// Tells the agent about a task (--exits-fd): "pid I PID" (also its process group) or
-// "exit I STATUS".
+// Tells the agent about a task (--exits-fd): "pid I PID" (also its process group),
+// "exit I STATUS" or "fault I 1" (helper_reports.h).
 void Tell(const SpankTaskArgs& args, const char* what, int local_id, int value) {
   if (args.exits_fd >= 0) {
     helper::WriteAll(args.exits_fd, absl::StrCat(what, " ", local_id, " ", value, "\n"));
+  }
+}
+
+// A failure of the node's plugins in slurmstepd's own part of a batch script's set-up
+// (user_init, task_post_fork): Slurm drains the node ("batch job complete failure") and
+// requeues the job; for a step, only the step fails.
+void TellNodeFault(const SpankTaskArgs& args) {
+  constexpr uint32_t kBatchScriptStepId = 0xfffffffb;  // SLURM_BATCH_SCRIPT
+  if (args.items.step_id == kBatchScriptStepId) {
+    Tell(args, "fault", 0, 1);
   }
 }
 
@@ -212,6 +222,7 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
     if (!host.Run(Hook::kTaskPostFork, &task).ok()) {
       Error(absl::StrCat("spank task ", plan.local_id, " post-fork failed"));
       kill(plan.pid, SIGKILL);
+      TellNodeFault(args);
     }
   }
   for (TaskPlan& plan : plans) {
@@ -339,10 +350,12 @@ int Supervise(SpankTaskArgs& args) {
   {
     helper::AsUser as_user(args);
     if (as_user.failed() != static_cast<SpawnStage>(0)) {
+      TellNodeFault(args);
       return fail_all(absl::StrCat("becoming uid ", args.uid.value_or(0),
                                    " for slurm_spank_user_init: ", std::strerror(as_user.error())));
     }
     if (!host.Run(Hook::kUserInit).ok()) {
+      TellNodeFault(args);
       return fail_all("spank_user failed.");
     }
   }

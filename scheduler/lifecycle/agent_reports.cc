@@ -53,6 +53,31 @@ void HoldLeftover(LifecycleState& s, core::NodeId node, const RunningJob& r, Eff
   TakeHolds(s, std::move(holds), effects);
 }
 
+// The node, not the job, failed the run (its spool, fork or cgroup at launch, its SPANK plugins
+// in the batch script's set-up): as Slurm does, the node is drained and the job goes back to
+// the queue, held ("launch failed requeued held") until its owner or an operator releases it.
+// Without the hold, a job that breaks every node it lands on (or a failure wrongly put down to
+// the node) would drain the cluster node by node.
+void RequeueHeldForNodeFault(LifecycleState& s, core::Job& job, core::NodeId node,
+                             const JobReport& report, const std::string& what, Effects& effects) {
+  const std::string& node_name = s.topology->node_name(node);
+  effects.drains.push_back({node, report.drain_reason.empty()
+                                      ? std::string(kLaunchFailureDrainReason)
+                                      : report.drain_reason});
+  effects.warnings.push_back(absl::StrCat("job ", job.id.value(), ": ", what, " on ", node_name,
+                                          " for a reason of the node: ", report.message,
+                                          "; draining ", node_name, ", the job requeued held"));
+  const std::string why =
+      absl::StrCat(what, " on ", node_name, report.message.empty() ? "" : ": ", report.message);
+  LoseJob(s, job, why, effects);
+  if (job.state == core::JobState::kPending) {
+    job.reason = core::JobReason::kJobHeldUser;
+    job.priority = 0;
+    job.state_message = absl::StrCat(kLaunchFailedHeld, ": ", why);
+    s.Touch(job.id, effects);
+  }
+}
+
 // The batch script ended on the batch host.
 void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects& effects) {
   if (job.state == core::JobState::kConfiguring) {
@@ -118,26 +143,7 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
     case JobPhase::kLaunchFailed:
       if (report.node_fault &&
           (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
-        // The node's own failure (its spool, fork, cgroup): as Slurm does, the node is drained
-        // and the job goes back to the queue, held ("launch failed requeued held") until its
-        // owner or an operator releases it. Without the hold, a job that breaks every node it
-        // lands on (or a failure wrongly put down to the node) would drain the cluster node by
-        // node.
-        effects.drains.push_back({node, report.drain_reason.empty()
-                                            ? std::string(kLaunchFailureDrainReason)
-                                            : report.drain_reason});
-        effects.warnings.push_back(
-            absl::StrCat("job ", job->id.value(), ": launch failed on ", node_name,
-                         " for a reason of the node: ", report.message, "; draining ", node_name,
-                         ", the job requeued held"));
-        const std::string why = absl::StrCat("launch failed on ", node_name, ": ", report.message);
-        LoseJob(s, *job, why, effects);
-        if (job->state == core::JobState::kPending) {
-          job->reason = core::JobReason::kJobHeldUser;
-          job->priority = 0;
-          job->state_message = absl::StrCat(kLaunchFailedHeld, ": ", why);
-          s.Touch(job->id, effects);
-        }
+        RequeueHeldForNodeFault(s, *job, node, report, "launch failed", effects);
       } else if (job->state == core::JobState::kConfiguring ||
                  job->state == core::JobState::kRunning) {
         // A launch that fails for a reason of the job's own (a missing work directory, an
@@ -153,7 +159,10 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
       }
       break;
     case JobPhase::kExited:
-      if (idx == 0) {  // only the batch host runs the script
+      if (idx == 0 && report.node_fault && job->state == core::JobState::kRunning) {
+        // The script never ran: the node's SPANK plugins failed its set-up.
+        RequeueHeldForNodeFault(s, *job, node, report, "batch job set-up failed", effects);
+      } else if (idx == 0) {  // only the batch host runs the script
         Exited(s, *job, report, effects);
       }
       break;

@@ -106,6 +106,32 @@ TEST_F(AgentReportsTest, AFailedEpilogDrainsTheNodeAndTheJobStillEnds) {
   EXPECT_EQ(Job(id).state, JobState::kCompleted);
 }
 
+// The node's SPANK plugins failed the batch script's set-up after the launch was confirmed:
+// as slurmctld on a batch completion with an error, the node is drained and the gang requeued
+// held; the other nodes of the gang are told to kill it.
+TEST_F(AgentReportsTest, ABatchExitThatIsTheNodesFaultDrainsAndRequeuesHeld) {
+  const uint32_t id = StartRunning(2);
+  const uint32_t run = Job(id).run_id;
+  // Only the batch host's report counts.
+  Effects e = ReportWith(1, id, JobPhase::kExited, run, [](JobReport& r) { r.node_fault = true; });
+  EXPECT_THAT(e.drains, IsEmpty());
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+  e = ReportWith(0, id, JobPhase::kExited, run, [](JobReport& r) {
+    r.node_fault = true;
+    r.drain_reason = "batch job complete failure";
+    r.exit_code = 1;
+  });
+  ASSERT_EQ(e.drains.size(), 1u);
+  EXPECT_EQ(e.drains[0].node, core::NodeId(0));
+  EXPECT_EQ(e.drains[0].reason, "batch job complete failure");
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("launch failed requeued held"));
+  EXPECT_THAT(Job(id).state_message, HasSubstr("batch job set-up failed on "));
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(0, 1));
+  EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+}
+
 TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);

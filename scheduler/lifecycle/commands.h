@@ -177,11 +177,13 @@ struct JobReport {
   bool out_of_memory = false;  // kExited
   std::string message;
   uint32_t run_id = 0;  // the run it is about; 0 = an agent that never had the job
-  // kLaunchFailed: the node is at fault, not the job: drain the node, run the job elsewhere.
+  // kLaunchFailed, kExited: the node is at fault, not the job: drain the node, run the job
+  // elsewhere.
   bool node_fault = false;
   // kExited / kCleanedUp: the agent killed the run itself, having lost the controller.
   bool fenced = false;
-  // kLaunchFailed with node_fault: Slurm's drain reason when not the default ("Prolog error");
+  // kLaunchFailed / kExited with node_fault: Slurm's drain reason when not the default
+  // ("Prolog error");
   // kCleanedUp: the node's epilog failed ("Epilog error"): drain the node with it.
   std::string drain_reason;
 };

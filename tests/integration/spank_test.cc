@@ -5,7 +5,7 @@
 //   callback_order  logs every callback with its context and ids (compared with Slurm's order)
 //   greeting        --canopy-greeting=NAME / --canopy-shout set CANOPY_GREETING in the task
 //   prepend_argv    runs every task as "/usr/bin/env CANOPY_PREPENDED=yes COMMAND..."
-//   fail_task_init  fails slurm_spank_task_init of a task whose environment asks for it
+//   fail_task_init  fails slurm_spank_task_init (or user_init) where the environment asks
 //   renice          sets each task's nice value (prio=7) in task_init_privileged
 //   private_tmp     (as root only: it needs a mount namespace) a private directory per job,
 //                   made in job_prolog and bind-mounted in the task's namespace
@@ -319,6 +319,30 @@ TEST_F(SpankTest, AFailingRequiredPluginFailsTheTaskWithSlurmsMessage) {
   EXPECT_THAT(step_out, HasSubstr("rc=1\n"));
   EXPECT_THAT(step_out, HasSubstr("fine\n"));
   EXPECT_THAT(step_out, Not(HasSubstr("ran\n")));
+}
+
+// A required plugin failing slurmstepd's own part of a batch script's set-up (user_init) is
+// the node's fault, as in Slurm: the node is drained ("batch job complete failure") and the job
+// goes back to the queue held; the script never runs. (A step's failure fails the step only.)
+TEST_F(SpankTest, APluginFailingABatchScriptsSetUpDrainsTheNodeAndRequeuesTheJobHeld) {
+  const CommandResult sbatch =
+      Run("sbatch -w gpu1 --parsable -o never.out --wrap 'echo ran'", {"CANOPY_FAIL_USER_INIT=1"});
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err;
+  const std::string job(absl::StripAsciiWhitespace(sbatch.out));
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return cluster_.FrontEnd("squeue", {"-h", "-j", job, "-o", "%T %r"}).out ==
+               "PENDING JobHeldUser\n";
+      },
+      absl::Seconds(30)))
+      << cluster_.ControllerLog() << cluster_.AgentLog();
+  EXPECT_THAT(cluster_.FrontEnd("scontrol", {"show", "node", "gpu1"}).out,
+              HasSubstr("Reason=batch job complete failure"));
+  const std::string out = ReadFile(work_ + "/never.out");
+  EXPECT_THAT(out, HasSubstr("slurm_spank_user_init() failed with rc=-8"));
+  EXPECT_THAT(out, Not(HasSubstr("ran")));
+  EXPECT_THAT(cluster_.AgentLog(), HasSubstr("the node's SPANK plugins failed its set-up"));
+  EXPECT_THAT(cluster_.ControllerLog(), HasSubstr("batch job set-up failed on gpu1"));
 }
 
 // Several tasks of one step on a node share one supervisor, as they share one slurmstepd: the
