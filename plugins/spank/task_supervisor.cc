@@ -306,12 +306,28 @@ int Supervise(SpankTaskArgs& args) {
   }
   helper::SetUpAsUser(args);
   std::vector<TaskPlan> plans = PlanTasks(args);
+  // The tasks' stdio and work directory are set up: the agent goes on while the plugins load
+  // and work (an image import can take minutes); from here on failures are the tasks', on
+  // their stderr, as slurmstepd's are once slurmd has handed the launch over.
+  close(kWrapperReportFd);
+  helper::StdioReady() = true;
+  auto fail_all = [&](const std::string& why) {
+    Error(why);
+    for (const TaskPlan& plan : plans) {
+      Tell(args, "exit", plan.local_id, 1 << 8);
+    }
+    return 1;
+  };
+
   absl::StatusOr<std::unique_ptr<SpankHost>> loaded =
       args.plugstack.empty() ? SpankHost::Load(S_CTX_REMOTE, {})
                              : SpankHost::LoadFile(S_CTX_REMOTE, args.plugstack, args.plugin_dirs,
                                                    /*must_exist=*/false);
   if (!loaded.ok()) {
-    helper::ReportAndExit(SpawnStage::kSpank, 0, std::string(loaded.status().message()));
+    // The node's plugin stack (a plugin missing or built for another release), not the job.
+    TellNodeFault(args);
+    return fail_all(
+        absl::StrCat(loaded.status().message(), ": Plugin stack initialization failed."));
   }
   SpankHost& host = **loaded;
   host.job() = args.items;
@@ -326,18 +342,7 @@ int Supervise(SpankTaskArgs& args) {
   }
   host.env() = plans[0].env;
   host.argv() = args.argv;
-  // The tasks are set up: the agent may go on while the plugins work (an image import can take
-  // minutes); from here on failures are the tasks', on their stderr.
-  close(kWrapperReportFd);
-  helper::StdioReady() = true;
 
-  auto fail_all = [&](const std::string& why) {
-    Error(why);
-    for (const TaskPlan& plan : plans) {
-      Tell(args, "exit", plan.local_id, 1 << 8);
-    }
-    return 1;
-  };
   if (!host.Run(Hook::kInit).ok() || !host.TakeOptionsFromEnv().ok() ||
       !host.Run(Hook::kInitPostOpt).ok()) {
     return fail_all("Plugin stack initialization failed.");

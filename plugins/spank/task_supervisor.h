@@ -1,8 +1,8 @@
 // The remote side of SPANK in canopy-spank-task: supervises this node's tasks of a step (one,
 // or with --all-tasks every local task, as one slurmstepd does) under the site's plugins.
 //   1. as the user (effective ids): enters the work dir and opens the tasks' stdio files,
-//      reporting a failure to the agent exactly as Spawn's own child would; loads
-//      plugstack.conf (re-read at every launch, as Slurm does); then lets the agent go on;
+//      reporting a failure to the agent exactly as Spawn's own child would; then lets the
+//      agent go on and loads plugstack.conf (re-read at every launch, as Slurm does);
 //   2. as root: slurm_spank_init, the options the job carries (_SLURM_SPANK_OPTION_*),
 //      slurm_spank_init_post_opt; as the user (effective ids): slurm_spank_user_init;
 //   3. forks every task: each runs slurm_spank_task_init_privileged as root and becomes the

@@ -345,6 +345,32 @@ TEST_F(SpankTest, APluginFailingABatchScriptsSetUpDrainsTheNodeAndRequeuesTheJob
   EXPECT_THAT(cluster_.ControllerLog(), HasSubstr("batch job set-up failed on gpu1"));
 }
 
+// plugstack.conf is read again at every launch: a plugin that cannot be loaded any more on the
+// node (named after the agent started) fails the node's part of the job before anything of the
+// job runs there: here the plugins' job_prolog, so the node is drained "Prolog error" and the
+// job requeued held, as slurmd does when its prolog's plugin stack fails.
+TEST_F(SpankTest, APluginThatCannotBeLoadedAnyMoreDrainsTheNode) {
+  // Submitted held while sbatch can still load the stack; the node then loses a plugin.
+  const CommandResult sbatch =
+      Run("sbatch -H -w gpu2 --parsable -o unloaded.out --wrap 'echo ran'");
+  ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err;
+  const std::string job(absl::StripAsciiWhitespace(sbatch.out));
+  std::ofstream(cluster_.dir() + "/plugstack.conf", std::ios::app)
+      << "required " << work_ << "/missing.so\n";
+  ASSERT_EQ(cluster_.FrontEnd("scontrol", {"release", job}).exit_code, 0);
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return cluster_.FrontEnd("squeue", {"-h", "-j", job, "-o", "%T %r"}).out ==
+               "PENDING JobHeldUser\n";
+      },
+      absl::Seconds(30)))
+      << cluster_.ControllerLog() << cluster_.AgentLog();
+  EXPECT_THAT(cluster_.FrontEnd("scontrol", {"show", "node", "gpu2"}).out,
+              HasSubstr("Reason=Prolog error"));
+  EXPECT_THAT(cluster_.AgentLog(), HasSubstr("missing.so"));
+  EXPECT_FALSE(std::filesystem::exists(work_ + "/unloaded.out"));
+}
+
 // Several tasks of one step on a node share one supervisor, as they share one slurmstepd: the
 // per-step hooks run once, the per-task hooks once per task, every task_post_fork before any
 // task_init; each rank keeps its own output and exit code.
