@@ -217,6 +217,8 @@ class JobRuntime {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status StartProlog(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status);
+  // PrologEpilogTimeout: kills the prolog or epilog `pid` of the run if it still runs.
+  void TimeOutJobScript(uint32_t job_id, uint32_t run_id, JobScript which, pid_t pid);
   // Reports the launch failed for the node's prolog (drain "Prolog error") and drops the job.
   void PrologFailed(uint32_t job_id, const std::string& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True when an epilog was started (CheckKill then waits for it).

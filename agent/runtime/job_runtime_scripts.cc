@@ -28,12 +28,33 @@ bool JobRuntime::PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const {
 absl::StatusOr<pid_t> JobRuntime::SpawnJobScript(JobRecord& job, JobScript which) {
   const uint32_t job_id = job.launch.job().job_id();
   const uint32_t run_id = job.run_id();
-  return StartJobScript(which, job.launch, options_.node_name, options_.scripts, options_.spank,
-                        log_fd_.valid() ? log_fd_.get() : STDERR_FILENO, *reaper_,
-                        [this, which, job_id, run_id](int status) {
-                          which == JobScript::kProlog ? OnPrologExit(job_id, run_id, status)
-                                                      : OnEpilogExit(job_id, run_id, status);
-                        });
+  absl::StatusOr<pid_t> pid =
+      StartJobScript(which, job.launch, options_.node_name, options_.scripts, options_.spank,
+                     log_fd_.valid() ? log_fd_.get() : STDERR_FILENO, *reaper_,
+                     [this, which, job_id, run_id](int status) {
+                       which == JobScript::kProlog ? OnPrologExit(job_id, run_id, status)
+                                                   : OnEpilogExit(job_id, run_id, status);
+                     });
+  if (pid.ok() && options_.scripts.timeout != absl::InfiniteDuration()) {
+    const pid_t script = *pid;
+    timer_.Schedule(absl::Now() + options_.scripts.timeout, [this, which, job_id, run_id, script] {
+      TimeOutJobScript(job_id, run_id, which, script);
+    });
+  }
+  return pid;
+}
+
+void JobRuntime::TimeOutJobScript(uint32_t job_id, uint32_t run_id, JobScript which, pid_t pid) {
+  absl::MutexLock lock(&mu_);
+  JobRecord* job = FindRun(job_id, run_id);
+  if (job == nullptr || job->script_pid != pid) {
+    return;  // it ended in time
+  }
+  // As slurmd: the script is killed and fails (its exit callback reports it).
+  spdlog::error("{}: [job {}] {} still running after PrologEpilogTimeout ({}): killing it",
+                options_.node_name, job_id, which == JobScript::kProlog ? "prolog" : "epilog",
+                absl::FormatDuration(options_.scripts.timeout));
+  killpg(pid, SIGKILL);
 }
 
 absl::Status JobRuntime::StartProlog(JobRecord& job) {

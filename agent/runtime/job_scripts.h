@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "canopy/v1/agent.pb.h"
@@ -24,6 +25,9 @@ struct JobScriptSettings {
   // PrologFlags=Alloc: every node runs the prolog at launch, before the launch is confirmed.
   // Without it the batch host runs it at launch and the other nodes at their first step.
   bool prolog_alloc = false;
+  // PrologEpilogTimeout: a script still running after this is SIGKILLed (its process group)
+  // and fails.
+  absl::Duration timeout = absl::InfiniteDuration();
   // Some SPANK plugin defines slurm_spank_job_prolog / slurm_spank_job_epilog.
   bool spank_job_prolog = false;
   bool spank_job_epilog = false;

@@ -53,6 +53,7 @@ absl::StatusOr<std::unique_ptr<AgentSpank>> AgentSpank::Start(
   scripts.prolog = node_scripts.prolog;
   scripts.epilog = node_scripts.epilog;
   scripts.prolog_alloc = node_scripts.prolog_alloc;
+  scripts.timeout = node_scripts.prolog_epilog_timeout;
   scripts.config_path = config->path;
   scripts.cluster_name = config->cluster_name;
   runtime::SpankSettings& settings = spank->settings_;

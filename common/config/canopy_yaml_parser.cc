@@ -196,6 +196,17 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
     }
     return absl::OkStatus();
   }
+  if (key == "prolog_epilog_timeout") {
+    absl::Duration timeout;
+    if (absl::Status s = Assign(reader_.Duration(value, absl::ZeroDuration()), timeout); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = internal::SetPrologEpilogTimeout(key, timeout, config_.node_scripts);
+        !s.ok()) {
+      return reader_.Error(value, s.message());
+    }
+    return absl::OkStatus();
+  }
   if (key == "plugin_dir") {
     if (absl::Status s = Assign(reader_.String(value), config_.plugin_dir); !s.ok()) {
       return s;

@@ -87,6 +87,27 @@ TEST(NodeScriptsConfigTest, BothFrontDoorsReadTheScriptsAndFlags) {
   EXPECT_FALSE(SlurmConf("")->node_scripts.prolog_alloc);
 }
 
+TEST(NodeScriptsConfigTest, PrologEpilogTimeoutThroughBothFrontDoors) {
+  EXPECT_EQ(SlurmConf("")->node_scripts.prolog_epilog_timeout, absl::InfiniteDuration());
+  absl::StatusOr<ClusterConfig> slurm = SlurmConf("PrologEpilogTimeout=90\n");
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_EQ(slurm->node_scripts.prolog_epilog_timeout, absl::Seconds(90));
+  absl::StatusOr<ClusterConfig> yaml = Yaml("prolog_epilog_timeout: 2m\n");
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->node_scripts.prolog_epilog_timeout, absl::Minutes(2));
+  EXPECT_EQ(SlurmConf("PrologEpilogTimeout=0\n").status().message(),
+            "/etc/slurm/slurm.conf:1: PrologEpilogTimeout: expected a positive time (leave it "
+            "out to wait for the scripts forever), got 0");
+  EXPECT_EQ(SlurmConf("PrologEpilogTimeout=soon\n").status().message(),
+            "/etc/slurm/slurm.conf:1: PrologEpilogTimeout: expected a number of seconds, got "
+            "'soon'");
+  yaml = Yaml("prolog_epilog_timeout: 0s\n");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_NE(yaml.status().message().find("prolog_epilog_timeout: expected a positive time"),
+            std::string::npos)
+      << yaml.status();
+}
+
 TEST(NodeScriptsConfigTest, RelativeScriptsAndUnknownFlagsAreRefusedByBoth) {
   EXPECT_EQ(SlurmConf("Prolog=prolog.sh\n").status().message(),
             "/etc/slurm/slurm.conf:1: Prolog: expected the absolute path of a script, got "

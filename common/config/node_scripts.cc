@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 
 namespace canopy::config::internal {
 
@@ -43,6 +44,17 @@ absl::StatusOr<bool> ApplyNodeScriptKey(absl::string_view key, absl::string_view
     return true;
   }
   return false;
+}
+
+absl::Status SetPrologEpilogTimeout(absl::string_view field, absl::Duration timeout,
+                                    NodeScripts& scripts) {
+  if (timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": expected a positive time (leave it out to wait for the scripts forever), got ",
+        absl::FormatDuration(timeout)));
+  }
+  scripts.prolog_epilog_timeout = timeout;
+  return absl::OkStatus();
 }
 
 }  // namespace canopy::config::internal

@@ -1,14 +1,15 @@
 // The scripts agents run around jobs, as slurmd runs them (slurm.conf Prolog, Epilog,
-// TaskProlog, TaskEpilog, PrologFlags; the YAML's prolog, epilog, task_prolog, task_epilog,
-// prolog_flags). One set of checks for both front doors: scripts are absolute paths, and
-// PrologFlags takes Alloc and Contain (which Canopy runs as Alloc: its job cgroups already hold
-// every process a job starts).
+// TaskProlog, TaskEpilog, PrologFlags, PrologEpilogTimeout; the YAML's prolog, epilog,
+// task_prolog, task_epilog, prolog_flags, prolog_epilog_timeout). One set of checks for both front
+// doors: scripts are absolute paths, and PrologFlags takes Alloc and Contain (which Canopy runs as
+// Alloc: its job cgroups already hold every process a job starts).
 #pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace canopy::config {
 
@@ -20,6 +21,9 @@ struct NodeScripts {
   // PrologFlags=Alloc: the prolog runs on every node when the job is allocated (and the launch
   // waits for it); without it, on the batch host at launch and elsewhere at the first step.
   bool prolog_alloc = false;
+  // PrologEpilogTimeout: a prolog or epilog still running after this is killed, and fails as
+  // if it had exited non-zero (the node drained). Infinite: wait for it (Slurm's default).
+  absl::Duration prolog_epilog_timeout = absl::InfiniteDuration();
 };
 
 namespace internal {
@@ -29,6 +33,11 @@ namespace internal {
 // InvalidArgument "FIELD: expected ..., got 'VALUE'" for a bad value.
 absl::StatusOr<bool> ApplyNodeScriptKey(absl::string_view key, absl::string_view field,
                                         absl::string_view value, NodeScripts& scripts);
+
+// The one check of PrologEpilogTimeout, whichever front door read it (slurm.conf: seconds;
+// YAML: a duration): InvalidArgument "FIELD: expected ..." unless positive.
+absl::Status SetPrologEpilogTimeout(absl::string_view field, absl::Duration timeout,
+                                    NodeScripts& scripts);
 
 }  // namespace internal
 }  // namespace canopy::config

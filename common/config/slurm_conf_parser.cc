@@ -245,6 +245,16 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
     }
     config_.plugstack_config = internal::SiblingPath(origin_, std::string(value));
     config_.plugstack_config_explicit = true;
+  } else if (lower == "prologepilogtimeout") {
+    std::optional<int64_t> seconds = internal::ParseDecimal(value, int64_t{1} << 40);
+    if (!seconds) {
+      return error("PrologEpilogTimeout", "a number of seconds");
+    }
+    if (absl::Status s = internal::SetPrologEpilogTimeout(token.key, absl::Seconds(*seconds),
+                                                          config_.node_scripts);
+        !s.ok()) {
+      return LineError(line, s.message());
+    }
   } else if (lower == "plugindir") {
     if (value.empty()) {
       return error("PluginDir", "one or more directories, separated by ':'");

@@ -53,6 +53,8 @@ class NodeScriptsTest : public ::testing::Test {
     // Each script records its environment as <what>.<node>.<job>.
     WriteScript(dir_ + "/prolog.sh", "env > " + dir_ +
                                          "/prolog.$SLURMD_NODENAME.$SLURM_JOB_ID\n"
+                                         "[ \"$SLURM_JOB_COMMENT\" != hangprolog ] || "
+                                         "exec sleep 300\n"
                                          "[ \"$SLURM_JOB_COMMENT\" != failprolog ]\n");
     WriteScript(dir_ + "/epilog.sh", "env > " + dir_ +
                                          "/epilog.$SLURMD_NODENAME.$SLURM_JOB_ID\n"
@@ -171,6 +173,26 @@ TEST_F(NodeScriptsTest, AFailingPrologDrainsTheNodeAndHoldsTheJob) {
   EXPECT_THAT(cluster_->AgentLog(), HasSubstr("prolog failed status=1:0"));
   EXPECT_TRUE(
       WaitUntil([&] { return !Recorded("epilog", "gpu1", id).empty(); }, absl::Seconds(10)));
+}
+
+// PrologEpilogTimeout: a prolog still running after it is killed and fails as any failing
+// prolog does.
+TEST_F(NodeScriptsTest, APrologPastPrologEpilogTimeoutIsKilledAndFails) {
+  Start("prolog: DIR/prolog.sh\nprolog_epilog_timeout: 1s\n");
+  const uint32_t id = Submit("-N1 -w gpu2 --comment=hangprolog -o ran.out --wrap 'echo ran'");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return cluster_->FrontEnd("sinfo", {"-h", "-R", "-o", "%E|%N"}).out ==
+               "Prolog error|gpu2\n";
+      },
+      absl::Seconds(20)))
+      << cluster_->AgentLog();
+  EXPECT_TRUE(
+      WaitUntil([&] { return Field("%T %r", id) == "PENDING JobHeldUser"; }, absl::Seconds(10)));
+  EXPECT_THAT(cluster_->AgentLog(),
+              HasSubstr("prolog still running after PrologEpilogTimeout (1s): killing it"));
+  EXPECT_THAT(cluster_->AgentLog(), HasSubstr("prolog failed status=0:9"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/ran.out"));
 }
 
 // A failing epilog drains the node ("Epilog error"); the job still completes as it ran.
