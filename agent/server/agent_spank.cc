@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "plugins/spank/plugstack.h"
@@ -74,21 +75,16 @@ absl::StatusOr<std::unique_ptr<AgentSpank>> AgentSpank::Start(
   }
   settings.plugstack = config->plugstack_config;
   settings.plugin_dirs = config->plugin_dir;
-  // Which plugins have job_prolog / job_epilog: the prolog and epilog then run through the
-  // helper (S_CTX_JOB_SCRIPT) even without a Prolog= or Epilog= script.
-  for (const spank::PlugStackEntry& entry : *entries) {
-    if (absl::StatusOr<std::unique_ptr<spank::SpankPlugin>> plugin =
-            spank::SpankPlugin::Load(entry);
-        plugin.ok()) {
-      scripts.spank_job_prolog |= (*plugin)->hook(spank::Hook::kJobProlog) != nullptr;
-      scripts.spank_job_epilog |= (*plugin)->hook(spank::Hook::kJobEpilog) != nullptr;
-    }
-  }
+  std::set<spank::Hook> hooks;
   absl::StatusOr<std::unique_ptr<spank::SpankHost>> host =
-      spank::SpankHost::Load(S_CTX_SLURMD, *entries);
+      spank::SpankHost::Load(S_CTX_SLURMD, *entries, &hooks);
   if (!host.ok()) {
     return absl::FailedPreconditionError(host.status().message());
   }
+  // Plugins with job_prolog / job_epilog: the prolog and epilog then run through the helper
+  // (S_CTX_JOB_SCRIPT) even without a Prolog= or Epilog= script.
+  scripts.spank_job_prolog = hooks.contains(spank::Hook::kJobProlog);
+  scripts.spank_job_epilog = hooks.contains(spank::Hook::kJobEpilog);
   if (absl::Status s = (*host)->Run(spank::Hook::kInit); !s.ok()) {
     return absl::FailedPreconditionError(s.message());
   }

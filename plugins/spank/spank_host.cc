@@ -72,7 +72,8 @@ SpankHost::~SpankHost() {
 }
 
 absl::StatusOr<std::unique_ptr<SpankHost>> SpankHost::Load(
-    spank_context_t context, const std::vector<PlugStackEntry>& entries) {
+    spank_context_t context, const std::vector<PlugStackEntry>& entries,
+    std::set<Hook>* hooks_anywhere) {
   std::unique_ptr<SpankHost> host(new SpankHost(context));
   active_host = host.get();
   for (const PlugStackEntry& entry : entries) {
@@ -95,6 +96,13 @@ absl::StatusOr<std::unique_ptr<SpankHost>> SpankHost::Load(
       }
       Log(LogLevel::kVerbose, why);
       continue;
+    }
+    if (hooks_anywhere != nullptr) {
+      for (int h = 0; h < kHookCount; ++h) {
+        if ((*plugin)->hook(static_cast<Hook>(h)) != nullptr) {
+          hooks_anywhere->insert(static_cast<Hook>(h));
+        }
+      }
     }
     if (!UsedIn(**plugin, context)) {
       continue;

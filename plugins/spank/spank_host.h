@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,12 @@ class SpankHost {
   // Loads every plugin of `entries`. A required plugin that cannot be loaded is an error
   // ("spank: <path>: <why>"); an optional one is logged and left out. Registers the plugins'
   // static option tables. Becomes the process's active host (spank_context()) until destroyed.
-  static absl::StatusOr<std::unique_ptr<SpankHost>> Load(
-      spank_context_t context, const std::vector<PlugStackEntry>& entries);
+  // `hooks_anywhere`, if given, gets the hooks any loaded plugin defines, also those of plugins
+  // this context leaves out (the agent learns so whether its prolog runs job_prolog hooks
+  // without opening every plugin twice).
+  static absl::StatusOr<std::unique_ptr<SpankHost>> Load(spank_context_t context,
+                                                         const std::vector<PlugStackEntry>& entries,
+                                                         std::set<Hook>* hooks_anywhere = nullptr);
   // Reads `plugstack_path` and loads it; a missing file at the default path (`must_exist`
   // false) is an empty stack, as in Slurm.
   static absl::StatusOr<std::unique_ptr<SpankHost>> LoadFile(spank_context_t context,

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -85,6 +87,17 @@ TEST(SpankHostTest, SlurmdContextLoadsOnlyPluginsWithSlurmdHooks) {
   EXPECT_FALSE((*host)->Has(Hook::kTaskInit) && !(*host)->Has(Hook::kSlurmdExit));
   EXPECT_TRUE((*host)->Has(Hook::kSlurmdExit));
   EXPECT_EQ(spank_context(), S_CTX_SLURMD);
+}
+
+// The agent asks, from the one load of its slurmd stack, which hooks any plugin has (whether
+// its prolog must run job_prolog hooks), including those of plugins the context leaves out.
+TEST(SpankHostTest, HooksOfPluginsTheContextLeavesOutAreStillKnown) {
+  std::set<Hook> hooks;
+  absl::StatusOr<std::unique_ptr<SpankHost>> host =
+      SpankHost::Load(S_CTX_SLURMD, {Entry("renice", true, {"prio=7"})}, &hooks);
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_TRUE((*host)->empty());  // no init, no slurmd_exit
+  EXPECT_EQ(hooks, std::set<Hook>{Hook::kTaskInitPrivileged});
 }
 
 TEST(SpankHostTest, OptionsRegisteredInInitAndFromTheStaticTable) {
