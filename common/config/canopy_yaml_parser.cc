@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/config/canopy_conf.h"
 #include "common/config/cluster_config.h"
 #include "common/config/config_assembler.h"
 #include "common/config/parse_util.h"
@@ -168,6 +169,17 @@ absl::Status YamlConfigParser::TopLevelEntry(const std::string& key, const YamlV
   }
   if (key == "operators") {
     return Assign(reader_.StringList(value), config_.operators);
+  }
+  if (internal::IsCanopyOnlyKey(key)) {
+    std::string text;
+    if (absl::Status s = Assign(reader_.String(value), text); !s.ok()) {
+      return s;
+    }
+    if (absl::StatusOr<bool> applied = internal::ApplyCanopyOnlyKey(key, text, config_);
+        !applied.ok()) {
+      return reader_.Error(value, applied.status().message().substr(key.size() + 2));
+    }
+    return absl::OkStatus();
   }
   if (key == "plugstack_config") {
     std::string path;

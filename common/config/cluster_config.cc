@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/config/canopy_conf.h"
 #include "common/config/parse_util.h"
 
 namespace canopy::config {
@@ -21,7 +22,14 @@ absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path) {
   if (absl::EndsWith(lower, ".yaml") || absl::EndsWith(lower, ".yml")) {
     return ParseCanopyYaml(*text, path);
   }
-  return ParseSlurmConf(*text, path);
+  absl::StatusOr<ClusterConfig> config = ParseSlurmConf(*text, path);
+  if (config.ok()) {
+    // What slurm.conf has no key for.
+    if (absl::Status s = internal::ReadCanopyConfBeside(path, *config); !s.ok()) {
+      return s;
+    }
+  }
+  return config;
 }
 
 absl::StatusOr<std::string> ControllerAddress(const ClusterConfig& config) {

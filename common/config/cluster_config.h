@@ -104,6 +104,10 @@ struct ClusterConfig {
   // Prolog, Epilog, TaskProlog, TaskEpilog and PrologFlags (node_scripts.h).
   NodeScripts node_scripts;
 
+  // Settings Slurm has no key for (canopy_conf.h): in the YAML, or in canopy.conf beside
+  // slurm.conf. HOST:PORT canopyd serves Prometheus metrics on (/metrics); empty: none.
+  std::string metrics_listen;
+
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;
 

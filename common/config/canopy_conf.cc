@@ -1,0 +1,92 @@
+#include "common/config/canopy_conf.h"
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/config/parse_util.h"
+#include "common/config/yaml_values.h"
+#include "yaml-cpp/yaml.h"
+
+namespace canopy::config {
+
+absl::Status CheckListenAddress(absl::string_view field, absl::string_view value) {
+  const size_t colon = value.rfind(':');
+  int port = -1;
+  bool host_ok = colon != absl::string_view::npos && colon > 0;
+  if (host_ok) {
+    const absl::string_view host = value.substr(0, colon);
+    const bool bracketed = host.front() == '[';
+    host_ok = bracketed ? host.size() > 2 && host.back() == ']'
+                        : host.find_first_of(":[] \t/") == absl::string_view::npos;
+    if (!absl::SimpleAtoi(value.substr(colon + 1), &port) || port > 65535) {
+      port = -1;
+    }
+  }
+  if (!host_ok || port < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field,
+                     ": expected HOST:PORT (a host name or address, [v6 address], and a port "
+                     "0-65535), got '",
+                     value, "'"));
+  }
+  return absl::OkStatus();
+}
+
+namespace internal {
+
+bool IsCanopyOnlyKey(absl::string_view key) { return key == "metrics_listen"; }
+
+absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view value,
+                                        ClusterConfig& config) {
+  if (key == "metrics_listen") {
+    if (absl::Status s = CheckListenAddress(key, value); !s.ok()) {
+      return s;
+    }
+    config.metrics_listen = std::string(value);
+    return true;
+  }
+  return false;
+}
+
+absl::Status ReadCanopyConfBeside(const std::string& slurm_conf_path, ClusterConfig& config) {
+  const std::string path = SiblingPath(slurm_conf_path, "canopy.conf");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) {
+    return text.status();
+  }
+  const YamlReader reader(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(*text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    return absl::OkStatus();  // empty, or comments only
+  }
+  return reader.ForEachEntry(
+      reader.Root(root), [&](const std::string& key, const YamlValue& value) -> absl::Status {
+        absl::StatusOr<std::string> text = reader.String(value);
+        if (!text.ok()) {
+          return text.status();
+        }
+        absl::StatusOr<bool> applied = ApplyCanopyOnlyKey(key, *text, config);
+        if (!applied.ok()) {
+          return reader.Error(value, applied.status().message().substr(key.size() + 2));
+        }
+        if (!*applied) {
+          config.unused_keys.push_back(key);
+        }
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace internal
+}  // namespace canopy::config

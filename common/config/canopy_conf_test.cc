@@ -1,0 +1,91 @@
+// Settings Slurm has no key for: the YAML's own keys, and canopy.conf beside a slurm.conf, with
+// the same checks.
+#include "common/config/canopy_conf.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace canopy::config {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(CanopyConfTest, ListenAddresses) {
+  EXPECT_TRUE(CheckListenAddress("f", "127.0.0.1:9464").ok());
+  EXPECT_TRUE(CheckListenAddress("f", "0.0.0.0:0").ok());
+  EXPECT_TRUE(CheckListenAddress("f", "head-1.example.org:9464").ok());
+  EXPECT_TRUE(CheckListenAddress("f", "[::1]:9464").ok());
+  for (const char* bad :
+       {"", "9464", ":9464", "host:", "host:http", "host:65536", "::1:9464", "[]:1", "a b:1"}) {
+    EXPECT_FALSE(CheckListenAddress("f", bad).ok()) << bad;
+  }
+  EXPECT_EQ(CheckListenAddress("metrics_listen", "9464").message(),
+            "metrics_listen: expected HOST:PORT (a host name or address, [v6 address], and a port "
+            "0-65535), got '9464'");
+}
+
+TEST(CanopyConfTest, TheYamlHasTheKeysItself) {
+  absl::StatusOr<ClusterConfig> yaml =
+      ParseCanopyYaml("metrics_listen: 127.0.0.1:9464\nnodes:\n  - names: n1\n",
+                      "/etc/canopy/canopy.yaml", /*read_topology=*/false);
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->metrics_listen, "127.0.0.1:9464");
+  yaml = ParseCanopyYaml("metrics_listen: 9464\nnodes:\n  - names: n1\n", "/etc/canopy/canopy.yaml",
+                         /*read_topology=*/false);
+  EXPECT_EQ(yaml.status().message(),
+            "/etc/canopy/canopy.yaml:1: metrics_listen: expected HOST:PORT (a host name or "
+            "address, [v6 address], and a port 0-65535), got '9464'");
+}
+
+class CanopyConfFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / absl::StrCat("canopy-conf-", getpid());
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ + "/slurm.conf") << "ClusterName=c\nNodeName=n1 CPUs=2\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(CanopyConfFileTest, SlurmConfWithoutCanopyConfHasNoMetrics) {
+  absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->metrics_listen, "");
+}
+
+TEST_F(CanopyConfFileTest, CanopyConfBesideSlurmConfIsRead) {
+  std::ofstream(dir_ + "/canopy.conf") << "# Canopy's settings Slurm has no key for\n"
+                                       << "metrics_listen: \"[::1]:9464\"\nweb_lisen: x\n";
+  absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->metrics_listen, "[::1]:9464");
+  EXPECT_THAT(config->unused_keys, ElementsAre("web_lisen"));  // listed at start-up
+}
+
+TEST_F(CanopyConfFileTest, ABadCanopyConfNamesFileLineAndKey) {
+  std::ofstream(dir_ + "/canopy.conf") << "\nmetrics_listen: localhost\n";
+  absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");
+  EXPECT_EQ(config.status().message(),
+            absl::StrCat(dir_,
+                         "/canopy.conf:2: metrics_listen: expected HOST:PORT (a host name or "
+                         "address, [v6 address], and a port 0-65535), got 'localhost'"));
+  std::ofstream(dir_ + "/canopy.conf") << "metrics_listen: [1, 2\n";
+  config = LoadClusterConfig(dir_ + "/slurm.conf");
+  EXPECT_THAT(config.status().message(), HasSubstr("/canopy.conf:"));
+  EXPECT_THAT(config.status().message(), HasSubstr("not valid YAML"));
+  std::ofstream(dir_ + "/canopy.conf") << "- a list\n";
+  config = LoadClusterConfig(dir_ + "/slurm.conf");
+  EXPECT_THAT(config.status().message(), HasSubstr("expected a mapping"));
+}
+
+}  // namespace
+}  // namespace canopy::config
