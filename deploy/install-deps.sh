@@ -9,6 +9,8 @@ PACKAGES=(
   libabsl-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libslurm-dev  # <slurm/spank.h> only: SPANK plugins are built against it and so is the host
+  prometheus-cpp-dev  # canopyd's /metrics endpoint (exposer and text format)
+  curl  # the metrics tests and the quickstart read /metrics with it
   procps
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).

@@ -109,6 +109,12 @@ squeue
 echo
 echo "\$ canopyctl topology     # which jobs sit under each switch"
 "$CTL" topology
+METRICS_URL="$(grep -o 'http://[^ ]*/metrics' "$WORK/canopyd.log" | head -1)"
+if [ -n "$METRICS_URL" ] && command -v curl >/dev/null; then
+  echo
+  echo "\$ curl -s $METRICS_URL | grep '^canopy_switch_gpus'   # the same, for Prometheus"
+  curl -s "$METRICS_URL" | grep '^canopy_switch_gpus' || true
+fi
 for _ in $(seq 1 150); do
   [ -z "$(squeue -h -t PD,CF,R,CG -o %i)" ] && break
   sleep 0.2

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -21,6 +22,7 @@
 #include "scheduler/core/job.h"
 #include "scheduler/core/job_history.h"
 #include "scheduler/lifecycle/commands.h"
+#include "scheduler/plan/plan.h"
 
 namespace canopy::lifecycle {
 
@@ -131,6 +133,9 @@ struct Effects {
   // only, and the controller stops publishing them.
   std::vector<core::JobId> forgotten;
   std::vector<NodeDrain> drains;  // applied by the controller in this batch, before the pass
+  // What the scheduling pass of this batch did, if one ran (the controller's metrics).
+  std::optional<plan::PassStats> pass;
+  bool pass_backfilled = false;  // that pass searched for reservations (backfill)
 
   // Queues `message` for `node`'s agent.
   template <typename Message>

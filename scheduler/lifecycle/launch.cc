@@ -222,6 +222,8 @@ void Schedule(LifecycleState& s, Effects& effects) {
   const std::vector<plan::RunningJob> running =
       backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
   const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, options);
+  effects.pass = plan.stats;
+  effects.pass_backfilled = backfill;
   if (backfill) {
     s.last_backfill = now;
     s.backfill_due = absl::InfiniteFuture();

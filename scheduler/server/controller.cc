@@ -231,7 +231,12 @@ void Controller::RunOwnerLoop() {
     schedule_pending_ = schedule_pending_ || batch.effects.schedule;
     if ((schedule_pending_ && now - last_pass_ >= kMinPassGap) || now >= next_pass_) {
       schedule_pending_ = false;
+      const absl::Time pass_start = absl::Now();  // wall time, whatever clock_ says
       jobs_->Schedule(batch.effects);
+      if (metrics_ != nullptr && batch.effects.pass.has_value()) {
+        metrics_->ObservePass(absl::Now() - pass_start, *batch.effects.pass,
+                              batch.effects.pass_backfilled);
+      }
       last_pass_ = now;
       next_pass_ = now + kPassInterval;
     }
@@ -361,6 +366,7 @@ absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations
     return absl::OkStatus();
   }
   absl::Status status;
+  const absl::Time start = absl::Now();
   for (int attempt = 0; attempt < 3; ++attempt) {
     status = store_->Commit(mutations);
     if (status.ok() || status.code() != absl::StatusCode::kUnavailable) {
@@ -370,6 +376,9 @@ absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations
   }
   if (!status.ok()) {
     spdlog::error("could not save state: {}", status.ToString());
+  }
+  if (metrics_ != nullptr) {
+    metrics_->ObserveCommit(absl::Now() - start, status.ok());
   }
   return status;
 }

@@ -30,6 +30,7 @@
 #include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/server/agent_outbox.h"
+#include "scheduler/server/controller_metrics.h"
 #include "scheduler/server/qos_edit.h"
 #include "scheduler/server/snapshot.h"
 #include "scheduler/state/cluster_state.h"
@@ -55,6 +56,9 @@ class Controller {
   // Shorter than the 10 s the command-line clients wait, so they hear why.
   static constexpr absl::Duration kDefaultAnswerTimeout = absl::Seconds(8);
   void set_answer_timeout(absl::Duration timeout) { answer_timeout_ = timeout; }
+  // Where the owner thread reports its passes and commits (Prometheus); null: nowhere. Call
+  // before Start(); `metrics` must outlive the controller's owner thread.
+  void set_metrics(ControllerMetrics* metrics) { metrics_ = metrics; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
   const config::ClusterConfig& config() const { return *config_; }
@@ -221,6 +225,7 @@ class Controller {
   std::vector<std::function<void(const absl::Status&)>> waiting_for_commit_;
   bool schedule_pending_ = true;
   absl::Time last_pass_ = absl::InfinitePast();
+  ControllerMetrics* metrics_ = nullptr;
   // The snapshot's node records, rebuilt only when nodes or their allocations changed.
   std::shared_ptr<const std::vector<state::NodeRecord>> nodes_snapshot_;
   bool nodes_dirty_ = true;

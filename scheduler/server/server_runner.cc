@@ -23,6 +23,7 @@
 #include "scheduler/server/controller.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
+#include "scheduler/server/metrics_exporter.h"
 #include "scheduler/server/reconfigure.h"
 #include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
@@ -112,6 +113,20 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   if (!controller.ok()) {
     return controller.status();
   }
+  // Prometheus: what the controller counts, and its state read from snapshots at each scrape.
+  std::unique_ptr<ControllerMetrics> metrics;
+  std::unique_ptr<MetricsExporter> exporter;
+  if (!shared_config->metrics_listen.empty()) {
+    metrics = std::make_unique<ControllerMetrics>(absl::StrCat(db_path, "-wal"));
+    (*controller)->set_metrics(metrics.get());
+    absl::StatusOr<std::unique_ptr<MetricsExporter>> started = MetricsExporter::Start(
+        shared_config->metrics_listen, [c = controller->get()] { return c->Snapshot(); },
+        metrics.get());
+    if (!started.ok()) {
+      return started.status();
+    }
+    exporter = *std::move(started);
+  }
   (*controller)->Start();
 
   ControllerServiceImpl controller_service(controller->get(), os::Hostname(false), peers->get());
@@ -154,6 +169,11 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   builder.SetMaxSendMessageSize(rpc::kMaxReplyBytes);
   builder.RegisterService(&controller_service);
   builder.RegisterService(&agent_service);
+  if (metrics != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(std::make_unique<RpcMetricsInterceptorFactory>(metrics.get()));
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || tcp_port == 0) {
     (*controller)->Stop();
@@ -167,6 +187,11 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   spdlog::info("canopyd {} for cluster {}: {} nodes, listening on {}:{} and unix:{}, state in {}",
                CANOPY_VERSION, shared_config->cluster_name, shared_config->nodes.size(), bound,
                tcp_port, socket_path, shared_config->state_dir);
+  if (exporter != nullptr) {
+    const std::string& m = shared_config->metrics_listen;
+    spdlog::info("Prometheus metrics on http://{}:{}/metrics", m.substr(0, m.rfind(':')),
+                 exporter->port());
+  }
   if (!options.port_file.empty()) {
     if (absl::Status s = WritePortFile(options.port_file, tcp_port); !s.ok()) {
       spdlog::error("{}", s.message());

@@ -5,15 +5,7 @@
 #include "absl/strings/str_cat.h"
 
 namespace canopy::server {
-namespace {
-
-struct NodeUsage {
-  int total_gpus = 0;
-  int used_gpus = 0;
-  int down_gpus = 0;
-  bool idle = false;
-  bool down = false;
-};
+namespace {}  // namespace
 
 NodeUsage UsageOf(const state::NodeRecord& n) {
   NodeUsage u;
@@ -32,6 +24,8 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
   u.idle = !u.down && n.BaseState() == state::NodeBaseState::kIdle;
   return u;
 }
+
+namespace {
 
 // Per node, the jobs holding it now (CONFIGURING, RUNNING or COMPLETING), ascending.
 std::vector<std::vector<uint32_t>> JobsByNode(const ClusterSnapshot& snap) {

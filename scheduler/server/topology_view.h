@@ -11,6 +11,17 @@
 
 namespace canopy::server {
 
+// A node's share of the counts: its GPUs in use, unusable (the node is down or drained, or the
+// GPU reported unhealthy) and the rest free. The metrics count the same way.
+struct NodeUsage {
+  int total_gpus = 0;
+  int used_gpus = 0;
+  int down_gpus = 0;
+  bool idle = false;
+  bool down = false;  // not usable: down, drained or not responding
+};
+NodeUsage UsageOf(const state::NodeRecord& node);
+
 // `node` (optional) restricts the answer to the switches above that node, as
 // `scontrol show topology NODE` does; NotFound for an unknown node.
 absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& node,

@@ -1,0 +1,55 @@
+#include "scheduler/server/metrics_exporter.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace canopy::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A taken address is an error naming it, not an exception out of the daemon's start.
+TEST(MetricsExporterTest, AnAddressInUseIsAnErrorNamingIt) {
+  auto none = [] { return std::shared_ptr<const ClusterSnapshot>(); };
+  absl::StatusOr<std::unique_ptr<MetricsExporter>> first =
+      MetricsExporter::Start("127.0.0.1:0", none, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_GT((*first)->port(), 0);
+  const std::string taken = "127.0.0.1:" + std::to_string((*first)->port());
+  absl::StatusOr<std::unique_ptr<MetricsExporter>> second =
+      MetricsExporter::Start(taken, none, nullptr);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr("metrics_listen: cannot listen on " + taken));
+}
+
+TEST(MetricsExporterTest, ControllerMetricsStartAtZero) {
+  ControllerMetrics metrics("/nonexistent-wal");
+  metrics.Refresh();
+  plan::PassStats stats;
+  stats.considered = 12;
+  metrics.ObservePass(absl::Milliseconds(3), stats, /*backfill=*/true);
+  metrics.ObserveCommit(absl::Milliseconds(1), false);
+  double backfill_passes = -1;
+  double failed_commits = -1;
+  double wal = -1;
+  for (const prometheus::MetricFamily& family : metrics.registry()->Collect()) {
+    for (const prometheus::ClientMetric& m : family.metric) {
+      const std::string label = m.label.empty() ? "" : m.label[0].value;
+      if (family.name == "canopy_scheduler_pass_jobs_tested" && label == "backfill") {
+        backfill_passes = static_cast<double>(m.histogram.sample_count);
+        EXPECT_EQ(m.histogram.sample_sum, 12);
+      } else if (family.name == "canopy_store_commits_total" && label == "failed") {
+        failed_commits = m.counter.value;
+      } else if (family.name == "canopy_store_wal_bytes") {
+        wal = m.gauge.value;
+      }
+    }
+  }
+  EXPECT_EQ(backfill_passes, 1);
+  EXPECT_EQ(failed_commits, 1);
+  EXPECT_EQ(wal, 0);  // no WAL file: 0, not an error
+}
+
+}  // namespace
+}  // namespace canopy::server
