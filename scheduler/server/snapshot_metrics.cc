@@ -1,5 +1,6 @@
 #include "scheduler/server/snapshot_metrics.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -7,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "canopy/v1/controller.pb.h"
+#include "scheduler/lifecycle/accounting.h"
 #include "scheduler/server/topology_view.h"
 
 namespace canopy::server {
@@ -40,6 +42,20 @@ class GaugeFamily {
   std::string help_;
   std::map<Labels, double> values_;
 };
+
+// "XID 79: GPU has fallen off the bus" -> "XID 79"; "ECC errors" -> "ECC": a label with few
+// values, whatever the provider adds after it.
+std::string FindingKind(const std::string& reason) {
+  if (reason.empty()) {
+    return "unknown";
+  }
+  const size_t colon = reason.find(':');
+  std::string kind = reason.substr(0, colon);
+  if (colon == std::string::npos) {
+    kind = kind.substr(0, kind.find(' '));
+  }
+  return kind.size() > 32 ? kind.substr(0, 32) : kind;
+}
 
 bool HoldsNodes(core::JobState state) {
   return state == core::JobState::kConfiguring || state == core::JobState::kRunning ||
@@ -75,6 +91,12 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
 
   GaugeFamily nodes("canopy_nodes", "Nodes by state (sinfo's long state names)");
   GaugeFamily agents("canopy_agents_connected", "Nodes whose agent has its stream open");
+  GaugeFamily late("canopy_agents_heartbeat_late",
+                   "Connected nodes not heard from for more than two heartbeat intervals (they "
+                   "go DOWN after SlurmdTimeout)");
+  GaugeFamily findings("canopy_gpu_health_findings",
+                       "GPUs their agent reports unhealthy, by the kind of finding (\"XID 79\", "
+                       "\"ECC\", ...: the reason's first words)");
   GaugeFamily gpus("canopy_gpus",
                    "Configured GPUs by partition, GPU type and state: allocated, idle (free) or "
                    "unavailable (node down or drained, or GPU unhealthy)");
@@ -85,9 +107,17 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
     }
   }
   int connected = 0;
+  int late_nodes = 0;
+  const absl::Duration late_after = 2 * snapshot.config->heartbeat_interval;
   for (const state::NodeRecord& node : *snapshot.nodes) {
     nodes.Add({{"state", state::SlurmStateName(node, /*long_form=*/true)}}, 1);
     connected += node.connected ? 1 : 0;
+    late_nodes += node.connected && snapshot.taken - node.last_heard > late_after ? 1 : 0;
+    for (const state::GpuStatus& g : node.registration.gpus) {
+      if (!g.healthy) {
+        findings.Add({{"kind", FindingKind(g.health_reason)}}, 1);
+      }
+    }
     const NodeUsage usage = UsageOf(node);
     const int idle = std::max(0, usage.total_gpus - usage.used_gpus - usage.down_gpus);
     for (const std::string& partition : partitions_of[node.name]) {
@@ -103,6 +133,25 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
     }
   }
   agents.Add({}, connected);
+  late.Add({}, late_nodes);
+
+  GaugeFamily usage("canopy_fairshare_usage",
+                    "Decayed usage (billing unit-seconds, sshare's RawUsage) per account and "
+                    "user association (user \"\" is the account's own: its users' sum)");
+  GaugeFamily fairshare("canopy_fairshare_factor",
+                        "Fair-share factor of each user association, in [0, 1] (sshare's "
+                        "FairShare)");
+  if (snapshot.accounting != nullptr) {
+    const fairshare::AssociationTree& tree = snapshot.accounting->tree();
+    const std::vector<fairshare::ShareRow>& rows = snapshot.accounting->shares();
+    for (size_t i = 1; i < rows.size() && i < tree.size(); ++i) {  // 0 is root
+      const fairshare::AssociationTree::Node& a = tree.node(static_cast<int32_t>(i));
+      usage.Add({{"account", a.spec.account}, {"user", a.spec.user}}, rows[i].raw_usage);
+      if (a.is_user()) {
+        fairshare.Add({{"account", a.spec.account}, {"user", a.spec.user}}, rows[i].fairshare);
+      }
+    }
+  }
 
   GaugeFamily switch_gpus("canopy_switch_gpus",
                           "GPUs under each switch of the fat tree (every level) by state, as "
@@ -128,8 +177,8 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
   }
 
   std::vector<prometheus::MetricFamily> families;
-  for (GaugeFamily* family : {&jobs, &pending, &job_gpus, &nodes, &agents, &gpus, &switch_gpus,
-                              &switch_nodes, &switch_jobs}) {
+  for (GaugeFamily* family : {&jobs, &pending, &job_gpus, &nodes, &agents, &late, &findings, &gpus,
+                              &switch_gpus, &switch_nodes, &switch_jobs, &usage, &fairshare}) {
     families.push_back(family->Take());
   }
   return families;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <string>
@@ -86,7 +87,8 @@ class MetricsTest : public ::testing::Test {
         std::regex_search(log, m, std::regex(R"(metrics on (http://127\.0\.0\.1:\d+/metrics))")))
         << log;
     url_ = m[1];
-    ASSERT_TRUE(cluster_.StartAgent("gpu[1-4]").ok());
+    ASSERT_TRUE(
+        cluster_.StartAgent("gpu[1-4]", {"--fake_gpu_faults", cluster_.dir() + "/faults"}).ok());
     ASSERT_TRUE(WaitUntil(
         [&] {
           return cluster_.FrontEnd("sinfo", {"-h", "-t", "idle", "-o", "%D"}).out == "4\n";
@@ -163,7 +165,24 @@ TEST_F(MetricsTest, PerSwitchGpuOccupancyMatchesTheTopologyView) {
             1);
   EXPECT_GT(Value(samples, "canopy_store_wal_bytes"), 0);
 
+  EXPECT_EQ(Value(samples, "canopy_agents_heartbeat_late"), 0);
   EXPECT_EQ(cluster_.FrontEnd("scancel", {"-u", std::to_string(getuid())}).exit_code, 0);
+}
+
+// A GPU the agent reports broken shows as a health finding of its kind, and as unavailable under
+// its switches.
+TEST_F(MetricsTest, GpuHealthFindingsByKind) {
+  std::ofstream(cluster_.dir() + "/faults") << "gpu4 1 XID 79: GPU has fallen off the bus\n";
+  std::map<std::string, double> samples;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        samples = Samples(Scrape());
+        return samples["canopy_gpu_health_findings{kind=\"XID 79\"}"] == 1;
+      },
+      absl::Seconds(20)))
+      << cluster_.AgentLog();
+  EXPECT_EQ(
+      Value(samples, "canopy_switch_gpus{switch=\"leaf2\",level=\"0\",state=\"unavailable\"}"), 1);
 }
 
 }  // namespace
