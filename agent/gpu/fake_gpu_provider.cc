@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "absl/hash/hash.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -60,6 +61,28 @@ absl::StatusOr<std::vector<GpuDevice>> FakeGpuProvider::Discover() {
     }
   }
   return gpus;
+}
+
+absl::StatusOr<std::vector<GpuTelemetry>> FakeGpuProvider::Telemetry() {
+  absl::StatusOr<std::vector<GpuDevice>> gpus = Discover();
+  if (!gpus.ok()) {
+    return gpus.status();
+  }
+  std::vector<GpuTelemetry> out;
+  for (const GpuDevice& d : *gpus) {
+    GpuTelemetry t;
+    t.index = d.index;
+    t.utilization = 0;
+    t.memory_used_bytes = 0;
+    t.memory_total_bytes = static_cast<double>(d.memory_mib) * 1024 * 1024;
+    t.temperature_celsius = 30 + d.index;
+    t.power_watts = 70;
+    t.ecc_corrected = 0;
+    t.ecc_uncorrected = 0;
+    t.xid_errors = absl::StartsWith(d.health_reason, "XID") ? 1 : 0;
+    out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace canopy::agent::gpu

@@ -41,6 +41,15 @@ TEST(FakeGpuProviderTest, FaultsFileMarksGpusUnhealthyAndHeals) {
   EXPECT_FALSE((*gpus)[2].healthy);
   EXPECT_EQ((*gpus)[2].health_reason, "XID 79: GPU has fallen off the bus");
   EXPECT_TRUE((*gpus)[1].healthy);
+  // The metrics' figures: an idle GPU, and the injected XID counted.
+  absl::StatusOr<std::vector<GpuTelemetry>> telemetry = p.Telemetry();
+  ASSERT_TRUE(telemetry.ok());
+  ASSERT_EQ(telemetry->size(), 4u);
+  EXPECT_EQ((*telemetry)[2].xid_errors, 1);
+  EXPECT_EQ((*telemetry)[1].xid_errors, 0);
+  EXPECT_EQ((*telemetry)[3].temperature_celsius, 33);
+  EXPECT_EQ((*telemetry)[0].memory_total_bytes, 81559.0 * 1024 * 1024);
+  EXPECT_EQ((*telemetry)[0].utilization, 0);
   std::ofstream(path, std::ios::trunc) << "";
   gpus = p.Discover();
   ASSERT_TRUE(gpus.ok());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,21 @@ struct GpuDevice {
   friend bool operator==(const GpuDevice&, const GpuDevice&) = default;
 };
 
+// What a GPU is doing now, for the agent's metrics. What the provider cannot read is NaN (and
+// left out of the metrics).
+struct GpuTelemetry {
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  int index = 0;
+  double utilization = kUnknown;  // 0-1: the share of the last sample period a kernel ran
+  double memory_used_bytes = kUnknown;
+  double memory_total_bytes = kUnknown;
+  double temperature_celsius = kUnknown;
+  double power_watts = kUnknown;
+  double ecc_corrected = kUnknown;  // errors over the GPU's life (NVML's aggregate counters)
+  double ecc_uncorrected = kUnknown;
+  double xid_errors = kUnknown;  // XID errors seen (fake provider: its injected XID faults)
+};
+
 class GpuProvider {
  public:
   virtual ~GpuProvider() = default;
@@ -38,6 +54,10 @@ class GpuProvider {
   // Every GPU of the node, in index order, with its current health. Unavailable when the vendor
   // library cannot be queried right now.
   virtual absl::StatusOr<std::vector<GpuDevice>> Discover() = 0;
+  // Every GPU's current figures, in index order; empty when the provider reads none.
+  virtual absl::StatusOr<std::vector<GpuTelemetry>> Telemetry() {
+    return std::vector<GpuTelemetry>();
+  }
 };
 
 }  // namespace canopy::agent::gpu

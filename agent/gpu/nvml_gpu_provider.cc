@@ -20,9 +20,16 @@ struct nvmlMemory_t {
   unsigned long long free;
   unsigned long long used;
 };
-// nvmlMemoryErrorType_t / nvmlEccCounterType_t values.
+struct nvmlUtilization_t {
+  unsigned gpu;  // percent of the last sample period a kernel ran
+  unsigned memory;
+};
+// nvmlMemoryErrorType_t / nvmlEccCounterType_t / nvmlTemperatureSensors_t values.
+constexpr int kNvmlMemoryErrorCorrected = 0;
 constexpr int kNvmlMemoryErrorUncorrected = 1;
 constexpr int kNvmlVolatileEcc = 0;
+constexpr int kNvmlAggregateEcc = 1;
+constexpr int kNvmlTemperatureGpu = 0;
 
 struct DlCloser {
   void operator()(void* handle) const { dlclose(handle); }
@@ -43,6 +50,9 @@ struct NvmlApi {
   nvmlReturn_t (*ecc_errors)(nvmlDevice_t, int, int, unsigned long long*);
   nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*);
   nvmlReturn_t (*minor_number)(nvmlDevice_t, unsigned*);
+  nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*);
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*);
+  nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned*);  // milliwatts
 
   std::string Error(nvmlReturn_t rc) const {
     return error_string != nullptr ? error_string(rc) : absl::StrCat("NVML error ", rc);
@@ -80,6 +90,9 @@ absl::StatusOr<std::unique_ptr<NvmlGpuProvider>> NvmlGpuProvider::Open() {
   Load(lib, "nvmlDeviceGetTotalEccErrors", &api->ecc_errors);
   Load(lib, "nvmlDeviceGetRemappedRows", &api->remapped_rows);
   Load(lib, "nvmlDeviceGetMinorNumber", &api->minor_number);
+  Load(lib, "nvmlDeviceGetUtilizationRates", &api->utilization);
+  Load(lib, "nvmlDeviceGetTemperature", &api->temperature);
+  Load(lib, "nvmlDeviceGetPowerUsage", &api->power_usage);
   if (nvmlReturn_t rc = api->init(); rc != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlInit failed: ", api->Error(rc)));
   }
@@ -153,6 +166,52 @@ absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
     gpus.push_back(std::move(d));
   }
   return gpus;
+}
+
+absl::StatusOr<std::vector<GpuTelemetry>> NvmlGpuProvider::Telemetry() {
+  unsigned count = 0;
+  if (nvmlReturn_t rc = api_->device_count(&count); rc != kNvmlSuccess) {
+    return absl::UnavailableError(absl::StrCat("nvmlDeviceGetCount: ", api_->Error(rc)));
+  }
+  std::vector<GpuTelemetry> out;
+  for (unsigned i = 0; i < count; ++i) {
+    GpuTelemetry t;
+    t.index = static_cast<int>(i);
+    nvmlDevice_t dev = nullptr;
+    if (api_->handle_by_index(i, &dev) != kNvmlSuccess) {
+      out.push_back(t);  // lost: nothing to read (Discover reports it unhealthy)
+      continue;
+    }
+    if (nvmlMemory_t mem{}; api_->memory(dev, &mem) == kNvmlSuccess) {
+      t.memory_used_bytes = static_cast<double>(mem.used);
+      t.memory_total_bytes = static_cast<double>(mem.total);
+    }
+    if (nvmlUtilization_t u{};
+        api_->utilization != nullptr && api_->utilization(dev, &u) == kNvmlSuccess) {
+      t.utilization = u.gpu / 100.0;
+    }
+    if (unsigned c = 0; api_->temperature != nullptr &&
+                        api_->temperature(dev, kNvmlTemperatureGpu, &c) == kNvmlSuccess) {
+      t.temperature_celsius = c;
+    }
+    if (unsigned mw = 0;
+        api_->power_usage != nullptr && api_->power_usage(dev, &mw) == kNvmlSuccess) {
+      t.power_watts = mw / 1000.0;
+    }
+    if (api_->ecc_errors != nullptr) {
+      // Not supported (ECC off, or a GPU without it): left unknown.
+      if (unsigned long long n = 0;
+          api_->ecc_errors(dev, kNvmlMemoryErrorCorrected, kNvmlAggregateEcc, &n) == kNvmlSuccess) {
+        t.ecc_corrected = static_cast<double>(n);
+      }
+      if (unsigned long long n = 0; api_->ecc_errors(dev, kNvmlMemoryErrorUncorrected,
+                                                     kNvmlAggregateEcc, &n) == kNvmlSuccess) {
+        t.ecc_uncorrected = static_cast<double>(n);
+      }
+    }
+    out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace canopy::agent::gpu

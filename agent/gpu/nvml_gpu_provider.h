@@ -23,6 +23,9 @@ class NvmlGpuProvider final : public GpuProvider {
 
   std::string name() const override { return "nvml"; }
   absl::StatusOr<std::vector<GpuDevice>> Discover() override;
+  // Utilisation, memory, temperature, power and ECC counts, each where the driver has it; XID
+  // errors are not counted yet (they need NVML's event API).
+  absl::StatusOr<std::vector<GpuTelemetry>> Telemetry() override;
 
  private:
   explicit NvmlGpuProvider(std::unique_ptr<NvmlApi> api);

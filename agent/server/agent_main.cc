@@ -29,10 +29,13 @@
 #include "agent/runtime/cgroup_v1.h"
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_limits.h"
+#include "agent/server/agent_metrics.h"
 #include "agent/server/agent_setup.h"
 #include "agent/server/agent_spank.h"
 #include "agent/server/node_session.h"
+#include "common/config/canopy_conf.h"
 #include "common/log/setup.h"
+#include "common/metrics/metrics_endpoint.h"
 #include "common/os/gnu_flags.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
@@ -57,6 +60,10 @@ ABSL_FLAG(std::string, spool_dir, "",
           "where batch scripts are written (default: /var/spool/canopy as root, else "
           "$TMPDIR/canopy-agent-<uid>); virtual nodes get one subdirectory each");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "HOST:PORT to serve Prometheus metrics of the hosted nodes and their GPUs on "
+          "(/metrics; port 0: any free port); default: the config's agent_metrics_listen, else "
+          "none");
 ABSL_FLAG(uint32_t, min_job_uid, 1000,
           "as root, run no job of a uid below this (system accounts), nor of a uid this node does "
           "not know");
@@ -189,6 +196,34 @@ int main(int argc, char** argv) {
   }
   spdlog::info("canopy-agent {}: {} node(s), controller {}", CANOPY_VERSION, sessions->size(),
                *target);
+  // The hosted nodes' and their GPUs' figures for Prometheus.
+  std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  const char* metrics_field = "--metrics_listen";
+  if (metrics_listen.empty() && config.has_value()) {
+    metrics_listen = config->agent_metrics_listen;
+    metrics_field = "agent_metrics_listen";
+  }
+  std::unique_ptr<canopy::metrics::MetricsEndpoint> metrics_endpoint;
+  if (!metrics_listen.empty()) {
+    absl::Status valid = canopy::config::CheckListenAddress(metrics_field, metrics_listen);
+    std::vector<canopy::agent::NodeSession*> hosted;
+    for (auto& s : *sessions) {
+      s->set_collect_telemetry(true);
+      hosted.push_back(s.get());
+    }
+    absl::StatusOr<std::unique_ptr<canopy::metrics::MetricsEndpoint>> endpoint =
+        valid.ok() ? canopy::metrics::MetricsEndpoint::Start(
+                         metrics_field, metrics_listen,
+                         {std::make_shared<canopy::agent::AgentMetrics>(std::move(hosted))})
+                   : absl::StatusOr<std::unique_ptr<canopy::metrics::MetricsEndpoint>>(valid);
+    if (!endpoint.ok()) {
+      std::fprintf(stderr, "canopy-agent: %s\n", std::string(endpoint.status().message()).c_str());
+      return 1;
+    }
+    metrics_endpoint = *std::move(endpoint);
+    spdlog::info("Prometheus metrics on http://{}:{}/metrics",
+                 metrics_listen.substr(0, metrics_listen.rfind(':')), metrics_endpoint->port());
+  }
   for (auto& s : *sessions) {
     s->Start();
   }

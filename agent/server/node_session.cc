@@ -256,6 +256,11 @@ absl::StatusOr<std::vector<gpu::GpuDevice>> NodeSession::Discover() {
   return gpus_->Discover();
 }
 
+NodeSession::GpuView NodeSession::Gpus() {
+  absl::MutexLock lock(&mu_);
+  return GpuView{reported_gpus_, telemetry_};
+}
+
 bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
   // write_mu_ (not mu_) is held across the possibly blocking Write, so Stop() can always take
   // mu_ to cancel the call, which unblocks the Write.
@@ -316,6 +321,15 @@ void NodeSession::Tick(absl::Time now) {
   }
   if (changed) {
     runtime_->SetGpuDevices(DeviceFiles(facts_.node_name, *gpus));
+  }
+  if (collect_telemetry_) {
+    absl::StatusOr<std::vector<gpu::GpuTelemetry>> telemetry;
+    {
+      absl::MutexLock lock(&discover_mu_);
+      telemetry = gpus_->Telemetry();
+    }
+    absl::MutexLock lock(&mu_);
+    telemetry_ = telemetry.ok() ? *std::move(telemetry) : std::vector<gpu::GpuTelemetry>();
   }
   if (health.has_gpu_health()) {
     Write(health);

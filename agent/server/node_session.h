@@ -68,6 +68,16 @@ class NodeSession {
   bool registered() const { return registered_.load(); }
   const std::string& node_name() const { return facts_.node_name; }
 
+  // The agent's metrics endpoint (agent_metrics.h) asks each heartbeat for the GPUs' figures
+  // too. Call before Start().
+  void set_collect_telemetry(bool collect) { collect_telemetry_ = collect; }
+  // The GPUs as last discovered and their figures as of the last heartbeat. Thread-safe.
+  struct GpuView {
+    std::vector<gpu::GpuDevice> gpus;
+    std::vector<gpu::GpuTelemetry> telemetry;
+  };
+  GpuView Gpus();
+
  private:
   void Run();
   // One connection: returns when the stream ends, with the status it ended with.
@@ -99,6 +109,8 @@ class NodeSession {
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   uint64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<gpu::GpuDevice> reported_gpus_ ABSL_GUARDED_BY(mu_);
+  bool collect_telemetry_ = false;
+  std::vector<gpu::GpuTelemetry> telemetry_ ABSL_GUARDED_BY(mu_);
   ControllerContact contact_ ABSL_GUARDED_BY(mu_);
 
   // Last: destroyed first, while the Write() path its reports use still exists.

@@ -36,15 +36,18 @@ absl::Status CheckListenAddress(absl::string_view field, absl::string_view value
 
 namespace internal {
 
-bool IsCanopyOnlyKey(absl::string_view key) { return key == "metrics_listen"; }
+bool IsCanopyOnlyKey(absl::string_view key) {
+  return key == "metrics_listen" || key == "agent_metrics_listen";
+}
 
 absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view value,
                                         ClusterConfig& config) {
-  if (key == "metrics_listen") {
+  if (key == "metrics_listen" || key == "agent_metrics_listen") {
     if (absl::Status s = CheckListenAddress(key, value); !s.ok()) {
       return s;
     }
-    config.metrics_listen = std::string(value);
+    (key == "metrics_listen" ? config.metrics_listen : config.agent_metrics_listen) =
+        std::string(value);
     return true;
   }
   return false;

@@ -38,6 +38,7 @@ TEST(CanopyConfTest, TheYamlHasTheKeysItself) {
                       "/etc/canopy/canopy.yaml", /*read_topology=*/false);
   ASSERT_TRUE(yaml.ok()) << yaml.status();
   EXPECT_EQ(yaml->metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(yaml->agent_metrics_listen, "");
   yaml = ParseCanopyYaml("metrics_listen: 9464\nnodes:\n  - names: n1\n", "/etc/canopy/canopy.yaml",
                          /*read_topology=*/false);
   EXPECT_EQ(yaml.status().message(),
@@ -64,10 +65,12 @@ TEST_F(CanopyConfFileTest, SlurmConfWithoutCanopyConfHasNoMetrics) {
 
 TEST_F(CanopyConfFileTest, CanopyConfBesideSlurmConfIsRead) {
   std::ofstream(dir_ + "/canopy.conf") << "# Canopy's settings Slurm has no key for\n"
-                                       << "metrics_listen: \"[::1]:9464\"\nweb_lisen: x\n";
+                                       << "metrics_listen: \"[::1]:9464\"\nweb_lisen: x\n"
+                                       << "agent_metrics_listen: 0.0.0.0:9465\n";
   absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->metrics_listen, "[::1]:9464");
+  EXPECT_EQ(config->agent_metrics_listen, "0.0.0.0:9465");
   EXPECT_THAT(config->unused_keys, ElementsAre("web_lisen"));  // listed at start-up
 }
 

@@ -107,6 +107,9 @@ struct ClusterConfig {
   // Settings Slurm has no key for (canopy_conf.h): in the YAML, or in canopy.conf beside
   // slurm.conf. HOST:PORT canopyd serves Prometheus metrics on (/metrics); empty: none.
   std::string metrics_listen;
+  // HOST:PORT each canopy-agent serves its nodes' and GPUs' metrics on (canopy-agent
+  // --metrics_listen wins); empty: none.
+  std::string agent_metrics_listen;
 
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;

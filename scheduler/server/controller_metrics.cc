@@ -88,6 +88,27 @@ void ControllerMetrics::Refresh() {
 
 namespace {
 
+// What the controller counted, with what is read at scrape time refreshed first.
+class RefreshingCollectable : public prometheus::Collectable {
+ public:
+  explicit RefreshingCollectable(ControllerMetrics* metrics) : metrics_(metrics) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    metrics_->Refresh();
+    return metrics_->registry()->Collect();
+  }
+
+ private:
+  ControllerMetrics* const metrics_;
+};
+
+}  // namespace
+
+std::shared_ptr<prometheus::Collectable> ControllerMetrics::Collectable() {
+  return std::make_shared<RefreshingCollectable>(this);
+}
+
+namespace {
+
 class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
  public:
   RpcMetricsInterceptor(ControllerMetrics* metrics, std::string method)

@@ -1,8 +1,8 @@
-// ControllerMetrics: what canopyd measures as it works, for Prometheus (metrics_exporter.h):
-// scheduling passes (duration, jobs tested, by kind), commits (duration, failures, the WAL's
-// size) and client RPCs (latency by method, through RpcMetricsInterceptorFactory). The state
-// itself (jobs, nodes, GPUs per switch) is read from snapshots (snapshot_metrics.h).
-// Thread-safe: prometheus-cpp's metrics are.
+// ControllerMetrics: what canopyd measures as it works, for Prometheus (served by
+// common/metrics/metrics_endpoint.h): scheduling passes (duration, jobs tested, by kind), commits
+// (duration, failures, the WAL's size) and client RPCs (latency by method, through
+// RpcMetricsInterceptorFactory). The state itself (jobs, nodes, GPUs per switch) is read from
+// snapshots (snapshot_metrics.h). Thread-safe: prometheus-cpp's metrics are.
 #pragma once
 
 #include <memory>
@@ -32,6 +32,8 @@ class ControllerMetrics {
   void ObserveRpc(absl::string_view method, absl::Duration took);
   // Refreshes what is read rather than counted (the WAL's size); called before each scrape.
   void Refresh();
+  // For the metrics endpoint: the registry, refreshed at each scrape. Valid while this lives.
+  std::shared_ptr<prometheus::Collectable> Collectable();
 
  private:
   const std::string wal_path_;

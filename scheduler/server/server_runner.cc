@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log/absl_format.h"
+#include "common/metrics/metrics_endpoint.h"
 #include "common/os/hostname.h"
 #include "common/rpc/message_limits.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -23,8 +24,8 @@
 #include "scheduler/server/controller.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
-#include "scheduler/server/metrics_exporter.h"
 #include "scheduler/server/reconfigure.h"
+#include "scheduler/server/snapshot_metrics.h"
 #include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
 #include "spdlog/spdlog.h"
@@ -114,14 +115,16 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     return controller.status();
   }
   // Prometheus: what the controller counts, and its state read from snapshots at each scrape.
-  std::unique_ptr<ControllerMetrics> metrics;
-  std::unique_ptr<MetricsExporter> exporter;
+  std::unique_ptr<ControllerMetrics> controller_metrics;
+  std::unique_ptr<metrics::MetricsEndpoint> exporter;
   if (!shared_config->metrics_listen.empty()) {
-    metrics = std::make_unique<ControllerMetrics>(absl::StrCat(db_path, "-wal"));
-    (*controller)->set_metrics(metrics.get());
-    absl::StatusOr<std::unique_ptr<MetricsExporter>> started = MetricsExporter::Start(
-        shared_config->metrics_listen, [c = controller->get()] { return c->Snapshot(); },
-        metrics.get());
+    controller_metrics = std::make_unique<ControllerMetrics>(absl::StrCat(db_path, "-wal"));
+    (*controller)->set_metrics(controller_metrics.get());
+    absl::StatusOr<std::unique_ptr<metrics::MetricsEndpoint>> started =
+        metrics::MetricsEndpoint::Start(
+            "metrics_listen", shared_config->metrics_listen,
+            {std::make_shared<SnapshotMetrics>([c = controller->get()] { return c->Snapshot(); }),
+             controller_metrics->Collectable()});
     if (!started.ok()) {
       return started.status();
     }
@@ -169,9 +172,9 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   builder.SetMaxSendMessageSize(rpc::kMaxReplyBytes);
   builder.RegisterService(&controller_service);
   builder.RegisterService(&agent_service);
-  if (metrics != nullptr) {
+  if (controller_metrics != nullptr) {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
-    creators.push_back(std::make_unique<RpcMetricsInterceptorFactory>(metrics.get()));
+    creators.push_back(std::make_unique<RpcMetricsInterceptorFactory>(controller_metrics.get()));
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -8,40 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "canopy/v1/controller.pb.h"
+#include "common/metrics/family_builder.h"
 #include "scheduler/lifecycle/accounting.h"
 #include "scheduler/server/topology_view.h"
 
 namespace canopy::server {
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// Sums values by label set, in a stable order, then makes the family.
-class GaugeFamily {
- public:
-  GaugeFamily(std::string name, std::string help)
-      : name_(std::move(name)), help_(std::move(help)) {}
-  void Add(const Labels& labels, double value) { values_[labels] += value; }
-  prometheus::MetricFamily Take() {
-    prometheus::MetricFamily family;
-    family.name = name_;
-    family.help = help_;
-    family.type = prometheus::MetricType::Gauge;
-    for (const auto& [labels, value] : values_) {
-      prometheus::ClientMetric& metric = family.metric.emplace_back();
-      for (const auto& [name, label_value] : labels) {
-        metric.label.push_back({name, label_value});
-      }
-      metric.gauge.value = value;
-    }
-    return family;
-  }
-
- private:
-  std::string name_;
-  std::string help_;
-  std::map<Labels, double> values_;
-};
+using Labels = metrics::LabelPairs;
+using GaugeFamily = metrics::FamilyBuilder;
 
 // "XID 79: GPU has fallen off the bus" -> "XID 79"; "ECC errors" -> "ECC": a label with few
 // values, whatever the provider adds after it.

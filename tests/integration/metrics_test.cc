@@ -87,8 +87,10 @@ class MetricsTest : public ::testing::Test {
         std::regex_search(log, m, std::regex(R"(metrics on (http://127\.0\.0\.1:\d+/metrics))")))
         << log;
     url_ = m[1];
-    ASSERT_TRUE(
-        cluster_.StartAgent("gpu[1-4]", {"--fake_gpu_faults", cluster_.dir() + "/faults"}).ok());
+    ASSERT_TRUE(cluster_
+                    .StartAgent("gpu[1-4]", {"--fake_gpu_faults", cluster_.dir() + "/faults",
+                                             "--metrics-listen=127.0.0.1:0"})
+                    .ok());
     ASSERT_TRUE(WaitUntil(
         [&] {
           return cluster_.FrontEnd("sinfo", {"-h", "-t", "idle", "-o", "%D"}).out == "4\n";
@@ -97,8 +99,20 @@ class MetricsTest : public ::testing::Test {
         << cluster_.AgentLog();
   }
 
-  std::string Scrape() {
-    const CommandResult r = RunCommand({"/usr/bin/curl", "-sS", "--max-time", "10", url_}, {});
+  // The agent's endpoint, from its log line.
+  std::string AgentUrl() {
+    std::smatch m;
+    const std::string log = cluster_.AgentLog();
+    if (!std::regex_search(log, m, std::regex(R"(metrics on (http://127\.0\.0\.1:\d+/metrics))"))) {
+      ADD_FAILURE() << "no metrics URL in the agent's log:\n" << log;
+      return "";
+    }
+    return m[1];
+  }
+
+  std::string Scrape(const std::string& url = "") {
+    const CommandResult r =
+        RunCommand({"/usr/bin/curl", "-sS", "--max-time", "10", url.empty() ? url_ : url}, {});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out;
   }
@@ -183,6 +197,29 @@ TEST_F(MetricsTest, GpuHealthFindingsByKind) {
       << cluster_.AgentLog();
   EXPECT_EQ(
       Value(samples, "canopy_switch_gpus{switch=\"leaf2\",level=\"0\",state=\"unavailable\"}"), 1);
+  // The agent's own figures of the node and the GPU.
+  std::map<std::string, double> agent;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        agent = Samples(Scrape(AgentUrl()));
+        return agent["canopy_agent_gpu_xid_errors_total{node=\"gpu4\",gpu=\"1\"}"] == 1;
+      },
+      absl::Seconds(20)));
+  EXPECT_EQ(Value(agent, "canopy_agent_node_registered{node=\"gpu1\"}"), 1);
+  EXPECT_EQ(Value(agent, "canopy_agent_gpu_temperature_celsius{node=\"gpu2\",gpu=\"3\"}"), 33);
+  EXPECT_EQ(Value(agent, "canopy_agent_gpu_power_watts{node=\"gpu3\",gpu=\"0\"}"), 70);
+  EXPECT_EQ(Value(agent, "canopy_agent_gpu_xid_errors_total{node=\"gpu4\",gpu=\"0\"}"), 0);
+  EXPECT_EQ(
+      Value(agent,
+            "canopy_agent_gpu_ecc_errors_total{node=\"gpu1\",gpu=\"0\",type=\"uncorrected\"}"),
+      0);
+  int unhealthy = 0;
+  for (const auto& [key, value] : agent) {
+    if (key.rfind("canopy_agent_gpu_healthy{", 0) == 0) {
+      unhealthy += value == 0 ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(unhealthy, 1);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "scheduler/server/metrics_exporter.h"
+#include "scheduler/server/controller_metrics.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -6,24 +6,7 @@
 namespace canopy::server {
 namespace {
 
-using ::testing::HasSubstr;
-
-// A taken address is an error naming it, not an exception out of the daemon's start.
-TEST(MetricsExporterTest, AnAddressInUseIsAnErrorNamingIt) {
-  auto none = [] { return std::shared_ptr<const ClusterSnapshot>(); };
-  absl::StatusOr<std::unique_ptr<MetricsExporter>> first =
-      MetricsExporter::Start("127.0.0.1:0", none, nullptr);
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_GT((*first)->port(), 0);
-  const std::string taken = "127.0.0.1:" + std::to_string((*first)->port());
-  absl::StatusOr<std::unique_ptr<MetricsExporter>> second =
-      MetricsExporter::Start(taken, none, nullptr);
-  ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(second.status().message(), HasSubstr("metrics_listen: cannot listen on " + taken));
-}
-
-TEST(MetricsExporterTest, ControllerMetricsStartAtZero) {
+TEST(ControllerMetricsTest, PassesCommitsAndTheWal) {
   ControllerMetrics metrics("/nonexistent-wal");
   metrics.Refresh();
   plan::PassStats stats;
