@@ -22,6 +22,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -75,6 +76,9 @@ ABSL_FLAG(std::string, spank_task_helper, "",
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "the Canopy node agent.\n  canopy-agent [--controller HOST:PORT] [--virtual-nodes EXPR]");
+  absl::FlagsUsageConfig usage_config;  // --version: the program and Canopy's version
+  usage_config.version_string = [] { return absl::StrCat("canopy-agent ", CANOPY_VERSION, "\n"); };
+  absl::SetFlagsUsageConfig(usage_config);
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level));

@@ -154,6 +154,10 @@ int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, st
     (args.empty() ? err : out) << kUsage;
     return args.empty() ? kUsageExit : 0;
   }
+  if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
+    out << "canopyctl " << CANOPY_VERSION << " (Slurm 22.05.8's commands as sbatch, squeue, ...)\n";
+    return 0;
+  }
   const std::string command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "run") {

@@ -22,6 +22,7 @@ commands:
   run [SRUN OPTIONS] CMD [ARGS]   run CMD as a job step, as srun does
   whoami                          who the controller thinks you are
   install-links [--force] DIR     make sbatch, srun, squeue, sacct, ... in DIR links to canopyctl
+  version (or --version)          print canopyctl's version
 
 The controller is found from --controller, else $CANOPY_CONTROLLER, else the config named by
 $CANOPY_CONFIG or $SLURM_CONF (its unix socket when readable, so job commands know who you

@@ -21,6 +21,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/cluster_config.h"
@@ -91,6 +92,9 @@ int main(int argc, char** argv) {
   const std::vector<std::string> original_argv(argv, argv + argc);
   absl::SetProgramUsageMessage(
       "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");
+  absl::FlagsUsageConfig usage_config;  // --version: the program and Canopy's version
+  usage_config.version_string = [] { return absl::StrCat("canopyd ", CANOPY_VERSION, "\n"); };
+  absl::SetFlagsUsageConfig(usage_config);
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level));

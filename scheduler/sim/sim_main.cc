@@ -48,7 +48,8 @@ constexpr char kUsage[] =
     "  --cleanup-delay S   seconds a simulated agent takes to clean up after a kill (default 0)\n"
     "  --accounts FILE     associations as sacctmgr dump writes them (replaces the config's)\n"
     "  --scheduler S       builtin or backfill (default: the config's SchedulerType)\n"
-    "  --until SECONDS     stop at this simulated time; metrics cover [0, SECONDS]\n";
+    "  --until SECONDS     stop at this simulated time; metrics cover [0, SECONDS]\n"
+    "  --version           print canopy-sim's version and exit\n";
 
 struct Args {
   std::string config, trace, policy = "canopy", plot, format = "auto", accounts, scheduler;
@@ -142,6 +143,9 @@ bool ParseArgs(int argc, char** argv, Args& a, std::string& err) {
       }
     } else if (flag == "-h" || flag == "--help") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (flag == "-V" || flag == "--version") {
+      std::cout << "canopy-sim " << CANOPY_VERSION << "\n";
       std::exit(0);
     } else {
       err = absl::StrCat("unknown flag '", flag, "'");

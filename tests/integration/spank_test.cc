@@ -177,6 +177,16 @@ class SpankTest : public ::testing::Test {
 
   int JobUid() const { return geteuid() == 0 ? 65534 : static_cast<int>(geteuid()); }
 
+  // The job went back to the queue held, as after a failure of the node's (waits for it).
+  bool RequeuedHeld(const std::string& job) {
+    return WaitUntil(
+        [&] {
+          return cluster_.FrontEnd("squeue", {"-h", "-j", job, "-o", "%T %r"}).out ==
+                 "PENDING JobHeldUser\n";
+        },
+        absl::Seconds(30));
+  }
+
   LocalCluster cluster_;
   std::string work_;
   std::string log_;
@@ -329,13 +339,7 @@ TEST_F(SpankTest, APluginFailingABatchScriptsSetUpDrainsTheNodeAndRequeuesTheJob
       Run("sbatch -w gpu1 --parsable -o never.out --wrap 'echo ran'", {"CANOPY_FAIL_USER_INIT=1"});
   ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err;
   const std::string job(absl::StripAsciiWhitespace(sbatch.out));
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        return cluster_.FrontEnd("squeue", {"-h", "-j", job, "-o", "%T %r"}).out ==
-               "PENDING JobHeldUser\n";
-      },
-      absl::Seconds(30)))
-      << cluster_.ControllerLog() << cluster_.AgentLog();
+  ASSERT_TRUE(RequeuedHeld(job)) << cluster_.ControllerLog() << cluster_.AgentLog();
   EXPECT_THAT(cluster_.FrontEnd("scontrol", {"show", "node", "gpu1"}).out,
               HasSubstr("Reason=batch job complete failure"));
   const std::string out = ReadFile(work_ + "/never.out");
@@ -358,13 +362,7 @@ TEST_F(SpankTest, APluginThatCannotBeLoadedAnyMoreDrainsTheNode) {
   std::ofstream(cluster_.dir() + "/plugstack.conf", std::ios::app)
       << "required " << work_ << "/missing.so\n";
   ASSERT_EQ(cluster_.FrontEnd("scontrol", {"release", job}).exit_code, 0);
-  ASSERT_TRUE(WaitUntil(
-      [&] {
-        return cluster_.FrontEnd("squeue", {"-h", "-j", job, "-o", "%T %r"}).out ==
-               "PENDING JobHeldUser\n";
-      },
-      absl::Seconds(30)))
-      << cluster_.ControllerLog() << cluster_.AgentLog();
+  ASSERT_TRUE(RequeuedHeld(job)) << cluster_.ControllerLog() << cluster_.AgentLog();
   EXPECT_THAT(cluster_.FrontEnd("scontrol", {"show", "node", "gpu2"}).out,
               HasSubstr("Reason=Prolog error"));
   EXPECT_THAT(cluster_.AgentLog(), HasSubstr("missing.so"));
