@@ -11,6 +11,7 @@ PACKAGES=(
   libslurm-dev  # <slurm/spank.h> only: SPANK plugins are built against it and so is the host
   prometheus-cpp-dev  # canopyd's /metrics endpoint (exposer and text format)
   curl  # the metrics tests and the quickstart read /metrics with it
+  go-md2man  # the man pages (docs/man/*.md)
   procps
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).
