@@ -1,5 +1,6 @@
 #include "ctl/canopyctl/canopyctl.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <system_error>
@@ -166,9 +167,16 @@ int RunCanopyctl(const std::vector<std::string>& all_args, std::ostream& out, st
   if (command == "install-links") {
     return InstallLinksCommand(rest, out, err);
   }
-  if (command != "nodes" && command != "topology" && command != "ping" && command != "drain" &&
-      command != "down" && command != "resume" && command != "jobs" && command != "job" &&
-      command != "cancel" && command != "whoami") {
+  if (command == "completion") {
+    if (rest.size() != 1 || rest[0] != "bash") {
+      err << "canopyctl completion: expected 'bash' (the only shell it writes for)\n";
+      return kUsageExit;
+    }
+    out << BashCompletion();
+    return 0;
+  }
+  if (std::none_of(Commands().begin(), Commands().end(),
+                   [&](const CommandWords& c) { return command == c.command; })) {
     err << "canopyctl: unknown command '" << command << "'\n" << kUsage;
     return kUsageExit;
   }

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace canopy::ctl::canopyctl {
 
@@ -22,6 +23,7 @@ commands:
   run [SRUN OPTIONS] CMD [ARGS]   run CMD as a job step, as srun does
   whoami                          who the controller thinks you are
   install-links [--force] DIR     make sbatch, srun, squeue, sacct, ... in DIR links to canopyctl
+  completion bash                 a bash completion script for canopyctl
   version (or --version)          print canopyctl's version
 
 The controller is found from --controller, else $CANOPY_CONTROLLER, else the config named by
@@ -29,6 +31,68 @@ $CANOPY_CONFIG or $SLURM_CONF (its unix socket when readable, so job commands kn
 are). Called as sbatch, srun, squeue, scancel, sinfo, scontrol, sacct, sacctmgr, sshare or
 sprio, the same binary acts as that Slurm command.
 )";
+
+const std::vector<CommandWords>& Commands() {
+  static const std::vector<CommandWords> commands = {
+      {"nodes", {"--partition"}},
+      {"topology", {}},
+      {"drain", {"--reason"}},
+      {"down", {"--reason"}},
+      {"resume", {}},
+      {"ping", {}},
+      {"jobs", {"--user", "--partition"}},
+      {"job", {}},
+      {"cancel", {}},
+      {"run", {}},
+      {"whoami", {}},
+      {"install-links", {"--force"}},
+      {"completion", {"bash"}},
+      {"version", {}},
+      {"help", {}},
+  };
+  return commands;
+}
+
+std::string BashCompletion() {
+  std::string commands;
+  std::string cases;
+  for (const CommandWords& c : Commands()) {
+    absl::StrAppend(&commands, commands.empty() ? "" : " ", c.command);
+    if (!c.options.empty()) {
+      absl::StrAppend(&cases, "    ", c.command, ") words=\"", absl::StrJoin(c.options, " "),
+                      "\" ;;\n");
+    }
+  }
+  // Node names for the commands that take them, from the controller (quietly nothing when it
+  // cannot be reached).
+  return absl::StrCat(
+      "# bash completion for canopyctl (canopyctl completion bash)\n"
+      "_canopyctl() {\n"
+      "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"\" i words=\"\"\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    case \"${COMP_WORDS[i]}\" in\n"
+      "      --controller) ((i++)) ;;\n"
+      "      -*) ;;\n"
+      "      *) cmd=\"${COMP_WORDS[i]}\"; break ;;\n"
+      "    esac\n"
+      "  done\n"
+      "  if [[ -z \"$cmd\" ]]; then\n"
+      "    COMPREPLY=($(compgen -W \"",
+      commands,
+      " --controller\" -- \"$cur\"))\n"
+      "    return\n"
+      "  fi\n"
+      "  case \"$cmd\" in\n",
+      cases,
+      "  esac\n"
+      "  case \"$cmd\" in\n"
+      "    nodes|topology|drain|down|resume)\n"
+      "      words=\"$words $(canopyctl nodes 2>/dev/null | awk 'NR > 1 {print $1}')\" ;;\n"
+      "  esac\n"
+      "  COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+      "}\n"
+      "complete -o default -F _canopyctl canopyctl\n");
+}
 
 CommandLine SplitCommandLine(const std::vector<std::string>& all_args) {
   CommandLine line;

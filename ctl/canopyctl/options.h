@@ -15,6 +15,18 @@ namespace canopy::ctl::canopyctl {
 // The usage text (`canopyctl help`).
 extern const char kUsage[];
 
+// canopyctl's commands, and the options each takes (for completion).
+struct CommandWords {
+  const char* command;
+  std::vector<std::string> options;
+};
+const std::vector<CommandWords>& Commands();
+
+// `canopyctl completion bash`: a bash completion script for canopyctl (commands, their options,
+// node names from `canopyctl nodes`). Source it, or install it as
+// /usr/share/bash-completion/completions/canopyctl.
+std::string BashCompletion();
+
 struct CommandLine {
   std::string controller;         // --controller HOST:PORT or --controller=HOST:PORT; "" if none
   std::vector<std::string> args;  // everything else: COMMAND ARGS...

@@ -1,5 +1,11 @@
 #include "ctl/canopyctl/options.h"
 
+#include <stdio.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::canopyctl {
@@ -10,6 +16,36 @@ TEST(CanopyctlOptionsTest, ControllerIsTakenOutAnywhere) {
   EXPECT_EQ(line.controller, "h:1");
   EXPECT_EQ(line.args, (std::vector<std::string>{"nodes", "-p", "gpu"}));
   EXPECT_EQ(SplitCommandLine({"--controller=h:2", "ping"}).controller, "h:2");
+}
+
+// What bash offers after `canopyctl WORDS...` with the cursor on the last word.
+std::string Complete(const std::string& script, const std::string& words) {
+  const std::string path =
+      ::testing::TempDir() + "/canopyctl-completion-" + std::to_string(getpid());
+  std::ofstream(path) << script;
+  const std::string command = "/bin/bash -c 'source " + path + " && COMP_WORDS=(" + words +
+                              ") && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) && _canopyctl && "
+                              "echo \"${COMPREPLY[*]}\"' 2>&1";
+  std::string out;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof(buffer), p)) {
+      out.append(buffer, n);
+    }
+    pclose(p);
+  }
+  std::remove(path.c_str());
+  return out;
+}
+
+// The script bash sources: commands first, then each command's options.
+TEST(CanopyctlOptionsTest, BashCompletionOffersCommandsAndOptions) {
+  const std::string script = BashCompletion();
+  EXPECT_EQ(Complete(script, "canopyctl d"), "drain down\n");
+  EXPECT_EQ(Complete(script, "canopyctl --controller h:1 to"), "topology\n");
+  EXPECT_EQ(Complete(script, "canopyctl jobs --"), "--user --partition\n");
+  EXPECT_EQ(Complete(script, "canopyctl install-links --f"), "--force\n");
+  EXPECT_EQ(Complete(script, "canopyctl completion \"\""), "bash\n");  // an empty word
 }
 
 TEST(CanopyctlOptionsTest, CommandArguments) {
