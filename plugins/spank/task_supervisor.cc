@@ -97,7 +97,7 @@ std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
 
 // In the forked task. Never returns.
 [[noreturn]] void RunTask(SpankHost& host, const SpankTaskArgs& args, const TaskPlan& plan,
-                          int ready_fd, int release_fd) {
+                          int ready_fd, int release_fd, pid_t helper) {
   if ((plan.out != STDOUT_FILENO && dup2(plan.out, STDOUT_FILENO) < 0) ||
       (plan.err != STDERR_FILENO && dup2(plan.err, STDERR_FILENO) < 0)) {
     _exit(1);
@@ -120,6 +120,11 @@ std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
   close(ready_fd);
   char byte;
   while (read(release_fd, &byte, 1) < 0 && errno == EINTR) {
+  }
+  // Released, or this process's helper died (SIGKILLed before it could report this task): an
+  // orphan must not go on to run the job's command.
+  if (getppid() != helper) {
+    _exit(1);
   }
   if (!host.Run(Hook::kTaskInit, &task).ok()) {
     Error("Failed to invoke spank plugin stack");
@@ -179,6 +184,7 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
       Error(absl::StrCat("pipe: ", std::strerror(errno)));
       return false;
     }
+    const pid_t helper = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
       Error(absl::StrCat("fork: ", std::strerror(errno)));
@@ -199,7 +205,7 @@ bool ForkTasks(SpankHost& host, const SpankTaskArgs& args, std::vector<TaskPlan>
           close(earlier.release);
         }
       }
-      RunTask(host, args, plan, ready[1], release[0]);
+      RunTask(host, args, plan, ready[1], release[0], helper);
     }
     setpgid(pid, pid);  // as the child does, so that neither order leaves a window
     close(ready[1]);
