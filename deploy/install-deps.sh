@@ -12,6 +12,7 @@ PACKAGES=(
   prometheus-cpp-dev  # canopyd's /metrics endpoint (exposer and text format)
   curl  # the metrics tests and the quickstart read /metrics with it
   go-md2man  # the man pages (docs/man/*.md)
+  libsystemd-dev  # sd_notify: canopyd and canopy-agent as Type=notify units with a watchdog
   procps
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).

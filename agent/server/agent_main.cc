@@ -38,6 +38,7 @@
 #include "common/log/setup.h"
 #include "common/metrics/metrics_endpoint.h"
 #include "common/os/gnu_flags.h"
+#include "common/os/systemd_notify.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
 
@@ -246,11 +247,19 @@ int main(int argc, char** argv) {
   // The main thread is the ticker: heartbeats and GPU health checks for every session, and the
   // place where a stop signal is received.
   const timespec tick = {0, 200 * 1000 * 1000};
+  canopy::os::NotifyReady(absl::StrCat(sessions->size(), " node(s), controller ", *target));
+  // systemd's watchdog (WatchdogSec=, far above the tick) hears from the ticker itself: a
+  // ticker stuck in a GPU query stops the keep-alives.
+  const bool watchdog = canopy::os::WatchdogInterval() > absl::ZeroDuration();
   while (true) {
     const int sig = sigtimedwait(&stop_signals, nullptr, &tick);
     if (sig == SIGINT || sig == SIGTERM) {
       spdlog::info("received {}, disconnecting", strsignal(sig));
+      canopy::os::NotifyStopping();
       break;
+    }
+    if (watchdog) {
+      canopy::os::NotifyWatchdog();
     }
     // Heartbeats keep time on the monotonic clock, as the fence does: a step of the wall clock
     // must not hold them back (the controller would mark the node DOWN and the agent fence).

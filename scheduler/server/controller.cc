@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "common/log/absl_format.h"
 #include "scheduler/server/proto_convert.h"
 #include "spdlog/spdlog.h"
@@ -180,6 +181,14 @@ void Controller::Stop() {
 std::shared_ptr<const ClusterSnapshot> Controller::Snapshot() const {
   absl::MutexLock lock(&snapshot_mu_);
   return snapshot_;
+}
+
+bool Controller::OwnerResponds(absl::Duration timeout) {
+  auto ran = std::make_shared<absl::Notification>();
+  if (!Post([ran](Batch&) { ran->Notify(); })) {
+    return false;
+  }
+  return ran->WaitForNotificationWithTimeout(timeout);
 }
 
 bool Controller::Post(Command command) {

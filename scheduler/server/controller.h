@@ -61,6 +61,9 @@ class Controller {
   void set_metrics(ControllerMetrics* metrics) { metrics_ = metrics; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
+  // True when the owner thread runs a command within `timeout`: the systemd watchdog's probe,
+  // so that a controller whose owner thread is stuck stops looking alive.
+  bool OwnerResponds(absl::Duration timeout);
   const config::ClusterConfig& config() const { return *config_; }
   absl::Time start_time() const { return start_time_; }
   // The controller's clock (the only one the server reads).

@@ -4,15 +4,19 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/log/absl_format.h"
 #include "common/metrics/metrics_endpoint.h"
 #include "common/os/hostname.h"
+#include "common/os/systemd_notify.h"
 #include "common/rpc/message_limits.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
@@ -201,6 +205,24 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     }
   }
 
+  canopy::os::NotifyReady(
+      absl::StrCat("serving ", shared_config->nodes.size(), " nodes on ", bound, ":", tcp_port));
+  // Under systemd's watchdog (WatchdogSec=): a keep-alive only while the owner thread still runs
+  // commands, so a controller stuck there is restarted rather than kept.
+  std::atomic<bool> watchdog_stop{false};
+  std::thread watchdog;
+  if (const absl::Duration interval = canopy::os::WatchdogInterval();
+      interval > absl::ZeroDuration()) {
+    watchdog = std::thread([&, interval] {
+      while (!watchdog_stop.load()) {
+        if ((*controller)->OwnerResponds(interval / 3)) {
+          canopy::os::NotifyWatchdog();
+        }
+        absl::SleepFor(interval / 3);
+      }
+    });
+  }
+
   ServerExit exit;
   exit.bound_listen = absl::StrCat(bound, ":", tcp_port);
   while (true) {
@@ -222,8 +244,16 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     }
     spdlog::info("reconfigure: restarting on {} ({} change(s)); every job is in the database",
                  shared_config->path, plan->changes.size());
+    canopy::os::NotifyReloading();  // the restarted canopyd says READY=1
     exit.restart = true;
     break;
+  }
+  if (!exit.restart) {
+    canopy::os::NotifyStopping();
+  }
+  watchdog_stop = true;
+  if (watchdog.joinable()) {
+    watchdog.join();
   }
   server->GetHealthCheckService()->SetServingStatus(false);
   // No new local connections (this also removes the socket file); while the server still runs,
