@@ -62,6 +62,8 @@ ABSL_FLAG(std::string, spool_dir, "",
           "where batch scripts are written (default: /var/spool/canopy as root, else "
           "$TMPDIR/canopy-agent-<uid>); virtual nodes get one subdirectory each");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(std::string, log_format, "text",
+          "text, or json: one JSON object per line (time, level, program, msg) for log shippers");
 ABSL_FLAG(std::string, metrics_listen, "",
           "HOST:PORT to serve Prometheus metrics of the hosted nodes and their GPUs on "
           "(/metrics; port 0: any free port); default: the config's agent_metrics_listen, else "
@@ -82,7 +84,11 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage_config);
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
-  canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level));
+  if (std::string error; !canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level),
+                                                    absl::GetFlag(FLAGS_log_format), error)) {
+    std::fprintf(stderr, "canopy-agent: %s\n", error.c_str());
+    return 2;
+  }
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

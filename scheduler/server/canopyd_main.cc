@@ -38,6 +38,8 @@ ABSL_FLAG(std::string, listen, "",
 ABSL_FLAG(std::string, state_dir, "", "directory for the database and socket; default from config");
 ABSL_FLAG(std::string, port_file, "", "write the TCP port actually bound to this file (tests)");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
+ABSL_FLAG(std::string, log_format, "text",
+          "text, or json: one JSON object per line (time, level, program, msg) for log shippers");
 ABSL_FLAG(int, max_rpc_threads, 128,
           "threads serving clients' RPCs at most; a call beyond them is refused with "
           "RESOURCE_EXHAUSTED (clients retry) rather than starting one more thread");
@@ -97,7 +99,11 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage_config);
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
-  canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level));
+  if (std::string error; !canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level),
+                                                    absl::GetFlag(FLAGS_log_format), error)) {
+    std::fprintf(stderr, "canopyd: %s\n", error.c_str());
+    return 2;
+  }
 
   absl::StatusOr<std::string> config_path =
       canopy::server::ResolveConfigPath(absl::GetFlag(FLAGS_config));
