@@ -25,8 +25,9 @@ TEST(JsonLogTest, EachRecordIsOneJsonObjectWithTheMessageEscaped) {
   logger.warn("job {}: \"quoted\" path C:\\x\nsecond line\ttab \x01", 7);
   const std::string line = out.str();
   EXPECT_THAT(line, StartsWith("{\"time\":\""));
-  EXPECT_THAT(line,
-              MatchesRegex(R"(\{"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[-+][0-9]{2}:[0-9]{2}",.*)"));
+  EXPECT_THAT(
+      line,
+      MatchesRegex(R"(\{"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[-+][0-9]{2}:[0-9]{2}",.*)"));
   EXPECT_THAT(line, EndsWith("\",\"level\":\"warning\",\"program\":\"canopyd\",\"msg\":\"job 7: "
                              "\\\"quoted\\\" path C:\\\\x\\nsecond line\\ttab \\u0001\"}\n"));
   EXPECT_EQ(line.find('\n'), line.size() - 1);  // one line
