@@ -237,6 +237,8 @@ class JobRuntime {
   // then watches helper_kill_at).
   void SignalEverything(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SignalBatch(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The steps' tasks, and the groups finished tasks left behind.
+  void SignalSteps(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SignalStepGroups(JobRecord& job, int signal) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReadBatchReports(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool HelpersRunning(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

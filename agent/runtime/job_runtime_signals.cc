@@ -26,11 +26,15 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
   JobRecord& job = *it->second;
   SignalBatch(job, signal.signal());
   if (!signal.batch_only()) {
-    for (auto& [id, step] : job.steps) {
-      step->Signal(signal.signal());
-    }
-    SignalStepGroups(job, signal.signal());
+    SignalSteps(job, signal.signal());
   }
+}
+
+void JobRuntime::SignalSteps(JobRecord& job, int signal) {
+  for (auto& [id, step] : job.steps) {
+    step->Signal(signal);
+  }
+  SignalStepGroups(job, signal);
 }
 
 void JobRuntime::ReadBatchReports(JobRecord& job) {
@@ -105,10 +109,7 @@ bool JobRuntime::HelpersRunning(JobRecord& job) {
 
 void JobRuntime::SignalEverything(JobRecord& job, int signal) {
   SignalBatch(job, signal);
-  for (auto& [id, step] : job.steps) {
-    step->Signal(signal);
-  }
-  SignalStepGroups(job, signal);
+  SignalSteps(job, signal);
   // The cgroup holds the helpers too: it is signalled once they are gone.
   if (job.cgroup != nullptr && !HelpersRunning(job)) {
     job.cgroup->Signal(signal);
@@ -167,8 +168,7 @@ bool JobRuntime::Gone(JobRecord& job) {
   }
   // What the batch script left behind in its group (under SPANK, the script's own group).
   if (job.batch_supervised) {
-    ReadBatchReports(job);
-    SignalBatch(job, 0);
+    SignalBatch(job, 0);  // reads the helper's reports first
     if (job.batch_task_group > 0) {
       return false;
     }
