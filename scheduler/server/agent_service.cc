@@ -36,6 +36,7 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
     out_.push_back(std::move(message));
     if (!writing_) {
       writing_ = true;
+      rpc::ReactionHandOver(&out_);
       StartWrite(&out_.front());
     }
   }
@@ -65,6 +66,9 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
   }
 
   void OnWriteDone(bool ok) override {
+    // Taken over before mu_ is locked: this thread may never have seen the stream before, and
+    // gRPC's own ordering (invisible to TSan) is all that puts the mutex's construction first.
+    rpc::ReactionTakeOver(&out_);
     absl::MutexLock lock(&mu_);
     out_.pop_front();
     if (!ok) {
@@ -72,11 +76,13 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
     }
     // Messages queued before Close() still go out; Finish follows the last one.
     if (!out_.empty()) {
+      rpc::ReactionHandOver(&out_);
       StartWrite(&out_.front());
       return;
     }
     writing_ = false;
     if (pending_finish_.has_value()) {
+      rpc::ReactionHandOver(&out_);
       Finish(*pending_finish_);
       pending_finish_.reset();
     }
@@ -84,8 +90,10 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
 
   void OnDone() override {
     // Every other reaction has returned (gRPC's promise): the read side hands over through
-    // in_, the write side and Close through mu_, which they only touch the stream under.
+    // in_, the write side through out_, and Close through mu_, which it only touches the stream
+    // under.
     rpc::ReactionTakeOver(&in_);
+    rpc::ReactionTakeOver(&out_);
     { absl::MutexLock lock(&mu_); }
     outbox_->Detach();
     delete this;
