@@ -13,6 +13,7 @@ PACKAGES=(
   curl  # the metrics tests and the quickstart read /metrics with it
   go-md2man  # the man pages (docs/man/*.md)
   libsystemd-dev  # sd_notify: canopyd and canopy-agent as Type=notify units with a watchdog
+  python3-grpcio python3-protobuf  # the Python portal example (docs/examples/portal), run by a test
   procps
 )
 # Optional extras: the real Slurm client commands (to compare outputs) and gnuplot (simulator charts).

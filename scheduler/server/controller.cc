@@ -183,6 +183,21 @@ std::shared_ptr<const ClusterSnapshot> Controller::Snapshot() const {
   return snapshot_;
 }
 
+std::shared_ptr<const ClusterSnapshot> Controller::NextSnapshot(const ClusterSnapshot* seen,
+                                                                absl::Duration timeout) const {
+  absl::MutexLock lock(&snapshot_mu_);
+  auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(snapshot_mu_) {
+    return snapshot_.get() != seen;
+  };
+  snapshot_mu_.AwaitWithTimeout(absl::Condition(&changed), timeout);
+  return snapshot_;
+}
+
+bool Controller::Stopping() const {
+  absl::MutexLock lock(&queue_mu_);
+  return stopping_;
+}
+
 bool Controller::OwnerResponds(absl::Duration timeout) {
   auto ran = std::make_shared<absl::Notification>();
   if (!Post([ran](Batch&) { ran->Notify(); })) {

@@ -61,6 +61,12 @@ class Controller {
   void set_metrics(ControllerMetrics* metrics) { metrics_ = metrics; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
+  // The latest snapshot once it is another than `seen`, or after `timeout` whatever it is
+  // (WatchJobs and WatchNodes wait here instead of polling). Never waits on the owner thread.
+  std::shared_ptr<const ClusterSnapshot> NextSnapshot(const ClusterSnapshot* seen,
+                                                      absl::Duration timeout) const;
+  // True once Stop() was called: no more snapshots will come.
+  bool Stopping() const;
   // True when the owner thread runs a command within `timeout`: the systemd watchdog's probe,
   // so that a controller whose owner thread is stuck stops looking alive.
   bool OwnerResponds(absl::Duration timeout);

@@ -57,25 +57,39 @@ std::optional<PeerCredentials> ControllerServiceImpl::CallerCredentials(
   return peers_->Lookup(*context);
 }
 
+absl::StatusOr<NodeSelection> NodeSelection::Parse(const std::string& nodes,
+                                                   std::string partition) {
+  NodeSelection selection;
+  if (!nodes.empty()) {
+    absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(nodes);
+    if (!names.ok()) {
+      return names.status();
+    }
+    selection.names_.insert(names->begin(), names->end());
+  }
+  selection.partition_ = std::move(partition);
+  return selection;
+}
+
+bool NodeSelection::Matches(const std::string& node,
+                            const std::vector<std::string>& partitions) const {
+  return (names_.empty() || names_.contains(node)) &&
+         (partition_.empty() ||
+          std::find(partitions.begin(), partitions.end(), partition_) != partitions.end());
+}
+
 grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
                                               const canopy::v1::ListNodesRequest* request,
                                               canopy::v1::ListNodesResponse* response) {
-  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-  absl::flat_hash_set<std::string> wanted;
-  if (!request->nodes().empty()) {
-    absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(request->nodes());
-    if (!names.ok()) {
-      return rpc::ToGrpcStatus(names.status());
-    }
-    wanted.insert(names->begin(), names->end());
+  absl::StatusOr<NodeSelection> selection =
+      NodeSelection::Parse(request->nodes(), request->partition());
+  if (!selection.ok()) {
+    return rpc::ToGrpcStatus(selection.status());
   }
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   for (const state::NodeRecord& node : *snap->nodes) {
-    if (!wanted.empty() && !wanted.contains(node.name)) {
-      continue;
-    }
     const std::vector<std::string>& parts = node_partitions_[node.id.value()];
-    if (!request->partition().empty() &&
-        std::find(parts.begin(), parts.end(), request->partition()) == parts.end()) {
+    if (!selection->Matches(node.name, parts)) {
       continue;
     }
     *response->add_nodes() =

@@ -6,11 +6,13 @@
 // caller is anonymous and may only read. Job RPCs live in controller_service_jobs.cc.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "canopy/v1/controller.grpc.pb.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/persistence/sqlite_history_reader.h"
@@ -18,6 +20,34 @@
 #include "scheduler/server/unix_peer_listener.h"
 
 namespace canopy::server {
+
+// The jobs a ListJobs or WatchJobs request selects by id, user and partition (not by state or
+// by who may see them).
+class JobSelection {
+ public:
+  JobSelection(const google::protobuf::RepeatedField<uint32_t>& ids, std::string user_name,
+               std::string partition);
+  bool Matches(const core::Job& job) const;
+
+ private:
+  absl::flat_hash_set<uint32_t> ids_;
+  std::string user_name_;
+  std::string partition_;
+};
+
+// The nodes a ListNodes or WatchNodes request selects: a hostlist expression and a partition
+// (either empty = all).
+class NodeSelection {
+ public:
+  // InvalidArgument for a bad hostlist expression.
+  static absl::StatusOr<NodeSelection> Parse(const std::string& nodes, std::string partition);
+  // `partitions`: those the node belongs to.
+  bool Matches(const std::string& node, const std::vector<std::string>& partitions) const;
+
+ private:
+  absl::flat_hash_set<std::string> names_;
+  std::string partition_;
+};
 
 class ControllerServiceImpl final : public canopy::v1::Controller::Service {
  public:
@@ -115,6 +145,14 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status AttachStep(grpc::ServerContext* context,
                           const canopy::v1::AttachStepRequest* request,
                           canopy::v1::AttachStepResponse* response) override;
+  // Portals' streams of changes (controller_service_watch.cc). Each holds one of gRPC's sync
+  // server threads while it lasts; at most kMaxWatches run at once (RESOURCE_EXHAUSTED after).
+  static constexpr int kMaxWatches = 64;
+  grpc::Status WatchJobs(grpc::ServerContext* context, const canopy::v1::WatchJobsRequest* request,
+                         grpc::ServerWriter<canopy::v1::JobEvent>* writer) override;
+  grpc::Status WatchNodes(grpc::ServerContext* context,
+                          const canopy::v1::WatchNodesRequest* request,
+                          grpc::ServerWriter<canopy::v1::NodeEvent>* writer) override;
 
  private:
   // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
@@ -127,6 +165,12 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // an ordinary user only their own, an operator every job.
   grpc::Status CheckPrivateJobs(const lifecycle::Caller& caller) const;
   bool MaySee(const lifecycle::Caller& caller, const core::Job& job) const;
+  // A job as ListJobs and WatchJobs give it: slim (see ListJobs in the .proto), the script's
+  // first line only to those who may read the script, no steps.
+  canopy::v1::Job ListRecord(const lifecycle::Caller& caller, const core::Job& job,
+                             const ClusterSnapshot& snap) const;
+  // Counts a watch in, or refuses it when kMaxWatches run; WatchSlot's destructor counts it out.
+  class WatchSlot;
   // Whom a submission is for: the caller, or with the spec's run_as_uid/run_as_gid (sbatch
   // --uid/--gid) the named user, when the caller is root (PermissionDenied otherwise; NotFound
   // for a uid unknown here). Logged, so every submission on behalf of someone is on record.
@@ -148,6 +192,7 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   persistence::SqliteHistoryReader* history_ = nullptr;    // not owned; may be null
   std::string state_dir_override_;
   std::function<void()> request_restart_;  // empty: reconfigure unsupported
+  std::atomic<int> watches_{0};
 };
 
 }  // namespace canopy::server

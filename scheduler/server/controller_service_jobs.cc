@@ -91,6 +91,30 @@ core::Job ListView(const core::Job& job) {
 
 }  // namespace
 
+JobSelection::JobSelection(const google::protobuf::RepeatedField<uint32_t>& ids,
+                           std::string user_name, std::string partition)
+    : ids_(ids.begin(), ids.end()),
+      user_name_(std::move(user_name)),
+      partition_(std::move(partition)) {}
+
+bool JobSelection::Matches(const core::Job& job) const {
+  // A requested id matches a job or, for an array, every task of it (squeue -j 5 for 5_[1-3]).
+  if (!ids_.empty() && !ids_.contains(job.id.value()) && !ids_.contains(job.array_job_id)) {
+    return false;
+  }
+  return (user_name_.empty() || job.user_name == user_name_) &&
+         (partition_.empty() || job.partition == partition_);
+}
+
+canopy::v1::Job ControllerServiceImpl::ListRecord(const lifecycle::Caller& caller,
+                                                  const core::Job& job,
+                                                  const ClusterSnapshot& snap) const {
+  canopy::v1::Job out = ToProto(ListView(job), *snap.topology);
+  WithholdScriptUnlessAllowed(caller, job, out);
+  SlimForList(out);
+  return out;
+}
+
 lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* context) const {
   lifecycle::Caller caller;
   std::optional<PeerCredentials> creds = CallerCredentials(context);
@@ -232,17 +256,13 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
   }
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   const absl::Time now = controller_->Now();
-  const absl::flat_hash_set<uint32_t> ids(request->job_ids().begin(), request->job_ids().end());
+  const JobSelection selection(request->job_ids(), request->user_name(), request->partition());
   absl::flat_hash_set<int> states;
   for (int s : request->states()) {
     states.insert(s);
   }
   const absl::Duration min_age = controller_->config().min_job_age;
   snap->ForEachJob([&](const core::Job& job) {
-    // A requested id matches a job or, for an array, every task of it (squeue -j 5 for 5_[1-3]).
-    if (!ids.empty() && !ids.contains(job.id.value()) && !ids.contains(job.array_job_id)) {
-      return;
-    }
     if (!states.empty()) {
       if (!states.contains(ToProtoState(job.state))) {
         return;
@@ -253,22 +273,14 @@ grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
       // and scontrol show job (which asks by id) must not disagree in between.
       return;
     }
-    if (!request->user_name().empty() && job.user_name != request->user_name()) {
-      return;
-    }
-    if (!MaySee(caller, job)) {
-      return;
-    }
-    if (!request->partition().empty() && job.partition != request->partition()) {
+    if (!selection.Matches(job) || !MaySee(caller, job)) {
       return;
     }
     canopy::v1::Job* out = response->add_jobs();
-    *out = ToProto(ListView(job), *snap->topology);
-    WithholdScriptUnlessAllowed(caller, job, *out);
-    SlimForList(*out);
+    *out = ListRecord(caller, job, *snap);
     AddSteps(*snap, *out);
   });
-  if (!ids.empty() && response->jobs().empty()) {
+  if (!request->job_ids().empty() && response->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
   }
   *response->mutable_server_time() = rpc::ToProtoTime(now);
