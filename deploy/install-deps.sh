@@ -10,6 +10,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libslurm-dev  # <slurm/spank.h> only: SPANK plugins are built against it and so is the host
   prometheus-cpp-dev  # canopyd's /metrics endpoint (exposer and text format)
+  libcivetweb-dev  # canopyd's web view (the HTTP server prometheus-cpp's exposer is built on)
+  chromium  # the web view's test opens the page headless, checks what it drew, takes a screenshot
   curl  # the metrics tests and the quickstart read /metrics with it
   go-md2man  # the man pages (docs/man/*.md)
   libsystemd-dev  # sd_notify: canopyd and canopy-agent as Type=notify units with a watchdog

@@ -115,6 +115,13 @@ if [ -n "$METRICS_URL" ] && command -v curl >/dev/null; then
   echo "\$ curl -s $METRICS_URL | grep '^canopy_switch_gpus'   # the same, for Prometheus"
   curl -s "$METRICS_URL" | grep '^canopy_switch_gpus' || true
 fi
+WEB_URL="$(grep -o 'cluster view on http://[^ ]*' "$WORK/canopyd.log" | head -1 | cut -d' ' -f4)"
+if [ -n "$WEB_URL" ] && command -v curl >/dev/null; then
+  echo
+  echo "\$ curl -s ${WEB_URL}api/v1/jobs | head -c 300   # the web view's JSON; open $WEB_URL"
+  curl -s "${WEB_URL}api/v1/jobs" | head -c 300 || true
+  echo
+fi
 for _ in $(seq 1 150); do
   [ -z "$(squeue -h -t PD,CF,R,CG -o %i)" ] && break
   sleep 0.2

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/config/parse_util.h"
@@ -34,20 +35,40 @@ absl::Status CheckListenAddress(absl::string_view field, absl::string_view value
   return absl::OkStatus();
 }
 
+bool IsLoopbackListenAddress(absl::string_view listen) {
+  const absl::string_view host = listen.substr(0, listen.rfind(':'));
+  return host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.");
+}
+
 namespace internal {
 
 bool IsCanopyOnlyKey(absl::string_view key) {
-  return key == "metrics_listen" || key == "agent_metrics_listen";
+  return key == "metrics_listen" || key == "agent_metrics_listen" || key == "web_listen" ||
+         key == "web_allow_remote";
 }
 
 absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view value,
                                         ClusterConfig& config) {
-  if (key == "metrics_listen" || key == "agent_metrics_listen") {
+  std::string* address = key == "metrics_listen"         ? &config.metrics_listen
+                         : key == "agent_metrics_listen" ? &config.agent_metrics_listen
+                         : key == "web_listen"           ? &config.web_listen
+                                                         : nullptr;
+  if (address != nullptr) {
     if (absl::Status s = CheckListenAddress(key, value); !s.ok()) {
       return s;
     }
-    (key == "metrics_listen" ? config.metrics_listen : config.agent_metrics_listen) =
-        std::string(value);
+    *address = std::string(value);
+    return true;
+  }
+  if (key == "web_allow_remote") {
+    if (value == "true" || value == "yes") {
+      config.web_allow_remote = true;
+    } else if (value == "false" || value == "no") {
+      config.web_allow_remote = false;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(key, ": expected true or false, got '", value, "'"));
+    }
     return true;
   }
   return false;

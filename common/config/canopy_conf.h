@@ -17,6 +17,9 @@ namespace canopy::config {
 // 0 = any free port); InvalidArgument "FIELD: expected HOST:PORT ..., got 'VALUE'" otherwise.
 absl::Status CheckListenAddress(absl::string_view field, absl::string_view value);
 
+// True when `listen` ("HOST:PORT") is reachable from this machine only: localhost, 127.*, [::1].
+bool IsLoopbackListenAddress(absl::string_view listen);
+
 namespace internal {
 
 // Whether `key` is one of the Canopy-only keys.

@@ -74,6 +74,36 @@ TEST_F(CanopyConfFileTest, CanopyConfBesideSlurmConfIsRead) {
   EXPECT_THAT(config->unused_keys, ElementsAre("web_lisen"));  // listed at start-up
 }
 
+TEST_F(CanopyConfFileTest, TheWebViewKeysHaveOneCheckThroughBothDoors) {
+  std::ofstream(dir_ + "/canopy.conf") << "web_listen: 0.0.0.0:8080\nweb_allow_remote: true\n";
+  absl::StatusOr<ClusterConfig> conf = LoadClusterConfig(dir_ + "/slurm.conf");
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_EQ(conf->web_listen, "0.0.0.0:8080");
+  EXPECT_TRUE(conf->web_allow_remote);
+  absl::StatusOr<ClusterConfig> yaml =
+      ParseCanopyYaml("web_listen: 0.0.0.0:8080\nweb_allow_remote: true\nnodes:\n  - names: n1\n",
+                      "/etc/canopy/canopy.yaml", /*read_topology=*/false);
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->web_listen, conf->web_listen);
+  EXPECT_EQ(yaml->web_allow_remote, conf->web_allow_remote);
+
+  std::ofstream(dir_ + "/canopy.conf") << "web_allow_remote: maybe\n";
+  EXPECT_EQ(
+      LoadClusterConfig(dir_ + "/slurm.conf").status().message(),
+      absl::StrCat(dir_, "/canopy.conf:1: web_allow_remote: expected true or false, got 'maybe'"));
+  EXPECT_EQ(ParseCanopyYaml("web_allow_remote: maybe\nnodes:\n  - names: n1\n",
+                            "/etc/canopy/canopy.yaml", /*read_topology=*/false)
+                .status()
+                .message(),
+            "/etc/canopy/canopy.yaml:1: web_allow_remote: expected true or false, got 'maybe'");
+
+  EXPECT_TRUE(IsLoopbackListenAddress("127.0.0.1:8080"));
+  EXPECT_TRUE(IsLoopbackListenAddress("localhost:0"));
+  EXPECT_TRUE(IsLoopbackListenAddress("[::1]:8080"));
+  EXPECT_FALSE(IsLoopbackListenAddress("0.0.0.0:8080"));
+  EXPECT_FALSE(IsLoopbackListenAddress("head-1:8080"));
+}
+
 TEST_F(CanopyConfFileTest, ABadCanopyConfNamesFileLineAndKey) {
   std::ofstream(dir_ + "/canopy.conf") << "\nmetrics_listen: localhost\n";
   absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");

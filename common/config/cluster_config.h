@@ -110,6 +110,10 @@ struct ClusterConfig {
   // HOST:PORT each canopy-agent serves its nodes' and GPUs' metrics on (canopy-agent
   // --metrics_listen wins); empty: none.
   std::string agent_metrics_listen;
+  // HOST:PORT canopyd serves the live cluster view on (docs/web.md); empty: none. The page needs
+  // no login, so an address beyond loopback also needs web_allow_remote: true.
+  std::string web_listen;
+  bool web_allow_remote = false;
 
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;

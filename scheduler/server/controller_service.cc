@@ -81,6 +81,11 @@ bool NodeSelection::Matches(const std::string& node,
 grpc::Status ControllerServiceImpl::ListNodes(grpc::ServerContext*,
                                               const canopy::v1::ListNodesRequest* request,
                                               canopy::v1::ListNodesResponse* response) {
+  return ListNodesFor(request, response);
+}
+
+grpc::Status ControllerServiceImpl::ListNodesFor(const canopy::v1::ListNodesRequest* request,
+                                                 canopy::v1::ListNodesResponse* response) const {
   absl::StatusOr<NodeSelection> selection =
       NodeSelection::Parse(request->nodes(), request->partition());
   if (!selection.ok()) {

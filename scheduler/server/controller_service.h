@@ -70,6 +70,15 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status Ping(grpc::ServerContext* context, const canopy::v1::PingRequest* request,
                     canopy::v1::PingResponse* response) override;
 
+  // ListJobs and ListNodes for a caller known otherwise than by a gRPC call (the web view,
+  // whose callers are anonymous).
+  grpc::Status ListJobsFor(const lifecycle::Caller& caller,
+                           const canopy::v1::ListJobsRequest* request,
+                           canopy::v1::ListJobsResponse* response) const;
+  grpc::Status ListNodesFor(const canopy::v1::ListNodesRequest* request,
+                            canopy::v1::ListNodesResponse* response) const;
+  Controller* controller() const { return controller_; }
+
   // Jobs (controller_service_jobs.cc).
   grpc::Status SubmitJob(grpc::ServerContext* context, const canopy::v1::SubmitJobRequest* request,
                          canopy::v1::SubmitJobResponse* response) override;

@@ -250,7 +250,12 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
                                              const canopy::v1::ListJobsRequest* request,
                                              canopy::v1::ListJobsResponse* response) {
-  const lifecycle::Caller caller = CallerOf(context);
+  return ListJobsFor(CallerOf(context), request, response);
+}
+
+grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
+                                                const canopy::v1::ListJobsRequest* request,
+                                                canopy::v1::ListJobsResponse* response) const {
   if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
     return denied;
   }

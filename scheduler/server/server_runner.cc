@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/config/canopy_conf.h"
 #include "common/log/absl_format.h"
 #include "common/metrics/metrics_endpoint.h"
 #include "common/os/hostname.h"
@@ -32,6 +33,7 @@
 #include "scheduler/server/snapshot_metrics.h"
 #include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
+#include "scheduler/web/web_server.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
@@ -149,6 +151,23 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   }
   controller_service.SetHistory(history->get());
   AgentServiceImpl agent_service(controller->get());
+  std::unique_ptr<web::WebServer> web_view;
+  if (const std::string& w = shared_config->web_listen; !w.empty()) {
+    absl::StatusOr<std::unique_ptr<web::WebServer>> started =
+        config::IsLoopbackListenAddress(w) || shared_config->web_allow_remote
+            ? web::WebServer::Start("web_listen", w, &controller_service)
+            : absl::FailedPreconditionError(absl::StrCat(
+                  "web_listen: ", w,
+                  " is reachable from other machines, and the cluster view needs no login; "
+                  "set web_allow_remote: true to serve it there anyway (anonymous readers see "
+                  "what anonymous gRPC callers do: no jobs under PrivateData=jobs)"));
+    if (!started.ok()) {
+      (*controller)->Stop();
+      return started.status();
+    }
+    web_view = *std::move(started);
+    spdlog::info("cluster view on http://{}:{}/", w.substr(0, w.rfind(':')), web_view->port());
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   if (options.grpc_reflection) {
