@@ -11,6 +11,7 @@ PACKAGES=(
   libslurm-dev  # <slurm/spank.h> only: SPANK plugins are built against it and so is the host
   prometheus-cpp-dev  # canopyd's /metrics endpoint (exposer and text format)
   libcivetweb-dev  # canopyd's web view (the HTTP server prometheus-cpp's exposer is built on)
+  dpkg-dev  # cpack's Debian packages take their Depends from dpkg-shlibdeps (their test builds them)
   chromium  # the web view's test opens the page headless, checks what it drew, takes a screenshot
   curl  # the metrics tests and the quickstart read /metrics with it
   go-md2man  # the man pages (docs/man/*.md)
