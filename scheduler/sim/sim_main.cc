@@ -6,11 +6,14 @@
 //              [--node-mtbf HOURS] [--repair-hours H] [--seed N] [--queue-depth N]
 //              [--plot DIR] [--format auto|canopy|swf|philly] [--time-scale F]
 //              [--launch-delay S] [--cleanup-delay S] [--accounts FILE]
-//              [--scheduler builtin|backfill] [--until SECONDS]
+//              [--scheduler builtin|backfill] [--until SECONDS] [--progress|--no-progress]
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +25,7 @@
 #include "common/slurm/sacctmgr_file.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/sim/plot.h"
+#include "scheduler/sim/sim_progress.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/topology/load_topology.h"
 
@@ -49,11 +53,14 @@ constexpr char kUsage[] =
     "  --accounts FILE     associations as sacctmgr dump writes them (replaces the config's)\n"
     "  --scheduler S       builtin or backfill (default: the config's SchedulerType)\n"
     "  --until SECONDS     stop at this simulated time; metrics cover [0, SECONDS]\n"
+    "  --progress          show progress on stderr even when it is not a terminal (a line\n"
+    "                      every 10 s); on a terminal it is on unless --no-progress\n"
     "  --version           print canopy-sim's version and exit\n";
 
 struct Args {
   std::string config, trace, policy = "canopy", plot, format = "auto", accounts, scheduler;
   bool json = false;
+  int progress = -1;  // -1: when stderr is a terminal; 0: never; 1: always
   double time_scale = 1.0;
   SimOptions sim;
 };
@@ -76,6 +83,10 @@ bool ParseArgs(int argc, char** argv, Args& a, std::string& err) {
     };
     std::string v;
     double d = 0;
+    if (flag == "--progress" || flag == "--no-progress") {
+      a.progress = flag == "--progress" ? 1 : 0;
+      continue;
+    }
     if (flag == "--config") {
       if (!value(a.config)) return false;
     } else if (flag == "--trace") {
@@ -235,8 +246,17 @@ int Main(int argc, char** argv) {
   for (const std::string& p : policies) {
     SimOptions opts = args.sim;
     opts.policy = p;
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    std::optional<ProgressDisplay> progress;
+    if (args.progress == 1 || (args.progress == -1 && terminal)) {
+      progress.emplace(std::cerr, p, terminal);
+      opts.progress = [&progress](const SimProgress& at) { progress->Update(at); };
+    }
     const absl::Time t0 = wall.Now();
     absl::StatusOr<SimResult> r = RunSimulation(*config, *topo, *trace, opts);
+    if (progress.has_value()) {
+      progress->Finish();
+    }
     if (!r.ok()) {
       return Fail(r.status().ToString());
     }

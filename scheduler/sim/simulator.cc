@@ -122,7 +122,9 @@ class Simulation {
       clock_.AdvanceTo(t);
       while (!events_.empty() && events_.top().time == t) {
         Event e = events_.Pop();
-        ++event_count_;
+        if (++event_count_ % SimOptions::kProgressEvents == 0) {
+          ReportProgress();
+        }
         if (absl::Status s = Handle(e); !s.ok()) {
           return s;
         }
@@ -144,6 +146,7 @@ class Simulation {
     if (end != absl::InfiniteFuture()) {
       CutOff(end);
     }
+    ReportProgress();
     ReportShares();
     SimResult result;
     result.metrics = metrics_.Finish(policy_name_, passes_, event_count_);
@@ -152,6 +155,17 @@ class Simulation {
   }
 
  private:
+  void ReportProgress() const {
+    if (options_.progress) {
+      const int64_t total = static_cast<int64_t>(trace_.size());
+      options_.progress(SimProgress{.simulated = clock_.Now() - absl::UnixEpoch(),
+                                    .jobs_total = total,
+                                    .jobs_done = total - remaining_,
+                                    .pending = static_cast<int64_t>(lifecycle_->pending_count()),
+                                    .events = event_count_});
+    }
+  }
+
   // --until: runs still going at `end` delivered their GPU time up to it.
   void CutOff(absl::Time end) {
     clock_.AdvanceTo(std::max(clock_.Now(), end));

@@ -14,6 +14,7 @@
 // reentrant; it owns all its state.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -30,6 +31,15 @@
 
 namespace canopy::sim {
 
+// Where a replay stands, for a progress display (canopy-sim's, sim_progress.h).
+struct SimProgress {
+  absl::Duration simulated;  // simulated time since the trace's time 0
+  int64_t jobs_total = 0;
+  int64_t jobs_done = 0;  // ended (or never runnable) jobs
+  int64_t pending = 0;    // in the queue now
+  int64_t events = 0;     // events handled so far
+};
+
 struct SimOptions {
   std::string policy = "placement/canopy";  // a registry name, or canopy|first-fit|slurm-tree
   // queue/priority: the config's PriorityType (multifactor with its weights, or submission
@@ -43,6 +53,10 @@ struct SimOptions {
   // Stop at this simulated time (from the trace's time 0) and report over [0, until]: jobs
   // still running then count the GPU time they had by then. Infinite = replay everything.
   absl::Duration until = absl::InfiniteDuration();
+  // Called every kProgressEvents events and once at the end; it only observes (the replay stays
+  // deterministic). Empty: none.
+  std::function<void(const SimProgress&)> progress;
+  static constexpr int64_t kProgressEvents = 1 << 14;
 };
 
 struct SimResult {
