@@ -64,6 +64,8 @@ ABSL_FLAG(std::string, spool_dir, "",
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
 ABSL_FLAG(std::string, log_format, "text",
           "text, or json: one JSON object per line (time, level, program, msg) for log shippers");
+ABSL_FLAG(std::string, log_file, "",
+          "write the log to this file instead of stderr; SIGUSR2 reopens it (logrotate)");
 ABSL_FLAG(std::string, metrics_listen, "",
           "HOST:PORT to serve Prometheus metrics of the hosted nodes and their GPUs on "
           "(/metrics; port 0: any free port); default: the config's agent_metrics_listen, else "
@@ -85,7 +87,8 @@ int main(int argc, char** argv) {
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   if (std::string error; !canopy::log::SetUpLogging("canopy-agent", absl::GetFlag(FLAGS_log_level),
-                                                    absl::GetFlag(FLAGS_log_format), error)) {
+                                                    absl::GetFlag(FLAGS_log_format),
+                                                    absl::GetFlag(FLAGS_log_file), error)) {
     std::fprintf(stderr, "canopy-agent: %s\n", error.c_str());
     return 2;
   }
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGUSR2);  // logrotate: reopen --log-file
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   absl::StatusOr<std::string> target =
@@ -263,6 +267,9 @@ int main(int argc, char** argv) {
       spdlog::info("received {}, disconnecting", strsignal(sig));
       canopy::os::NotifyStopping();
       break;
+    }
+    if (sig == SIGUSR2) {
+      canopy::log::ReopenLogFile();
     }
     if (watchdog) {
       canopy::os::NotifyWatchdog();

@@ -40,6 +40,8 @@ ABSL_FLAG(std::string, port_file, "", "write the TCP port actually bound to this
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error");
 ABSL_FLAG(std::string, log_format, "text",
           "text, or json: one JSON object per line (time, level, program, msg) for log shippers");
+ABSL_FLAG(std::string, log_file, "",
+          "write the log to this file instead of stderr; SIGUSR2 reopens it (logrotate)");
 ABSL_FLAG(int, max_rpc_threads, 128,
           "threads serving clients' RPCs at most; a call beyond them is refused with "
           "RESOURCE_EXHAUSTED (clients retry) rather than starting one more thread");
@@ -100,7 +102,8 @@ int main(int argc, char** argv) {
   canopy::os::AcceptDashedFlags(argc, argv);  // --state-dir as well as --state_dir
   absl::ParseCommandLine(argc, argv);
   if (std::string error; !canopy::log::SetUpLogging("canopyd", absl::GetFlag(FLAGS_log_level),
-                                                    absl::GetFlag(FLAGS_log_format), error)) {
+                                                    absl::GetFlag(FLAGS_log_format),
+                                                    absl::GetFlag(FLAGS_log_file), error)) {
     std::fprintf(stderr, "canopyd: %s\n", error.c_str());
     return 2;
   }

@@ -15,6 +15,7 @@
 #include "absl/time/clock.h"
 #include "common/config/canopy_conf.h"
 #include "common/log/absl_format.h"
+#include "common/log/setup.h"
 #include "common/metrics/metrics_endpoint.h"
 #include "common/os/hostname.h"
 #include "common/os/systemd_notify.h"
@@ -39,7 +40,7 @@
 namespace canopy::server {
 namespace {
 
-// Blocks SIGINT/SIGTERM/SIGHUP in this thread (and every thread it starts later, gRPC's
+// Blocks SIGINT/SIGTERM/SIGHUP/SIGUSR2 in this thread (and every thread it starts later, gRPC's
 // included), so that the main thread's sigwait receives them instead of a handler running
 // anywhere. (The mask survives the exec of a reconfigure, which blocks them again anyway.)
 sigset_t BlockStopSignals() {
@@ -48,6 +49,7 @@ sigset_t BlockStopSignals() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR2);  // logrotate: reopen --log-file
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
@@ -247,6 +249,10 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   while (true) {
     int signal_number = 0;
     sigwait(&stop_signals, &signal_number);
+    if (signal_number == SIGUSR2) {
+      log::ReopenLogFile();
+      continue;
+    }
     if (signal_number != SIGHUP) {
       spdlog::info("received {}, shutting down", strsignal(signal_number));
       break;

@@ -41,7 +41,19 @@ absl::Status LocalCluster::StartController(const std::vector<std::string>& extra
     return p.status();
   }
   controller_.emplace(*std::move(p));
-  const bool up = WaitUntil([&] { return std::filesystem::exists(port_file); }, absl::Seconds(20));
+  // A canopyd that refuses its configuration exits at once: no need to wait the whole 20 s.
+  bool exited = false;
+  const bool up = WaitUntil(
+      [&] {
+        exited = controller_->Wait(absl::ZeroDuration()).ok();
+        return exited || std::filesystem::exists(port_file);
+      },
+      absl::Seconds(20));
+  if (exited) {
+    controller_.reset();
+    return absl::FailedPreconditionError(
+        absl::StrCat("canopyd exited at start; its log:\n", ControllerLog()));
+  }
   if (!up) {
     return absl::DeadlineExceededError(
         absl::StrCat("canopyd did not start; its log:\n", ControllerLog()));

@@ -54,6 +54,7 @@ class LocalCluster {
   }
   // The running canopyd's pid (-1 if none).
   pid_t controller_pid() const { return controller_.has_value() ? controller_->pid() : -1; }
+  pid_t agent_pid() const { return agent_.has_value() ? agent_->pid() : -1; }
   // "unix:<state dir>/canopyd.sock".
   std::string socket_target() const;
 

@@ -51,6 +51,7 @@ def check_layout(root):
         "usr/share/man/man8/canopyd.8", "usr/share/man/man8/canopy-agent.8",
         "usr/share/man/man1/canopyctl.1", "usr/share/man/man1/canopy-sim.1",
         "usr/share/bash-completion/completions/canopyctl",
+        "etc/logrotate.d/canopy-controller", "etc/logrotate.d/canopy-agent",
     ]
     for path in expected:
         if not os.path.isfile(os.path.join(root, path)):
