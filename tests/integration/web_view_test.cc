@@ -95,10 +95,11 @@ class WebViewTest : public ::testing::Test {
   // Chromium, headless, with a profile of its own in the test's directory; `what` is
   // --dump-dom or --screenshot=PATH. The virtual time budget lets the page fetch and draw.
   CommandResult Chromium(const std::string& what, const std::string& fragment = "") {
-    return RunCommand({"/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
-                       "--no-first-run", "--user-data-dir=" + cluster_.dir() + "/chromium",
-                       "--window-size=1400,900", "--virtual-time-budget=5000", what, url_ + fragment},
-                      {{"HOME", cluster_.dir()}}, absl::Seconds(90));
+    return RunCommand(
+        {"/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--user-data-dir=" + cluster_.dir() + "/chromium", "--window-size=1400,900",
+         "--virtual-time-budget=5000", what, url_ + fragment},
+        {{"HOME", cluster_.dir()}}, absl::Seconds(90));
   }
 
   CommandResult Curl(const std::string& path) {
