@@ -15,6 +15,8 @@ namespace {
 
 void Send(mg_connection* connection, int status, absl::string_view content_type,
           absl::string_view body, absl::string_view cache) {
+  // HEAD: the headers GET would send, Content-Length included, and no body.
+  const bool head = absl::string_view(mg_get_request_info(connection)->request_method) == "HEAD";
   mg_printf(connection,
             "HTTP/1.1 %d %s\r\nContent-Type: %.*s\r\nContent-Length: %zu\r\n"
             "Cache-Control: %.*s\r\nX-Content-Type-Options: nosniff\r\n"
@@ -22,7 +24,9 @@ void Send(mg_connection* connection, int status, absl::string_view content_type,
             status, mg_get_response_code_text(connection, status),
             static_cast<int>(content_type.size()), content_type.data(), body.size(),
             static_cast<int>(cache.size()), cache.data());
-  mg_write(connection, body.data(), body.size());
+  if (!head) {
+    mg_write(connection, body.data(), body.size());
+  }
 }
 
 }  // namespace

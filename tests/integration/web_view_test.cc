@@ -202,6 +202,10 @@ TEST_F(WebViewTest, TheJsonApiAndItsErrors) {
   const CommandResult post = RunCommand(
       {"/usr/bin/curl", "-sS", "-X", "POST", "-w", "%{http_code}", url_ + "api/v1/jobs"}, {});
   EXPECT_THAT(post.out, ::testing::EndsWith("405"));
+  const CommandResult head =
+      RunCommand({"/usr/bin/curl", "-sS", "-I", "--max-time", "10", url_ + "api/v1/ping"}, {});
+  EXPECT_THAT(head.out, HasSubstr("Content-Type: application/json"));
+  EXPECT_THAT(head.out, ::testing::Not(HasSubstr("clusterName"))) << "HEAD has no body";
   const CommandResult page = Curl("");
   EXPECT_THAT(page.out, HasSubstr("<title>Canopy cluster view</title>"));
 }
