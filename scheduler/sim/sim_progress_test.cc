@@ -26,8 +26,11 @@ TEST(SimProgressTest, TheLineSaysWhereTheReplayStands) {
 TEST(SimProgressTest, ATerminalGetsOneRewrittenLineALogWholeLines) {
   std::ostringstream tty;
   ProgressDisplay on_terminal(tty, "canopy", /*terminal=*/true);
-  on_terminal.Update(SimProgress{.jobs_total = 2, .jobs_done = 1});
-  on_terminal.Update(SimProgress{.jobs_total = 2, .jobs_done = 1});  // within 0.5 s: not shown
+  on_terminal.Update(
+      SimProgress{.simulated = absl::ZeroDuration(), .jobs_total = 2, .jobs_done = 1});
+  on_terminal.Update(SimProgress{.simulated = absl::ZeroDuration(),
+                                 .jobs_total = 2,
+                                 .jobs_done = 1});  // within 0.5 s: not shown
   on_terminal.Finish();
   const std::string shown = tty.str();
   EXPECT_EQ(std::count(shown.begin(), shown.end(), '\r'), 2) << shown;
@@ -36,8 +39,10 @@ TEST(SimProgressTest, ATerminalGetsOneRewrittenLineALogWholeLines) {
 
   std::ostringstream log;
   ProgressDisplay in_log(log, "first-fit", /*terminal=*/false);
-  in_log.Update(SimProgress{.jobs_total = 4, .jobs_done = 1});
-  in_log.Update(SimProgress{.jobs_total = 4, .jobs_done = 2});  // within 10 s: not shown
+  in_log.Update(SimProgress{.simulated = absl::ZeroDuration(), .jobs_total = 4, .jobs_done = 1});
+  in_log.Update(SimProgress{.simulated = absl::ZeroDuration(),
+                            .jobs_total = 4,
+                            .jobs_done = 2});  // within 10 s: not shown
   in_log.Finish();
   const std::string lines = log.str();
   EXPECT_EQ(lines.find('\r'), std::string::npos);
