@@ -46,6 +46,10 @@ ABSL_FLAG(std::string, controller, "", "controller address HOST:PORT or unix:/pa
 ABSL_FLAG(std::string, virtual_nodes, "",
           "host these nodes in this process (hostlist, e.g. 'gpu[001-016]'), one stream each");
 ABSL_FLAG(std::string, node_name, "", "this node's name (default: the short host name)");
+ABSL_FLAG(std::string, tls_cert, "",
+          "this host's certificate (PEM) for TLS to canopyd; default: the config's "
+          "tls_agent_cert. It must name the host's nodes (docs/security.md)");
+ABSL_FLAG(std::string, tls_key, "", "the key of --tls_cert; default: the config's tls_agent_key");
 ABSL_FLAG(std::string, gpu_provider, "auto",
           "auto (NVML if present, else none; fake for virtual nodes), nvml, fake, none");
 ABSL_FLAG(int, fake_gpus, -1,
@@ -110,6 +114,8 @@ int main(int argc, char** argv) {
   canopy::agent::AgentOptions options;
   options.virtual_nodes = absl::GetFlag(FLAGS_virtual_nodes);
   options.node_name = absl::GetFlag(FLAGS_node_name);
+  options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  options.tls_key = absl::GetFlag(FLAGS_tls_key);
   options.gpu_provider = absl::GetFlag(FLAGS_gpu_provider);
   options.fake_gpus = absl::GetFlag(FLAGS_fake_gpus);
   options.fake_gpu_model = absl::GetFlag(FLAGS_fake_gpu_model);

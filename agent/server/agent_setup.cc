@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/gpu/fake_gpu_provider.h"
 #include "agent/gpu/nvml_gpu_provider.h"
+#include "common/auth/tls_credentials.h"
 #include "common/config/cluster_config.h"
 #include "common/log/absl_format.h"
 #include "common/os/hostname.h"
@@ -99,6 +100,16 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
   const int64_t real_mem_mib =
       static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / (1024 * 1024);
 
+  const config::SecurityConfig security =
+      cfg.has_value() ? cfg->security : config::SecurityConfig();
+  const bool own_cert = !options.tls_cert.empty() || !options.tls_key.empty();
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials = auth::ChannelCredentials(
+      security, target, own_cert ? options.tls_cert : security.tls_agent_cert,
+      own_cert ? options.tls_key : security.tls_agent_key);
+  if (!credentials.ok()) {
+    return credentials.status();
+  }
+
   std::vector<std::unique_ptr<NodeSession>> sessions;
   std::shared_ptr<grpc::Channel> channel;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -110,7 +121,7 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
       args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
       // A LaunchJob carries the script and environment: never over what this accepts.
       args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);
-      channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+      channel = grpc::CreateCustomChannel(target, *credentials, args);
     }
     const std::string& name = names[i];
     auto it = configured.find(name);
@@ -169,9 +180,9 @@ absl::StatusOr<std::vector<std::unique_ptr<NodeSession>>> CreateSessions(
         found.ok() && !found->empty()) {
       rt.amd_gpus = found->front().vendor == "amd";
     }
-    sessions.push_back(std::make_unique<NodeSession>(std::move(facts), channel, std::move(gpus),
-                                                     BackoffOptions{}, static_cast<uint32_t>(i),
-                                                     std::move(rt), reaper));
+    sessions.push_back(std::make_unique<NodeSession>(
+        std::move(facts), channel, security, std::move(gpus), BackoffOptions{},
+        static_cast<uint32_t>(i), std::move(rt), reaper));
   }
   return sessions;
 }

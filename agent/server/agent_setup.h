@@ -19,6 +19,10 @@ namespace canopy::agent {
 struct AgentOptions {
   std::string virtual_nodes;  // hostlist; empty = this host only
   std::string node_name;      // empty = short host name
+  // This host's certificate and key for mTLS (--tls_cert/--tls_key); empty: the config's
+  // tls_agent_cert/tls_agent_key.
+  std::string tls_cert;
+  std::string tls_key;
   std::string gpu_provider = "auto";
   int fake_gpus = -1;
   std::string fake_gpu_model;

@@ -1,6 +1,7 @@
 #include "agent/server/node_session.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/auth/call_signing.h"
 #include "common/log/absl_format.h"
 #include "common/rpc/status_convert.h"
 #include "spdlog/spdlog.h"
@@ -45,11 +46,12 @@ std::vector<runtime::GpuDeviceFile> DeviceFiles(const std::string& node,
 }  // namespace
 
 NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
-                         std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff,
-                         uint32_t seed, runtime::RuntimeOptions runtime_options,
-                         runtime::ChildReaper* reaper)
+                         config::SecurityConfig security, std::unique_ptr<gpu::GpuProvider> gpus,
+                         BackoffOptions backoff, uint32_t seed,
+                         runtime::RuntimeOptions runtime_options, runtime::ChildReaper* reaper)
     : facts_(std::move(facts)),
       stub_(canopy::v1::AgentService::NewStub(channel)),
+      security_(std::move(security)),
       gpus_(std::move(gpus)),
       backoff_(backoff),
       rng_(seed),
@@ -110,23 +112,6 @@ void NodeSession::Run() {
 
 grpc::Status NodeSession::ConnectOnce() {
   grpc::ClientContext context;
-  // Publish the context before connecting: Connect() blocks until the connection is made or
-  // fails, and Stop() must be able to cancel it meanwhile (a cancel before the call starts is
-  // remembered by the context).
-  {
-    absl::MutexLock lock(&mu_);
-    if (stopping_.load()) {
-      return grpc::Status::CANCELLED;
-    }
-    context_ = &context;
-  }
-  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
-      stream = stub_->Connect(&context);
-  {
-    absl::MutexLock lock(&mu_);
-    stream_ = stream.get();
-  }
-
   canopy::v1::AgentMessage hello;
   canopy::v1::Register* reg = hello.mutable_register_();
   reg->set_node_name(facts_.node_name);
@@ -150,6 +135,29 @@ grpc::Status NodeSession::ConnectOnce() {
     absl::MutexLock lock(&mu_);
     reported_gpus_ = *gpus;
   }
+  // The Register message is what the stream's credential vouches for (AuthType=auth/munge):
+  // canopyd checks it against the first message it reads.
+  if (absl::Status s = auth::SignCall(security_, hello, context); !s.ok()) {
+    spdlog::error("{}: cannot sign the registration: {}", facts_.node_name, s.message());
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(s.message()));
+  }
+  // Publish the context before connecting: Connect() blocks until the connection is made or
+  // fails, and Stop() must be able to cancel it meanwhile (a cancel before the call starts is
+  // remembered by the context).
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_.load()) {
+      return grpc::Status::CANCELLED;
+    }
+    context_ = &context;
+  }
+  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
+      stream = stub_->Connect(&context);
+  {
+    absl::MutexLock lock(&mu_);
+    stream_ = stream.get();
+  }
+
   const absl::Time register_sent = MonotonicNow();
   Write(hello);
 

@@ -28,6 +28,7 @@
 #include "agent/runtime/job_runtime.h"
 #include "agent/server/controller_contact.h"
 #include "canopy/v1/agent.grpc.pb.h"
+#include "common/config/security_config.h"
 #include "grpcpp/channel.h"
 
 namespace canopy::agent {
@@ -48,9 +49,11 @@ struct BackoffOptions {
 class NodeSession {
  public:
   // `reaper` (shared by all sessions of the process) must outlive the session.
+  // `security`: how to sign the registration (AuthType); the channel already carries TLS.
   NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel,
-              std::unique_ptr<gpu::GpuProvider> gpus, BackoffOptions backoff, uint32_t seed,
-              runtime::RuntimeOptions runtime_options, runtime::ChildReaper* reaper);
+              config::SecurityConfig security, std::unique_ptr<gpu::GpuProvider> gpus,
+              BackoffOptions backoff, uint32_t seed, runtime::RuntimeOptions runtime_options,
+              runtime::ChildReaper* reaper);
   ~NodeSession();
 
   void Start();
@@ -90,6 +93,7 @@ class NodeSession {
 
   const NodeFacts facts_;
   const std::shared_ptr<canopy::v1::AgentService::Stub> stub_;
+  const config::SecurityConfig security_;
   const std::unique_ptr<gpu::GpuProvider> gpus_;
   const BackoffOptions backoff_;
   std::mt19937 rng_;  // backoff jitter, used by the reader thread only

@@ -44,7 +44,7 @@ namespace internal {
 
 bool IsCanopyOnlyKey(absl::string_view key) {
   return key == "metrics_listen" || key == "agent_metrics_listen" || key == "web_listen" ||
-         key == "web_allow_remote";
+         key == "web_allow_remote" || IsSecurityKey(key);
 }
 
 absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view value,
@@ -71,7 +71,7 @@ absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view
     }
     return true;
   }
-  return false;
+  return ApplySecurityKey(key, value, config.security);
 }
 
 absl::Status ReadCanopyConfBeside(const std::string& slurm_conf_path, ClusterConfig& config) {

@@ -23,6 +23,8 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
   std::vector<std::string> names;
   YamlValue names_value;
   bool cpus_given = false;
+  std::vector<std::string> addrs;
+  YamlValue addr_value;
   absl::Status s = reader_.ForEachEntry(
       entry, [&](const std::string& key, const YamlValue& value) -> absl::Status {
         if (key == "names") {
@@ -58,6 +60,10 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
         if (key == "features") {
           return Assign(reader_.StringList(value), node.features);
         }
+        if (key == "addr") {  // slurm.conf's NodeAddr: one address, or a hostlist, one per node
+          addr_value = value;
+          return Assign(NodeNames(value), addrs);
+        }
         unused_.Add(absl::StrCat("nodes.", key));
         return absl::OkStatus();
       });
@@ -87,11 +93,18 @@ absl::Status YamlConfigParser::NodeEntry(const YamlValue& entry) {
       node.cpus = static_cast<int>(cpus);
     }
   }
+  if (addrs.size() > 1 && addrs.size() != names.size()) {
+    return reader_.Error(addr_value, absl::StrCat("expected one address, or one per node (",
+                                                  names.size(), "), got ", addrs.size()));
+  }
   std::vector<NodeConfig> nodes;
   nodes.reserve(names.size());
-  for (std::string& name : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
     nodes.push_back(node);
-    nodes.back().name = std::move(name);
+    nodes.back().name = std::move(names[i]);
+    if (!addrs.empty()) {
+      nodes.back().addr = addrs[addrs.size() == 1 ? 0 : i];
+    }
   }
   return assembler_.AddNodes(std::move(nodes), names_value.line, reader_.Where(names_value));
 }

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "common/config/node_scripts.h"
 #include "common/config/scheduling_policy.h"
+#include "common/config/security_config.h"
 
 namespace canopy::config {
 
@@ -34,6 +35,10 @@ struct NodeConfig {
   std::vector<GpuConfig> gpus;
   int weight = 1;
   std::vector<std::string> features;
+  // NodeAddr (slurm.conf) / `addr` (YAML): where the node's agent connects from. With it set,
+  // canopyd accepts the node's registration only from that address (or from an agent whose
+  // certificate names it); empty: the node name itself.
+  std::string addr;
   // The CPU layout Slurm reports (scontrol show node, sinfo %z). With only CPUs= configured,
   // Slurm's default: CPUs sockets of one single-threaded core each. 0 = that default.
   int boards = 0;
@@ -87,6 +92,9 @@ struct ClusterConfig {
   // Users who may administer the cluster (drain nodes, cancel any job), besides root and the
   // user canopyd runs as. YAML `operators`; slurm.conf SlurmUser.
   std::vector<std::string> operators;
+
+  // Authentication, TLS and who may submit for whom (security_config.h, docs/security.md).
+  SecurityConfig security;
 
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;

@@ -239,6 +239,16 @@ absl::Status SlurmConfParser::HandleKey(const SlurmConfToken& token, int line) {
       return error("SlurmUser", "a user name");
     }
     config_.operators = {std::string(value)};
+  } else if (lower == "authtype" || lower == "authinfo" || lower == "slurmduser") {
+    const absl::string_view twin = lower == "authtype"   ? "auth_type"
+                                   : lower == "authinfo" ? "auth_info"
+                                                         : "slurmd_user";
+    absl::StatusOr<bool> applied = ApplySecurityKey(twin, value, config_.security);
+    if (!applied.ok()) {
+      // The message names the YAML twin; name the key as it is written in slurm.conf.
+      return LineError(line,
+                       absl::StrCat(token.key, applied.status().message().substr(twin.size())));
+    }
   } else if (lower == "plugstackconfig") {
     if (value.empty()) {
       return error("PlugStackConfig", "the path of a plugstack.conf");
@@ -347,11 +357,18 @@ absl::Status SlurmConfParser::HandleNodeLine(const std::vector<SlurmConfToken>& 
   if (!node.ok()) {
     return node.status();
   }
+  if (values.addrs && values.addrs->size() != 1 && values.addrs->size() != expanded->size()) {
+    return where.Error("NodeAddr", absl::StrCat("expected one address, or one per node (",
+                                                expanded->size(), "), got ", values.addrs->size()));
+  }
   std::vector<NodeConfig> nodes;
   nodes.reserve(expanded->size());
-  for (std::string& name : *expanded) {
+  for (size_t i = 0; i < expanded->size(); ++i) {
     nodes.push_back(*node);
-    nodes.back().name = std::move(name);
+    nodes.back().name = std::move((*expanded)[i]);
+    if (values.addrs) {
+      nodes.back().addr = (*values.addrs)[values.addrs->size() == 1 ? 0 : i];
+    }
   }
   return assembler_.AddNodes(std::move(nodes), line, where.Prefix());
 }

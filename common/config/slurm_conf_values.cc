@@ -215,6 +215,14 @@ absl::Status ApplyNodeKey(const SlurmWhere& where, const SlurmConfToken& token,
     values.features = std::move(features);
     return absl::OkStatus();
   }
+  if (key == "nodeaddr") {
+    absl::StatusOr<std::vector<std::string>> addrs = slurm::ExpandHostlist(std::string(value));
+    if (!addrs.ok() || addrs->empty()) {
+      return Expected(where, "NodeAddr", "an address or a hostlist of them, one per node", value);
+    }
+    values.addrs = *std::move(addrs);
+    return absl::OkStatus();
+  }
   if (key == "nodename" || key == "partitionname") {
     return where.Error(token.key, "start a new line for each NodeName or PartitionName");
   }

@@ -44,6 +44,7 @@ struct SlurmNodeValues {
   std::optional<std::vector<GpuConfig>> gpus;
   std::optional<int> weight;
   std::optional<std::vector<std::string>> features;
+  std::optional<std::vector<std::string>> addrs;  // NodeAddr, expanded
 };
 
 // A partition's Nodes= value, expanded, with the place it was written (it may come from a

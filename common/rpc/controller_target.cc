@@ -35,26 +35,28 @@ absl::StatusOr<std::string> NormalizeTarget(const std::string& address) {
   return absl::StrCat(host, ":", port);
 }
 
-absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_value,
-                                                    bool prefer_unix_socket) {
+namespace {
+
+absl::StatusOr<std::string> TargetFrom(const std::string& flag_value, bool prefer_unix_socket,
+                                       const std::optional<config::EnvironmentConfigFile>& file,
+                                       const absl::StatusOr<config::ClusterConfig>* cfg) {
   if (!flag_value.empty()) {
     return NormalizeTarget(flag_value);
   }
   if (const char* env = std::getenv("CANOPY_CONTROLLER"); env != nullptr && *env != '\0') {
     return NormalizeTarget(env);
   }
-  if (std::optional<config::EnvironmentConfigFile> file = config::ConfigFileFromEnvironment()) {
+  if (file.has_value()) {
     const std::string& var = file->variable;
-    absl::StatusOr<config::ClusterConfig> cfg = config::LoadClusterConfig(file->path);
-    if (!cfg.ok()) {
-      return absl::Status(cfg.status().code(),
-                          absl::StrCat("$", var, ": ", cfg.status().message()));
+    if (!cfg->ok()) {
+      return absl::Status(cfg->status().code(),
+                          absl::StrCat("$", var, ": ", cfg->status().message()));
     }
-    if (prefer_unix_socket && !cfg->unix_socket.empty() &&
-        ::access(cfg->unix_socket.c_str(), W_OK) == 0) {
-      return absl::StrCat("unix:", cfg->unix_socket);
+    if (prefer_unix_socket && !(*cfg)->unix_socket.empty() &&
+        ::access((*cfg)->unix_socket.c_str(), W_OK) == 0) {
+      return absl::StrCat("unix:", (*cfg)->unix_socket);
     }
-    absl::StatusOr<std::string> addr = config::ControllerAddress(*cfg);
+    absl::StatusOr<std::string> addr = config::ControllerAddress(**cfg);
     if (!addr.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "$", var, " (", file->path, ") names no controller host: ", addr.status().message()));
@@ -65,6 +67,37 @@ absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_valu
       "no controller address: pass --controller HOST:PORT, set CANOPY_CONTROLLER, or set "
       "CANOPY_CONFIG or SLURM_CONF to the cluster's config file (Canopy never looks a "
       "controller up in DNS)");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_value,
+                                                    bool prefer_unix_socket) {
+  absl::StatusOr<ControllerEndpoint> endpoint =
+      ResolveControllerEndpoint(flag_value, prefer_unix_socket);
+  if (!endpoint.ok()) {
+    return endpoint.status();
+  }
+  return endpoint->target;
+}
+
+absl::StatusOr<ControllerEndpoint> ResolveControllerEndpoint(const std::string& flag_value,
+                                                             bool prefer_unix_socket) {
+  const std::optional<config::EnvironmentConfigFile> file = config::ConfigFileFromEnvironment();
+  absl::StatusOr<config::ClusterConfig> cfg = absl::NotFoundError("no config");
+  if (file.has_value()) {
+    cfg = config::LoadClusterConfig(file->path);
+  }
+  absl::StatusOr<std::string> target = TargetFrom(flag_value, prefer_unix_socket, file, &cfg);
+  if (!target.ok()) {
+    return target.status();
+  }
+  ControllerEndpoint endpoint;
+  endpoint.target = *std::move(target);
+  if (cfg.ok()) {
+    endpoint.security = cfg->security;
+  }
+  return endpoint;
 }
 
 }  // namespace canopy::rpc

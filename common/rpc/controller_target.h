@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/config/security_config.h"
 
 namespace canopy::rpc {
 
@@ -19,6 +20,17 @@ namespace canopy::rpc {
 // FailedPrecondition when nothing names a controller, the config's error when it is broken.
 absl::StatusOr<std::string> ResolveControllerTarget(const std::string& flag_value,
                                                     bool prefer_unix_socket);
+
+// The controller's address and how to talk to it: the target as above, and the security
+// settings (AuthType, TLS) of the cluster config that $CANOPY_CONFIG or $SLURM_CONF names,
+// defaults (auth/none, no TLS) without one (or when the address comes from the flag or
+// $CANOPY_CONTROLLER and the config does not load).
+struct ControllerEndpoint {
+  std::string target;
+  config::SecurityConfig security;
+};
+absl::StatusOr<ControllerEndpoint> ResolveControllerEndpoint(const std::string& flag_value,
+                                                             bool prefer_unix_socket);
 
 // Checks and normalises "HOST:PORT" / "[v6]:PORT" / "unix:/path".
 absl::StatusOr<std::string> NormalizeTarget(const std::string& address);

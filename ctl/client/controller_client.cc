@@ -7,6 +7,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/auth/call_signing.h"
+#include "common/auth/tls_credentials.h"
 #include "common/rpc/controller_target.h"
 #include "common/rpc/message_limits.h"
 #include "common/rpc/status_convert.h"
@@ -28,20 +30,35 @@ std::string UserName() {
 }  // namespace
 
 absl::StatusOr<ControllerClient> ControllerClient::Connect(const std::string& controller_flag) {
-  absl::StatusOr<std::string> target = rpc::ResolveControllerTarget(controller_flag, true);
-  if (!target.ok()) {
-    return target.status();
+  absl::StatusOr<rpc::ControllerEndpoint> endpoint =
+      rpc::ResolveControllerEndpoint(controller_flag, true);
+  if (!endpoint.ok()) {
+    return endpoint.status();
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      auth::ChannelCredentials(endpoint->security, endpoint->target);
+  if (!credentials.ok()) {
+    return credentials.status();
   }
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);  // squeue of a long queue
-  auto channel = grpc::CreateCustomChannel(*target, grpc::InsecureChannelCredentials(), args);
-  return ControllerClient(*target, canopy::v1::Controller::NewStub(channel));
+  auto channel = grpc::CreateCustomChannel(endpoint->target, *credentials, args);
+  return ControllerClient(endpoint->target, endpoint->security,
+                          canopy::v1::Controller::NewStub(channel));
 }
 
-std::unique_ptr<grpc::ClientContext> ControllerClient::NewContext() const {
+absl::StatusOr<std::unique_ptr<grpc::ClientContext>> ControllerClient::NewContext(
+    const google::protobuf::Message& request) const {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + kCallTimeout);
   context->AddMetadata("canopy-user", UserName());
+  // Over TCP with AuthType=auth/munge the credential is who we are; over the unix socket the
+  // kernel says so and canopyd ignores it, so local commands work while munged is down.
+  if (!absl::StartsWith(target_, "unix:")) {
+    if (absl::Status s = auth::SignCall(security_, request, *context); !s.ok()) {
+      return s;
+    }
+  }
   return context;
 }
 
@@ -64,7 +81,11 @@ absl::Status ControllerClient::Explain(const grpc::Status& status) const {
 absl::StatusOr<canopy::v1::ListNodesResponse> ControllerClient::ListNodes(
     const canopy::v1::ListNodesRequest& request) {
   canopy::v1::ListNodesResponse response;
-  grpc::Status s = stub_->ListNodes(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListNodes(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -73,8 +94,12 @@ absl::StatusOr<canopy::v1::ListNodesResponse> ControllerClient::ListNodes(
 
 absl::StatusOr<canopy::v1::ListPartitionsResponse> ControllerClient::ListPartitions() {
   canopy::v1::ListPartitionsResponse response;
-  grpc::Status s =
-      stub_->ListPartitions(NewContext().get(), canopy::v1::ListPartitionsRequest(), &response);
+  const canopy::v1::ListPartitionsRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListPartitions(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -84,7 +109,11 @@ absl::StatusOr<canopy::v1::ListPartitionsResponse> ControllerClient::ListPartiti
 absl::StatusOr<canopy::v1::GetTopologyResponse> ControllerClient::GetTopology(
     const canopy::v1::GetTopologyRequest& request) {
   canopy::v1::GetTopologyResponse response;
-  grpc::Status s = stub_->GetTopology(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->GetTopology(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -94,7 +123,11 @@ absl::StatusOr<canopy::v1::GetTopologyResponse> ControllerClient::GetTopology(
 absl::StatusOr<canopy::v1::UpdateNodeResponse> ControllerClient::UpdateNode(
     const canopy::v1::UpdateNodeRequest& request) {
   canopy::v1::UpdateNodeResponse response;
-  grpc::Status s = stub_->UpdateNode(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->UpdateNode(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -103,7 +136,12 @@ absl::StatusOr<canopy::v1::UpdateNodeResponse> ControllerClient::UpdateNode(
 
 absl::StatusOr<canopy::v1::PingResponse> ControllerClient::Ping() {
   canopy::v1::PingResponse response;
-  grpc::Status s = stub_->Ping(NewContext().get(), canopy::v1::PingRequest(), &response);
+  const canopy::v1::PingRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->Ping(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -113,7 +151,11 @@ absl::StatusOr<canopy::v1::PingResponse> ControllerClient::Ping() {
 absl::StatusOr<canopy::v1::SubmitJobResponse> ControllerClient::SubmitJob(
     const canopy::v1::SubmitJobRequest& request) {
   canopy::v1::SubmitJobResponse response;
-  grpc::Status s = stub_->SubmitJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->SubmitJob(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -123,7 +165,11 @@ absl::StatusOr<canopy::v1::SubmitJobResponse> ControllerClient::SubmitJob(
 absl::StatusOr<canopy::v1::CancelJobResponse> ControllerClient::CancelJob(
     const canopy::v1::CancelJobRequest& request) {
   canopy::v1::CancelJobResponse response;
-  grpc::Status s = stub_->CancelJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->CancelJob(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -134,7 +180,11 @@ absl::StatusOr<canopy::v1::Job> ControllerClient::GetJob(uint32_t job_id) {
   canopy::v1::GetJobRequest request;
   request.set_job_id(job_id);
   canopy::v1::Job response;
-  grpc::Status s = stub_->GetJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->GetJob(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -144,7 +194,11 @@ absl::StatusOr<canopy::v1::Job> ControllerClient::GetJob(uint32_t job_id) {
 absl::StatusOr<canopy::v1::ListJobsResponse> ControllerClient::ListJobs(
     const canopy::v1::ListJobsRequest& request) {
   canopy::v1::ListJobsResponse response;
-  grpc::Status s = stub_->ListJobs(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListJobs(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -154,7 +208,11 @@ absl::StatusOr<canopy::v1::ListJobsResponse> ControllerClient::ListJobs(
 absl::StatusOr<canopy::v1::CreateStepResponse> ControllerClient::CreateStep(
     const canopy::v1::CreateStepRequest& request) {
   canopy::v1::CreateStepResponse response;
-  grpc::Status s = stub_->CreateStep(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->CreateStep(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -163,19 +221,32 @@ absl::StatusOr<canopy::v1::CreateStepResponse> ControllerClient::CreateStep(
 
 absl::Status ControllerClient::CancelStep(const canopy::v1::CancelStepRequest& request) {
   canopy::v1::CancelStepResponse response;
-  grpc::Status s = stub_->CancelStep(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->CancelStep(context->get(), request, &response);
   return s.ok() ? absl::OkStatus() : Explain(s);
 }
 
 absl::Status ControllerClient::CompleteJob(const canopy::v1::CompleteJobRequest& request) {
   canopy::v1::CompleteJobResponse response;
-  grpc::Status s = stub_->CompleteJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->CompleteJob(context->get(), request, &response);
   return s.ok() ? absl::OkStatus() : Explain(s);
 }
 
 absl::StatusOr<canopy::v1::WhoAmIResponse> ControllerClient::WhoAmI() {
   canopy::v1::WhoAmIResponse response;
-  grpc::Status s = stub_->WhoAmI(NewContext().get(), canopy::v1::WhoAmIRequest(), &response);
+  const canopy::v1::WhoAmIRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->WhoAmI(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -184,8 +255,12 @@ absl::StatusOr<canopy::v1::WhoAmIResponse> ControllerClient::WhoAmI() {
 
 absl::StatusOr<canopy::v1::ListAssociationsResponse> ControllerClient::ListAssociations() {
   canopy::v1::ListAssociationsResponse response;
-  grpc::Status s =
-      stub_->ListAssociations(NewContext().get(), canopy::v1::ListAssociationsRequest(), &response);
+  const canopy::v1::ListAssociationsRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListAssociations(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -195,7 +270,11 @@ absl::StatusOr<canopy::v1::ListAssociationsResponse> ControllerClient::ListAssoc
 absl::StatusOr<canopy::v1::UpdateAssociationsResponse> ControllerClient::UpdateAssociations(
     const canopy::v1::UpdateAssociationsRequest& request) {
   canopy::v1::UpdateAssociationsResponse response;
-  grpc::Status s = stub_->UpdateAssociations(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->UpdateAssociations(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -204,7 +283,12 @@ absl::StatusOr<canopy::v1::UpdateAssociationsResponse> ControllerClient::UpdateA
 
 absl::StatusOr<canopy::v1::ListQosResponse> ControllerClient::ListQos() {
   canopy::v1::ListQosResponse response;
-  grpc::Status s = stub_->ListQos(NewContext().get(), canopy::v1::ListQosRequest(), &response);
+  const canopy::v1::ListQosRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListQos(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -214,7 +298,11 @@ absl::StatusOr<canopy::v1::ListQosResponse> ControllerClient::ListQos() {
 absl::StatusOr<canopy::v1::UpdateQosResponse> ControllerClient::UpdateQos(
     const canopy::v1::UpdateQosRequest& request) {
   canopy::v1::UpdateQosResponse response;
-  grpc::Status s = stub_->UpdateQos(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->UpdateQos(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -223,7 +311,12 @@ absl::StatusOr<canopy::v1::UpdateQosResponse> ControllerClient::UpdateQos(
 
 absl::StatusOr<canopy::v1::GetSharesResponse> ControllerClient::GetShares() {
   canopy::v1::GetSharesResponse response;
-  grpc::Status s = stub_->GetShares(NewContext().get(), canopy::v1::GetSharesRequest(), &response);
+  const canopy::v1::GetSharesRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->GetShares(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -233,7 +326,11 @@ absl::StatusOr<canopy::v1::GetSharesResponse> ControllerClient::GetShares() {
 absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorities(
     const canopy::v1::ListPrioritiesRequest& request) {
   canopy::v1::ListPrioritiesResponse response;
-  grpc::Status s = stub_->ListPriorities(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListPriorities(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -243,7 +340,11 @@ absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorit
 absl::StatusOr<canopy::v1::ListAccountingResponse> ControllerClient::ListAccounting(
     const canopy::v1::ListAccountingRequest& request) {
   canopy::v1::ListAccountingResponse response;
-  grpc::Status s = stub_->ListAccounting(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ListAccounting(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -252,7 +353,12 @@ absl::StatusOr<canopy::v1::ListAccountingResponse> ControllerClient::ListAccount
 
 absl::StatusOr<canopy::v1::GetConfigResponse> ControllerClient::GetConfig() {
   canopy::v1::GetConfigResponse response;
-  grpc::Status s = stub_->GetConfig(NewContext().get(), canopy::v1::GetConfigRequest(), &response);
+  const canopy::v1::GetConfigRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->GetConfig(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -261,8 +367,12 @@ absl::StatusOr<canopy::v1::GetConfigResponse> ControllerClient::GetConfig() {
 
 absl::StatusOr<canopy::v1::ReconfigureResponse> ControllerClient::Reconfigure() {
   canopy::v1::ReconfigureResponse response;
-  grpc::Status s =
-      stub_->Reconfigure(NewContext().get(), canopy::v1::ReconfigureRequest(), &response);
+  const canopy::v1::ReconfigureRequest request;
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->Reconfigure(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -271,14 +381,22 @@ absl::StatusOr<canopy::v1::ReconfigureResponse> ControllerClient::Reconfigure() 
 
 absl::Status ControllerClient::NotifyJob(const canopy::v1::NotifyJobRequest& request) {
   canopy::v1::NotifyJobResponse response;
-  grpc::Status s = stub_->NotifyJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->NotifyJob(context->get(), request, &response);
   return s.ok() ? absl::OkStatus() : Explain(s);
 }
 
 absl::StatusOr<canopy::v1::AttachStepResponse> ControllerClient::AttachStep(
     const canopy::v1::AttachStepRequest& request) {
   canopy::v1::AttachStepResponse response;
-  grpc::Status s = stub_->AttachStep(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->AttachStep(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -287,14 +405,22 @@ absl::StatusOr<canopy::v1::AttachStepResponse> ControllerClient::AttachStep(
 
 absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
   canopy::v1::UpdateJobResponse response;
-  grpc::Status s = stub_->UpdateJob(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->UpdateJob(context->get(), request, &response);
   return s.ok() ? absl::OkStatus() : Explain(s);
 }
 
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::HoldJobs(
     const canopy::v1::HoldJobsRequest& request) {
   canopy::v1::JobActionResponse response;
-  grpc::Status s = stub_->HoldJobs(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->HoldJobs(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -304,7 +430,11 @@ absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::HoldJobs(
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::ReleaseJobs(
     const canopy::v1::ReleaseJobsRequest& request) {
   canopy::v1::JobActionResponse response;
-  grpc::Status s = stub_->ReleaseJobs(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->ReleaseJobs(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }
@@ -314,7 +444,11 @@ absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::ReleaseJobs(
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::RequeueJobs(
     const canopy::v1::RequeueJobsRequest& request) {
   canopy::v1::JobActionResponse response;
-  grpc::Status s = stub_->RequeueJobs(NewContext().get(), request, &response);
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
+  if (!context.ok()) {
+    return context.status();
+  }
+  grpc::Status s = stub_->RequeueJobs(context->get(), request, &response);
   if (!s.ok()) {
     return Explain(s);
   }

@@ -1,5 +1,6 @@
 // ControllerClient: canopyctl's connection to canopyd. Resolves the controller (see
-// common/rpc/controller_target.h), tags calls with the caller's user name, sets deadlines, and
+// common/rpc/controller_target.h), signs calls with MUNGE and speaks TLS when the cluster's
+// config says so (docs/security.md), tags calls with the caller's user name, sets deadlines, and
 // turns failures into messages a person can act on ("cannot reach canopyd at X: ... is it
 // running?"). One per command invocation; thread-compatible.
 #pragma once
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "canopy/v1/controller.grpc.pb.h"
+#include "common/config/security_config.h"
 
 namespace canopy::ctl::client {
 
@@ -79,12 +81,16 @@ class ControllerClient {
   const std::string& target() const { return target_; }
 
  private:
-  ControllerClient(std::string target, std::unique_ptr<canopy::v1::Controller::Stub> stub)
-      : target_(std::move(target)), stub_(std::move(stub)) {}
-  std::unique_ptr<grpc::ClientContext> NewContext() const;
+  ControllerClient(std::string target, config::SecurityConfig security,
+                   std::unique_ptr<canopy::v1::Controller::Stub> stub)
+      : target_(std::move(target)), security_(std::move(security)), stub_(std::move(stub)) {}
+  // A context with the call's deadline, signed for `request` (AuthType=auth/munge over TCP).
+  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> NewContext(
+      const google::protobuf::Message& request) const;
   absl::Status Explain(const grpc::Status& status) const;
 
   std::string target_;
+  config::SecurityConfig security_;
   std::unique_ptr<canopy::v1::Controller::Stub> stub_;
 };
 

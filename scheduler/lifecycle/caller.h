@@ -1,7 +1,8 @@
 // Caller: who sent a request to the controller, as far as the controller can tell.
 //
-// Over the unix socket the kernel tells canopyd the caller's uid/gid (SO_PEERCRED); over TCP
-// the caller is anonymous and may only read. Plain value.
+// Over the unix socket the kernel tells canopyd the caller's uid/gid (SO_PEERCRED); over TCP a
+// MUNGE credential does (AuthType=auth/munge), and without one the caller is anonymous and may
+// only read. Plain value.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,9 @@ struct Caller {
   uint32_t gid = 0;
   std::vector<uint32_t> groups;  // supplementary groups
   std::string user_name;
-  bool is_operator = false;  // root, canopyd's own user, or listed in the config's operators
+  bool is_operator = false;
+  const char* via = "anonymous";  // how canopyd knows: "unix socket", "munge", "anonymous"  //
+                                  // root, canopyd's own user, or listed in the config's operators
 
   // May act on a job owned by `owner_uid`.
   bool MayControl(uint32_t owner_uid) const {

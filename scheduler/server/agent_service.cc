@@ -4,7 +4,9 @@
 #include <memory>
 
 #include "absl/synchronization/mutex.h"
+#include "common/log/absl_format.h"
 #include "common/rpc/reaction_order.h"
+#include "common/rpc/status_convert.h"
 #include "scheduler/server/proto_convert.h"
 #include "spdlog/spdlog.h"
 
@@ -19,9 +21,12 @@ using canopy::v1::ControllerMessage;
 class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, ControllerMessage>,
                           public AgentStreamSink {
  public:
-  AgentStream(Controller* controller, std::string peer)
+  AgentStream(Controller* controller, const AgentAdmission* admission,
+              const grpc::CallbackServerContext* context)
       : controller_(controller),
-        peer_(std::move(peer)),
+        admission_(admission),
+        context_(context),
+        peer_(context->peer()),
         outbox_(std::make_shared<AgentOutbox>(this)) {
     rpc::ReactionHandOver(&in_);
     StartRead(&in_);
@@ -106,8 +111,15 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
         if (registered_) {
           return;  // a second Register on one stream is ignored; the first one stands
         }
-        registered_ = true;
         const canopy::v1::Register& reg = message.register_();
+        if (absl::Status admitted = admission_->Admit(*context_, message); !admitted.ok()) {
+          spdlog::warn("refused the registration of node {} from {} (agent on {}): {}",
+                       reg.node_name(), peer_, reg.hostname(), admitted.message());
+          absl::MutexLock lock(&mu_);
+          FinishLocked(rpc::ToGrpcStatus(admitted));
+          return;
+        }
+        registered_ = true;
         spdlog::debug("register {} from {}", reg.node_name(), peer_);
         // The callback runs on the owner thread, possibly after this reactor is gone: it may
         // only use the outbox (which outlives us) and copied values.
@@ -134,6 +146,18 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
             });
         return;
       }
+      default:
+        break;
+    }
+    if (!registered_) {
+      // Reports and heartbeats count only on a stream whose registration was admitted.
+      if (!warned_unregistered_) {
+        warned_unregistered_ = true;
+        spdlog::warn("{}: ignoring messages sent before a registration", peer_);
+      }
+      return;
+    }
+    switch (message.payload_case()) {
       case AgentMessage::kGpuHealth:
         controller_->AgentGpuHealth(GpusFromProto(message.gpu_health().gpus()), outbox_);
         return;
@@ -172,10 +196,13 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
   }
 
   Controller* const controller_;
+  const AgentAdmission* const admission_;
+  const grpc::CallbackServerContext* const context_;  // gRPC's, valid until OnDone()
   const std::string peer_;
   const std::shared_ptr<AgentOutbox> outbox_;
-  AgentMessage in_;          // touched only by the read chain
-  bool registered_ = false;  // touched only by the read chain
+  AgentMessage in_;                   // touched only by the read chain
+  bool registered_ = false;           // touched only by the read chain
+  bool warned_unregistered_ = false;  // touched only by the read chain
 
   absl::Mutex mu_;
   std::deque<ControllerMessage> out_ ABSL_GUARDED_BY(mu_);
@@ -188,7 +215,7 @@ class AgentStream final : public grpc::ServerBidiReactor<AgentMessage, Controlle
 
 grpc::ServerBidiReactor<AgentMessage, ControllerMessage>* AgentServiceImpl::Connect(
     grpc::CallbackServerContext* context) {
-  return new AgentStream(controller_, context->peer());
+  return new AgentStream(controller_, &admission_, context);
 }
 
 }  // namespace canopy::server

@@ -17,7 +17,9 @@ namespace canopy::server {
 
 ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string hostname,
                                              const UnixPeerListener* peers)
-    : controller_(controller), peers_(peers), hostname_(std::move(hostname)) {
+    : controller_(controller),
+      authenticator_(controller->config(), peers),
+      hostname_(std::move(hostname)) {
   const config::ClusterConfig& config = controller_->config();
   absl::flat_hash_map<std::string, size_t> index;
   for (size_t i = 0; i < config.nodes.size(); ++i) {
@@ -47,14 +49,6 @@ grpc::Status ControllerServiceImpl::RequireOperator(const lifecycle::Caller& cal
           : absl::StrCat(slurm_words, ": ", what,
                          " needs an operator identified by canopyd's unix socket; run this on "
                          "the controller host"));
-}
-
-std::optional<PeerCredentials> ControllerServiceImpl::CallerCredentials(
-    const grpc::ServerContext* context) const {
-  if (peers_ == nullptr || context == nullptr) {
-    return std::nullopt;
-  }
-  return peers_->Lookup(*context);
 }
 
 absl::StatusOr<NodeSelection> NodeSelection::Parse(const std::string& nodes,
@@ -138,7 +132,11 @@ grpc::Status ControllerServiceImpl::UpdateNode(grpc::ServerContext* context,
                                                canopy::v1::UpdateNodeResponse* response) {
   // Who asks comes first: an ordinary or anonymous caller must not make canopyd expand a
   // hostlist of millions of names only to be refused.
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   if (grpc::Status denied = RequireOperator(caller, "changing nodes", "Access/permission denied");
       !denied.ok()) {
     return denied;
@@ -212,9 +210,13 @@ grpc::Status ControllerServiceImpl::GetConfig(grpc::ServerContext*,
 }
 
 grpc::Status ControllerServiceImpl::Reconfigure(grpc::ServerContext* context,
-                                                const canopy::v1::ReconfigureRequest*,
+                                                const canopy::v1::ReconfigureRequest* request,
                                                 canopy::v1::ReconfigureResponse* response) {
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   if (grpc::Status denied = RequireOperator(caller, "reconfigure", "Invalid user id");
       !denied.ok()) {
     return denied;

@@ -16,6 +16,8 @@
 #include "canopy/v1/controller.grpc.pb.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/persistence/sqlite_history_reader.h"
+#include "scheduler/server/audit_log.h"
+#include "scheduler/server/caller_authenticator.h"
 #include "scheduler/server/controller.h"
 #include "scheduler/server/unix_peer_listener.h"
 
@@ -132,6 +134,9 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Accounting (controller_service_history.cc). Without a history reader (tests), sacct is
   // told what Slurm says without accounting storage.
   void SetHistory(persistence::SqliteHistoryReader* history) { history_ = history; }
+  // Where submissions on behalf of other users are recorded (audit_log.h); may stay unset in
+  // tests (then only canopyd's log has them).
+  void SetAuditLog(AuditLog* audit) { audit_ = audit; }
   grpc::Status ListAccounting(grpc::ServerContext* context,
                               const canopy::v1::ListAccountingRequest* request,
                               canopy::v1::ListAccountingResponse* response) override;
@@ -164,12 +169,14 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
                           grpc::ServerWriter<canopy::v1::NodeEvent>* writer) override;
 
  private:
-  // The kernel-verified identity of a caller on the unix socket; std::nullopt for TCP callers
-  // (unauthenticated) or without a listener.
-  std::optional<PeerCredentials> CallerCredentials(const grpc::ServerContext* context) const;
-  // Who is calling: authenticated (with name, groups and operator rights) over the unix socket,
-  // anonymous otherwise.
-  lifecycle::Caller CallerOf(const grpc::ServerContext* context) const;
+  // Who sent `request` (caller_authenticator.h): authenticated, with name, groups and operator
+  // rights, over the unix socket or by a MUNGE credential; anonymous otherwise.
+  // UNAUTHENTICATED for a credential that does not hold (replayed, expired, for another
+  // request): the handler returns it as is.
+  absl::StatusOr<lifecycle::Caller> CallerOf(grpc::ServerContext* context,
+                                             const google::protobuf::Message& request) const {
+    return authenticator_.Authenticate(*context, request);
+  }
   // PrivateData=jobs (squeue, scontrol show job): an anonymous caller sees no jobs (refused),
   // an ordinary user only their own, an operator every job.
   grpc::Status CheckPrivateJobs(const lifecycle::Caller& caller) const;
@@ -181,9 +188,10 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Counts a watch in, or refuses it when kMaxWatches run; WatchSlot's destructor counts it out.
   class WatchSlot;
   // Whom a submission is for: the caller, or with the spec's run_as_uid/run_as_gid (sbatch
-  // --uid/--gid) the named user, when the caller is root (PermissionDenied otherwise; NotFound
-  // for a uid unknown here). Logged, so every submission on behalf of someone is on record.
-  absl::StatusOr<lifecycle::Caller> SubmitterOf(const grpc::ServerContext* context,
+  // --uid/--gid) the named user, when the caller is root or a service user named by the
+  // config's submit_for_others (PermissionDenied otherwise; NotFound for a uid unknown here).
+  // SubmitJob writes every such submission to the audit log.
+  absl::StatusOr<lifecycle::Caller> SubmitterOf(const lifecycle::Caller& caller,
                                                 const canopy::v1::JobSpec& spec) const;
   // OK for an operator; otherwise PERMISSION_DENIED starting with Slurm's words for the refusal
   // ("Invalid user id"), then naming the caller, or saying that `what` needs an operator on the
@@ -191,11 +199,12 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   static grpc::Status RequireOperator(const lifecycle::Caller& caller, absl::string_view what,
                                       absl::string_view slurm_words);
   // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
-  grpc::Status ControlJobs(lifecycle::JobActionRequest request, const grpc::ServerContext* context,
+  grpc::Status ControlJobs(lifecycle::JobActionRequest request, const lifecycle::Caller& caller,
                            canopy::v1::JobActionResponse* response);
 
   Controller* const controller_;
-  const UnixPeerListener* const peers_;  // may be null
+  const CallerAuthenticator authenticator_;
+  AuditLog* audit_ = nullptr;
   const std::string hostname_;
   std::vector<std::vector<std::string>> node_partitions_;  // by NodeId
   persistence::SqliteHistoryReader* history_ = nullptr;    // not owned; may be null

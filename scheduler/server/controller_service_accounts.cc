@@ -42,8 +42,12 @@ grpc::Status ControllerServiceImpl::UpdateAssociations(
   for (const canopy::v1::Association& a : request->associations()) {
     specs.push_back(FromProto(a));
   }
-  absl::StatusOr<std::vector<std::string>> changed = controller_->UpdateAssociations(
-      *edit, std::move(specs), request->set_shares(), CallerOf(context));
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  absl::StatusOr<std::vector<std::string>> changed =
+      controller_->UpdateAssociations(*edit, std::move(specs), request->set_shares(), *caller_or);
   if (!changed.ok()) {
     return rpc::ToGrpcStatus(changed.status());
   }
@@ -117,9 +121,13 @@ grpc::Status ControllerServiceImpl::UpdateJob(grpc::ServerContext* context,
   if (request->has_nice()) {
     nice = request->nice();
   }
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
   return rpc::ToGrpcStatus(controller_->UpdateJob(core::JobId(request->job_id()), priority, nice,
                                                   time_limit, request->top(), *std::move(edit),
-                                                  CallerOf(context)));
+                                                  *caller_or));
 }
 
 }  // namespace canopy::server

@@ -23,7 +23,11 @@ grpc::Status ControllerServiceImpl::ListAccounting(grpc::ServerContext* context,
   if (history_ == nullptr) {
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "Slurm accounting storage is disabled");
   }
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   persistence::HistoryQuery query = FromProto(*request);
   const bool private_jobs = controller_->config().scheduling.accounting.private_jobs();
   if (!caller.authenticated) {

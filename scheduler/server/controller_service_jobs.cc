@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "common/log/absl_format.h"
 #include "common/os/user_info.h"
 #include "common/rpc/status_convert.h"
 #include "scheduler/server/controller_service.h"
@@ -115,43 +116,19 @@ canopy::v1::Job ControllerServiceImpl::ListRecord(const lifecycle::Caller& calle
   return out;
 }
 
-lifecycle::Caller ControllerServiceImpl::CallerOf(const grpc::ServerContext* context) const {
-  lifecycle::Caller caller;
-  std::optional<PeerCredentials> creds = CallerCredentials(context);
-  if (!creds.has_value()) {
-    caller.user_name = "(anonymous)";
-    return caller;
-  }
-  caller.authenticated = true;
-  caller.uid = creds->uid;
-  caller.gid = creds->gid;
-  absl::StatusOr<os::UserInfo> user = os::LookupUser(creds->uid);
-  if (user.ok()) {
-    caller.user_name = user->name;
-    for (uint32_t g : user->groups) {
-      if (g != caller.gid) {
-        caller.groups.push_back(g);
-      }
-    }
-  } else {
-    caller.user_name = absl::StrCat(creds->uid);  // like Slurm for a uid without a name
-  }
-  const std::vector<std::string>& operators = controller_->config().operators;
-  caller.is_operator =
-      creds->uid == 0 || creds->uid == geteuid() ||
-      std::find(operators.begin(), operators.end(), caller.user_name) != operators.end();
-  return caller;
-}
-
 absl::StatusOr<lifecycle::Caller> ControllerServiceImpl::SubmitterOf(
-    const grpc::ServerContext* context, const canopy::v1::JobSpec& spec) const {
-  lifecycle::Caller caller = CallerOf(context);
+    const lifecycle::Caller& caller, const canopy::v1::JobSpec& spec) const {
   if (!spec.has_run_as_uid() && !spec.has_run_as_gid()) {
     return caller;
   }
-  if (!caller.authenticated || caller.uid != 0) {
+  const std::vector<std::string>& services = controller_->config().security.submit_for_others;
+  const bool service =
+      std::find(services.begin(), services.end(), caller.user_name) != services.end();
+  if (!caller.authenticated || (caller.uid != 0 && !service)) {
     return absl::PermissionDeniedError(
-        "Access/permission denied: --uid and --gid are for root only");
+        absl::StrCat("Access/permission denied: --uid and --gid are for root and the config's "
+                     "submit_for_others only, not ",
+                     caller.user_name));
   }
   const uint32_t uid = spec.has_run_as_uid() ? spec.run_as_uid() : caller.uid;
   absl::StatusOr<os::UserInfo> user = os::LookupUser(uid);
@@ -159,21 +136,16 @@ absl::StatusOr<lifecycle::Caller> ControllerServiceImpl::SubmitterOf(
     return absl::NotFoundError(
         absl::StrCat("Invalid user id: ", uid, " (", user.status().message(), ")"));
   }
-  lifecycle::Caller on_behalf;
-  on_behalf.authenticated = true;
-  on_behalf.uid = uid;
-  on_behalf.gid = spec.has_run_as_gid() ? spec.run_as_gid() : user->gid;
-  on_behalf.user_name = user->name;
-  for (uint32_t g : user->groups) {
-    if (g != on_behalf.gid) {
-      on_behalf.groups.push_back(g);
-    }
+  if (service && uid == 0) {
+    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied: ", caller.user_name,
+                                                    " may submit for users, not for root"));
   }
-  const std::vector<std::string>& operators = controller_->config().operators;
-  on_behalf.is_operator =
-      uid == 0 || std::find(operators.begin(), operators.end(), user->name) != operators.end();
-  spdlog::info("submission by {} (uid {}) for {} (uid {}, gid {})", caller.user_name, caller.uid,
-               on_behalf.user_name, on_behalf.uid, on_behalf.gid);
+  lifecycle::Caller on_behalf = authenticator_.FromUid(
+      uid, spec.has_run_as_gid() ? spec.run_as_gid() : user->gid, "on behalf");
+  if (service && on_behalf.is_operator) {
+    // A portal's account must not be a way to act with an operator's rights.
+    on_behalf.is_operator = false;
+  }
   return on_behalf;
 }
 
@@ -183,7 +155,11 @@ grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
   if (absl::Status wire = CheckWireSpec(request->spec()); !wire.ok()) {
     return rpc::ToGrpcStatus(wire);
   }
-  absl::StatusOr<lifecycle::Caller> submitter = SubmitterOf(context, request->spec());
+  absl::StatusOr<lifecycle::Caller> caller = CallerOf(context, *request);
+  if (!caller.ok()) {
+    return rpc::ToGrpcStatus(caller.status());
+  }
+  absl::StatusOr<lifecycle::Caller> submitter = SubmitterOf(*caller, request->spec());
   if (!submitter.ok()) {
     return rpc::ToGrpcStatus(submitter.status());
   }
@@ -208,6 +184,23 @@ grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
+  if (submitter->uid != caller->uid) {
+    // On the record before the portal hears back: who submitted which job for whom.
+    AuditRecord record;
+    record.action = "submit";
+    record.by_user = caller->user_name;
+    record.by_uid = caller->uid;
+    record.via = caller->via;
+    record.peer = context->peer();
+    record.for_user = submitter->user_name;
+    record.for_uid = submitter->uid;
+    record.job_id = r->job_id.value();
+    record.job_name = request->spec().name();
+    if (absl::Status s = audit_ != nullptr ? audit_->Record(record) : absl::OkStatus(); !s.ok()) {
+      spdlog::error("audit log: {}; job {} by {} for {} is recorded here only", s.message(),
+                    record.job_id, record.by_user, record.for_user);
+    }
+  }
   *response = ToProto(*r);
   return grpc::Status::OK;
 }
@@ -218,8 +211,12 @@ grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
   if (request->job_ids().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_ids: no job id given");
   }
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
   absl::StatusOr<std::vector<lifecycle::CancelAnswer>> r =
-      controller_->CancelJob(FromProto(*request), CallerOf(context));
+      controller_->CancelJob(FromProto(*request), *caller_or);
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
@@ -230,7 +227,11 @@ grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
 grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
                                            const canopy::v1::GetJobRequest* request,
                                            canopy::v1::Job* response) {
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
     return denied;
   }
@@ -250,7 +251,11 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status ControllerServiceImpl::ListJobs(grpc::ServerContext* context,
                                              const canopy::v1::ListJobsRequest* request,
                                              canopy::v1::ListJobsResponse* response) {
-  return ListJobsFor(CallerOf(context), request, response);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return ListJobsFor(*caller_or, request, response);
 }
 
 grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
@@ -295,8 +300,12 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
 grpc::Status ControllerServiceImpl::CreateStep(grpc::ServerContext* context,
                                                const canopy::v1::CreateStepRequest* request,
                                                canopy::v1::CreateStepResponse* response) {
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
   absl::StatusOr<lifecycle::StepAnswer> r =
-      controller_->CreateStep(FromProto(*request), CallerOf(context));
+      controller_->CreateStep(FromProto(*request), *caller_or);
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
@@ -307,41 +316,61 @@ grpc::Status ControllerServiceImpl::CreateStep(grpc::ServerContext* context,
 grpc::Status ControllerServiceImpl::CancelStep(grpc::ServerContext* context,
                                                const canopy::v1::CancelStepRequest* request,
                                                canopy::v1::CancelStepResponse*) {
-  return rpc::ToGrpcStatus(controller_->CancelStep(FromProto(*request), CallerOf(context)));
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return rpc::ToGrpcStatus(controller_->CancelStep(FromProto(*request), *caller_or));
 }
 
 grpc::Status ControllerServiceImpl::CompleteJob(grpc::ServerContext* context,
                                                 const canopy::v1::CompleteJobRequest* request,
                                                 canopy::v1::CompleteJobResponse*) {
-  return rpc::ToGrpcStatus(controller_->CompleteJob(FromProto(*request), CallerOf(context)));
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return rpc::ToGrpcStatus(controller_->CompleteJob(FromProto(*request), *caller_or));
 }
 
 grpc::Status ControllerServiceImpl::HoldJobs(grpc::ServerContext* context,
                                              const canopy::v1::HoldJobsRequest* request,
                                              canopy::v1::JobActionResponse* response) {
-  return ControlJobs(FromProto(*request), context, response);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return ControlJobs(FromProto(*request), *caller_or, response);
 }
 
 grpc::Status ControllerServiceImpl::ReleaseJobs(grpc::ServerContext* context,
                                                 const canopy::v1::ReleaseJobsRequest* request,
                                                 canopy::v1::JobActionResponse* response) {
-  return ControlJobs(FromProto(*request), context, response);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return ControlJobs(FromProto(*request), *caller_or, response);
 }
 
 grpc::Status ControllerServiceImpl::RequeueJobs(grpc::ServerContext* context,
                                                 const canopy::v1::RequeueJobsRequest* request,
                                                 canopy::v1::JobActionResponse* response) {
-  return ControlJobs(FromProto(*request), context, response);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return ControlJobs(FromProto(*request), *caller_or, response);
 }
 
 grpc::Status ControllerServiceImpl::ControlJobs(lifecycle::JobActionRequest request,
-                                                const grpc::ServerContext* context,
+                                                const lifecycle::Caller& caller,
                                                 canopy::v1::JobActionResponse* response) {
   if (request.job_ids.empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "job_ids: no job id given");
   }
   absl::StatusOr<std::vector<lifecycle::JobActionAnswer>> r =
-      controller_->ControlJobs(std::move(request), CallerOf(context));
+      controller_->ControlJobs(std::move(request), caller);
   if (!r.ok()) {
     return rpc::ToGrpcStatus(r.status());
   }
@@ -350,9 +379,13 @@ grpc::Status ControllerServiceImpl::ControlJobs(lifecycle::JobActionRequest requ
 }
 
 grpc::Status ControllerServiceImpl::WhoAmI(grpc::ServerContext* context,
-                                           const canopy::v1::WhoAmIRequest*,
+                                           const canopy::v1::WhoAmIRequest* request,
                                            canopy::v1::WhoAmIResponse* response) {
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   response->set_user_id(caller.uid);
   response->set_user_name(caller.user_name);
   response->set_authenticated(caller.authenticated);

@@ -30,8 +30,12 @@ grpc::Status ControllerServiceImpl::UpdateQos(grpc::ServerContext* context,
     return rpc::ToGrpcStatus(edit.status());
   }
   std::vector<std::string> names(request->names().begin(), request->names().end());
-  absl::StatusOr<std::vector<std::string>> changed = controller_->UpdateQos(
-      *edit, std::move(names), QosOptionsFromProto(*request), CallerOf(context));
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  absl::StatusOr<std::vector<std::string>> changed =
+      controller_->UpdateQos(*edit, std::move(names), QosOptionsFromProto(*request), *caller_or);
   if (!changed.ok()) {
     return rpc::ToGrpcStatus(changed.status());
   }

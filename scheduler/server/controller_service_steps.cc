@@ -16,7 +16,11 @@ grpc::Status ControllerServiceImpl::NotifyJob(grpc::ServerContext* context,
                                      kMaxMessage, " are sent"));
   }
   lifecycle::NotifyRequest notify{core::JobId(request->job_id()), request->message()};
-  return rpc::ToGrpcStatus(controller_->NotifyJob(std::move(notify), CallerOf(context)));
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  return rpc::ToGrpcStatus(controller_->NotifyJob(std::move(notify), *caller_or));
 }
 
 grpc::Status ControllerServiceImpl::AttachStep(grpc::ServerContext* context,
@@ -24,8 +28,12 @@ grpc::Status ControllerServiceImpl::AttachStep(grpc::ServerContext* context,
                                                canopy::v1::AttachStepResponse* response) {
   lifecycle::AttachRequest attach{core::JobId(request->job_id()), request->step_id(),
                                   request->io_address(), request->io_token()};
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
   absl::StatusOr<lifecycle::StepAnswer> answer =
-      controller_->AttachStep(std::move(attach), CallerOf(context));
+      controller_->AttachStep(std::move(attach), *caller_or);
   if (!answer.ok()) {
     return rpc::ToGrpcStatus(answer.status());
   }

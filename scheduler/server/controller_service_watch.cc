@@ -92,7 +92,11 @@ void ForEachChangedJob(const ClusterSnapshot& before, const ClusterSnapshot& aft
 grpc::Status ControllerServiceImpl::WatchJobs(grpc::ServerContext* context,
                                               const canopy::v1::WatchJobsRequest* request,
                                               grpc::ServerWriter<canopy::v1::JobEvent>* writer) {
-  const lifecycle::Caller caller = CallerOf(context);
+  absl::StatusOr<lifecycle::Caller> caller_or = CallerOf(context, *request);
+  if (!caller_or.ok()) {
+    return rpc::ToGrpcStatus(caller_or.status());
+  }
+  const lifecycle::Caller& caller = *caller_or;
   if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
     return denied;
   }

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/auth/tls_credentials.h"
 #include "common/config/canopy_conf.h"
 #include "common/log/absl_format.h"
 #include "common/log/setup.h"
@@ -27,9 +28,11 @@
 #include "scheduler/persistence/sqlite_history_reader.h"
 #include "scheduler/persistence/sqlite_store.h"
 #include "scheduler/server/agent_service.h"
+#include "scheduler/server/audit_log.h"
 #include "scheduler/server/controller.h"
 #include "scheduler/server/controller_service.h"
 #include "scheduler/server/daemon_setup.h"
+#include "scheduler/server/denial_log.h"
 #include "scheduler/server/reconfigure.h"
 #include "scheduler/server/snapshot_metrics.h"
 #include "scheduler/server/unix_peer_listener.h"
@@ -89,6 +92,15 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
           config.path, ": no address to listen on (set the controller host, or pass --listen)"));
     }
     listen = *addr;
+  }
+  if (absl::Status s = config::CheckSecurity(config.security, listen.substr(0, listen.rfind(':')));
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> server_credentials =
+      auth::ServerCredentials(config.security);
+  if (!server_credentials.ok()) {
+    return server_credentials.status();
   }
 
   absl::StatusOr<topology::Topology> topo = topology::LoadTopology(config);
@@ -152,6 +164,13 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     return history.status();
   }
   controller_service.SetHistory(history->get());
+  absl::StatusOr<std::unique_ptr<AuditLog>> audit =
+      AuditLog::Open(absl::StrCat(shared_config->state_dir, "/audit.log"));
+  if (!audit.ok()) {
+    (*controller)->Stop();
+    return audit.status();
+  }
+  controller_service.SetAuditLog(audit->get());
   AgentServiceImpl agent_service(controller->get());
   std::unique_ptr<web::WebServer> web_view;
   if (const std::string& w = shared_config->web_listen; !w.empty()) {
@@ -186,7 +205,7 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   quota.SetMaxThreads(options.max_rpc_threads);
   builder.SetResourceQuota(quota);
   int tcp_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &tcp_port);
+  builder.AddListeningPort(listen, *server_credentials, &tcp_port);
   // Agents ping every 20 s to notice dead connections; accept that (gRPC's default would answer
   // pings more often than every 5 minutes with GOAWAY "too_many_pings", dropping 64 nodes).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
@@ -197,11 +216,12 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   builder.SetMaxSendMessageSize(rpc::kMaxReplyBytes);
   builder.RegisterService(&controller_service);
   builder.RegisterService(&agent_service);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+  creators.push_back(std::make_unique<DenialLogInterceptorFactory>());
   if (controller_metrics != nullptr) {
-    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
     creators.push_back(std::make_unique<RpcMetricsInterceptorFactory>(controller_metrics.get()));
-    builder.experimental().SetInterceptorCreators(std::move(creators));
   }
+  builder.experimental().SetInterceptorCreators(std::move(creators));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || tcp_port == 0) {
     (*controller)->Stop();

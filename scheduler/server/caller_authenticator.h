@@ -1,0 +1,48 @@
+// CallerAuthenticator: who sent a request to canopyd (docs/security.md).
+//
+//   - over the unix socket: the kernel's word (SO_PEERCRED), with or without MUNGE;
+//   - over TCP with AuthType=auth/munge: the uid/gid of the call's MUNGE credential, which
+//     must have been minted for this very request (common/auth/call_signing.h) and not be
+//     replayed or expired: otherwise the call is refused, UNAUTHENTICATED;
+//   - otherwise: anonymous, which may only read what PrivateData leaves public.
+//
+// Every identity is echoed to the caller in the trailing metadata "canopy-caller", where the
+// denial log (denial_log.h) finds it to name who was refused. Thread-safe; Authenticate()
+// blocks on munged for a TCP call that carries a credential.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/config/cluster_config.h"
+#include "google/protobuf/message.h"
+#include "grpcpp/server_context.h"
+#include "scheduler/lifecycle/caller.h"
+#include "scheduler/server/unix_peer_listener.h"
+
+namespace canopy::server {
+
+inline constexpr char kCallerMetadataKey[] = "canopy-caller";
+
+class CallerAuthenticator {
+ public:
+  // `config` must outlive this; `peers` may be null (tests without a unix socket).
+  CallerAuthenticator(const config::ClusterConfig& config, const UnixPeerListener* peers)
+      : config_(config), peers_(peers) {}
+
+  absl::StatusOr<lifecycle::Caller> Authenticate(grpc::ServerContextBase& context,
+                                                 const google::protobuf::Message& request) const;
+
+  // A caller with `uid`/`gid`: the user's name and groups from this host's user database, and
+  // operator rights for root, canopyd's own user and the config's operators.
+  lifecycle::Caller FromUid(uint32_t uid, uint32_t gid, const char* via) const;
+
+  const config::ClusterConfig& config() const { return config_; }
+
+ private:
+  const config::ClusterConfig& config_;
+  const UnixPeerListener* const peers_;
+};
+
+}  // namespace canopy::server
