@@ -21,6 +21,34 @@ absl::StatusOr<ClusterConfig> Yaml(const std::string& text) {
                          "/etc/canopy/canopy.yaml", /*read_topology=*/false);
 }
 
+absl::StatusOr<ClusterConfig> SlurmConf(const std::string& text) {
+  return ParseSlurmConf(text, "/etc/slurm/slurm.conf", /*read_topology=*/false);
+}
+
+TEST(SecurityConfigTest, SlurmConfKeys) {
+  absl::StatusOr<ClusterConfig> config = SlurmConf(
+      "AuthType=auth/munge\n"
+      "AuthInfo=socket=/run/munge/other.socket,ttl=60\n"
+      "SlurmdUser=canopy\n"
+      "NodeName=gpu[1-3] NodeAddr=198.18.0.[2-4]\n"
+      "NodeName=v[1-2] NodeAddr=198.18.0.9\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->security.auth_type, AuthType::kMunge);
+  EXPECT_EQ(config->security.munge_socket, "/run/munge/other.socket");
+  EXPECT_EQ(config->security.slurmd_user, "canopy");
+  EXPECT_EQ(config->nodes[2].addr, "198.18.0.4");
+  EXPECT_EQ(config->nodes[4].addr, "198.18.0.9");
+  EXPECT_EQ(SlurmConf("NodeName=n").value().security.auth_type, AuthType::kNone);
+
+  EXPECT_THAT(SlurmConf("AuthType=auth/jwt\nNodeName=n").status().message(),
+              HasSubstr(":1: AuthType: expected auth/munge or auth/none (Canopy supports no "
+                        "other), got 'auth/jwt'"));
+  EXPECT_THAT(SlurmConf("AuthInfo=socket=relative\nNodeName=n").status().message(),
+              HasSubstr("AuthInfo: expected socket=ABSOLUTE_PATH"));
+  EXPECT_THAT(SlurmConf("NodeName=n[1-3] NodeAddr=a,b\n").status().message(),
+              HasSubstr("NodeAddr: expected one address, or one per node (3), got 2"));
+}
+
 TEST(SecurityConfigTest, TheYamlTwinsOfSlurmsKeys) {
   absl::StatusOr<ClusterConfig> c = Yaml(
       "auth_type: auth/munge\nmunge_socket: /run/munge/x.socket\nslurmd_user: canopy\n"

@@ -361,30 +361,6 @@ TEST(SlurmConfTest, UnusedKeysOnceInFileOrder) {
   EXPECT_EQ(config->nodes[1].addr, "");
 }
 
-TEST(SlurmConfTest, SecurityKeys) {
-  absl::StatusOr<ClusterConfig> config = Parse(
-      "AuthType=auth/munge\n"
-      "AuthInfo=socket=/run/munge/other.socket,ttl=60\n"
-      "SlurmdUser=canopy\n"
-      "NodeName=gpu[1-3] NodeAddr=198.18.0.[2-4]\n"
-      "NodeName=v[1-2] NodeAddr=198.18.0.9\n");
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->security.auth_type, AuthType::kMunge);
-  EXPECT_EQ(config->security.munge_socket, "/run/munge/other.socket");
-  EXPECT_EQ(config->security.slurmd_user, "canopy");
-  EXPECT_EQ(config->nodes[2].addr, "198.18.0.4");
-  EXPECT_EQ(config->nodes[4].addr, "198.18.0.9");
-  EXPECT_EQ(Parse("NodeName=n").value().security.auth_type, AuthType::kNone);
-
-  EXPECT_THAT(Parse("AuthType=auth/jwt\nNodeName=n").status().message(),
-              HasSubstr(":1: AuthType: expected auth/munge or auth/none (Canopy supports no "
-                        "other), got 'auth/jwt'"));
-  EXPECT_THAT(Parse("AuthInfo=socket=relative\nNodeName=n").status().message(),
-              HasSubstr("AuthInfo: expected socket=ABSOLUTE_PATH"));
-  EXPECT_THAT(Parse("NodeName=n[1-3] NodeAddr=a,b\n").status().message(),
-              HasSubstr("NodeAddr: expected one address, or one per node (3), got 2"));
-}
-
 TEST(SlurmConfTest, TopologyPluginValues) {
   EXPECT_EQ(Parse("TopologyPlugin=topology/flat\nNodeName=n").value().topology_plugin, "");
   EXPECT_EQ(Parse("TopologyPlugin=topology/none\nNodeName=n").value().topology_plugin, "");

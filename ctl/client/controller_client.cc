@@ -1,6 +1,8 @@
 #include "ctl/client/controller_client.h"
 
+#include <netdb.h>
 #include <pwd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/auth/call_signing.h"
 #include "common/auth/tls_credentials.h"
+#include "common/os/hostname.h"
+#include "common/os/unique_fd.h"
 #include "common/rpc/controller_target.h"
 #include "common/rpc/message_limits.h"
 #include "common/rpc/status_convert.h"
@@ -453,6 +457,37 @@ absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::RequeueJobs(
     return Explain(s);
   }
   return response;
+}
+
+std::string ControllerClient::AddressSeenByNodes() const {
+  if (IsLocal()) {
+    return "127.0.0.1";
+  }
+  // The address this host sends from toward canopyd: on a login or compute node with several
+  // networks that is the one the cluster's nodes share, where the host name may resolve to a
+  // public or loopback address. connect() on a UDP socket sends nothing; it only picks a route.
+  const size_t colon = target_.rfind(':');
+  std::string host = target_.substr(0, colon);
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), target_.substr(colon + 1).c_str(), &hints, &found) == 0) {
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> list(found, &freeaddrinfo);
+    os::UniqueFd fd(::socket(found->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    sockaddr_storage local{};
+    socklen_t length = sizeof(local);
+    char text[NI_MAXHOST];
+    if (fd.valid() && ::connect(fd.get(), found->ai_addr, found->ai_addrlen) == 0 &&
+        ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &length) == 0 &&
+        getnameinfo(reinterpret_cast<sockaddr*>(&local), length, text, sizeof(text), nullptr, 0,
+                    NI_NUMERICHOST) == 0) {
+      return local.ss_family == AF_INET6 ? absl::StrCat("[", text, "]") : std::string(text);
+    }
+  }
+  return os::Hostname(true);
 }
 
 bool ControllerClient::IsLocal() const {

@@ -77,6 +77,10 @@ class ControllerClient {
   // True when the controller is reached over a unix socket or a loopback address, i.e. it runs
   // on this machine (srun then serves its step I/O on 127.0.0.1 only).
   bool IsLocal() const;
+  // The address the cluster's nodes reach this host at, for srun's and sattach's step I/O:
+  // 127.0.0.1 when IsLocal(), else this host's address on the route to canopyd (the host name
+  // when that cannot be found).
+  std::string AddressSeenByNodes() const;
 
   const std::string& target() const { return target_; }
 

@@ -126,7 +126,7 @@ int RunSattach(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "sattach: error: " << port.status().message() << "\n";
     return 1;
   }
-  request.set_io_address(absl::StrCat(local ? "127.0.0.1" : os::Hostname(true), ":", *port));
+  request.set_io_address(absl::StrCat(client->AddressSeenByNodes(), ":", *port));
   request.set_io_token(token);
   absl::StatusOr<canopy::v1::AttachStepResponse> step = client->AttachStep(request);
   if (!step.ok()) {

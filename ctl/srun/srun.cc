@@ -245,7 +245,7 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
       return 1;
     }
   }
-  step_request.set_io_address(absl::StrCat(local ? "127.0.0.1" : os::Hostname(true), ":", *port));
+  step_request.set_io_address(absl::StrCat(client->AddressSeenByNodes(), ":", *port));
   step_request.set_io_token(token);
   absl::StatusOr<canopy::v1::CreateStepResponse> step = client->CreateStep(step_request);
   if (!step.ok()) {

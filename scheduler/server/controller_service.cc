@@ -47,8 +47,8 @@ grpc::Status ControllerServiceImpl::RequireOperator(const lifecycle::Caller& cal
           ? absl::StrCat(slurm_words, ": ", caller.user_name,
                          " is not an operator (root, canopyd's user, or the config's operators)")
           : absl::StrCat(slurm_words, ": ", what,
-                         " needs an operator identified by canopyd's unix socket; run this on "
-                         "the controller host"));
+                         " needs an operator identified by canopyd's unix socket (run this on "
+                         "the controller host) or by a MUNGE credential (AuthType=auth/munge)"));
 }
 
 absl::StatusOr<NodeSelection> NodeSelection::Parse(const std::string& nodes,

@@ -199,7 +199,8 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   static grpc::Status RequireOperator(const lifecycle::Caller& caller, absl::string_view what,
                                       absl::string_view slurm_words);
   // HoldJobs, ReleaseJobs and RequeueJobs: one job action for a list of jobs.
-  grpc::Status ControlJobs(lifecycle::JobActionRequest request, const lifecycle::Caller& caller,
+  grpc::Status ControlJobs(lifecycle::JobActionRequest request, const grpc::ServerContext& context,
+                           const lifecycle::Caller& caller,
                            canopy::v1::JobActionResponse* response);
 
   Controller* const controller_;

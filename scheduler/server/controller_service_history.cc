@@ -32,9 +32,10 @@ grpc::Status ControllerServiceImpl::ListAccounting(grpc::ServerContext* context,
   const bool private_jobs = controller_->config().scheduling.accounting.private_jobs();
   if (!caller.authenticated) {
     if (private_jobs) {
-      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                          "Access/permission denied: PrivateData=jobs shows jobs only to their "
-                          "owners; connect over canopyd's unix socket");
+      return grpc::Status(
+          grpc::StatusCode::PERMISSION_DENIED,
+          "Access/permission denied: PrivateData=jobs shows jobs only to their "
+          "owners; connect over canopyd's unix socket, or with AuthType=auth/munge");
     }
   } else if (private_jobs && !caller.is_operator) {
     // Like slurmdbd with PrivateData=jobs: whatever was asked, only the caller's own jobs.
