@@ -32,7 +32,8 @@ lifecycle::Caller CallerAuthenticator::FromUid(uint32_t uid, uint32_t gid, const
   const std::vector<std::string>& operators = config_.operators;
   caller.is_operator =
       uid == 0 || uid == geteuid() ||
-      std::find(operators.begin(), operators.end(), caller.user_name) != operators.end();
+      std::find(operators.begin(), operators.end(), caller.user_name) != operators.end() ||
+      (account_admin_ && account_admin_(caller.user_name));
   return caller;
 }
 

@@ -11,6 +11,7 @@
 // blocks on munged for a TCP call that carries a credential.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,15 +28,19 @@ inline constexpr char kCallerMetadataKey[] = "canopy-caller";
 
 class CallerAuthenticator {
  public:
-  // `config` must outlive this; `peers` may be null (tests without a unix socket).
-  CallerAuthenticator(const config::ClusterConfig& config, const UnixPeerListener* peers)
-      : config_(config), peers_(peers) {}
+  // `config` must outlive this; `peers` may be null (tests without a unix socket);
+  // `account_admin` tells whether a user's accounting record makes them an operator
+  // (AdminLevel; may be empty: nobody).
+  CallerAuthenticator(const config::ClusterConfig& config, const UnixPeerListener* peers,
+                      std::function<bool(absl::string_view user)> account_admin)
+      : config_(config), peers_(peers), account_admin_(std::move(account_admin)) {}
 
   absl::StatusOr<lifecycle::Caller> Authenticate(grpc::ServerContextBase& context,
                                                  const google::protobuf::Message& request) const;
 
   // A caller with `uid`/`gid`: the user's name and groups from this host's user database, and
-  // operator rights for root, canopyd's own user and the config's operators.
+  // operator rights for root, canopyd's own user, the config's operators and users whose
+  // accounting record has AdminLevel Operator or Administrator.
   lifecycle::Caller FromUid(uint32_t uid, uint32_t gid, const char* via) const;
 
   const config::ClusterConfig& config() const { return config_; }
@@ -43,6 +48,7 @@ class CallerAuthenticator {
  private:
   const config::ClusterConfig& config_;
   const UnixPeerListener* const peers_;
+  const std::function<bool(absl::string_view user)> account_admin_;
 };
 
 }  // namespace canopy::server

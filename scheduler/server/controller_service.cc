@@ -18,7 +18,9 @@ namespace canopy::server {
 ControllerServiceImpl::ControllerServiceImpl(Controller* controller, std::string hostname,
                                              const UnixPeerListener* peers)
     : controller_(controller),
-      authenticator_(controller->config(), peers),
+      account_admins_(controller),
+      authenticator_(controller->config(), peers,
+                     [this](absl::string_view user) { return account_admins_.IsAdmin(user); }),
       hostname_(std::move(hostname)) {
   const config::ClusterConfig& config = controller_->config();
   absl::flat_hash_map<std::string, size_t> index;

@@ -16,6 +16,7 @@
 #include "canopy/v1/controller.grpc.pb.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/persistence/sqlite_history_reader.h"
+#include "scheduler/server/account_admins.h"
 #include "scheduler/server/audit_log.h"
 #include "scheduler/server/caller_authenticator.h"
 #include "scheduler/server/controller.h"
@@ -204,6 +205,7 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
                            canopy::v1::JobActionResponse* response);
 
   Controller* const controller_;
+  const AccountAdmins account_admins_;
   const CallerAuthenticator authenticator_;
   AuditLog* audit_ = nullptr;
   const std::string hostname_;

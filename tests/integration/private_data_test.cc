@@ -132,3 +132,28 @@ TEST_F(PrivateDataTest, AnOrdinaryUserSeesAndControlsOnlyTheirOwnJobs) {
 
 }  // namespace
 }  // namespace canopy::testing
+
+// Slurm's AdminLevel: a user the accounts make an Operator acts on every job, as root does.
+namespace canopy::testing {
+namespace {
+
+TEST_F(PrivateDataTest, AdminLevelOperatorMayControlOthersJobs) {
+  const std::string roots = absl::StrCat(JobIdOf(cluster_.FrontEndIn(
+      "sbatch", {"--parsable", "-H", "-J", "rootjob", "-o", "/dev/null", "--wrap", "true"},
+      work_)));
+  CommandResult r = AsNobody("scancel", {roots});
+  EXPECT_NE(r.exit_code, 0);
+  ASSERT_EQ(cluster_.FrontEnd("sacctmgr", {"-i", "add", "account", "ops"}).exit_code, 0);
+  r = cluster_.FrontEnd("sacctmgr",
+                        {"-i", "add", "user", "nobody", "account=ops", "AdminLevel=Operator"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = AsNobody("squeue", {"-h", "-j", roots, "-o", "%j"});
+  EXPECT_EQ(r.out, "rootjob\n") << r.err;  // PrivateData no longer hides it
+  r = AsNobody("scancel", {roots});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", roots, "-o", "%T"}).out,
+            "CANCELLED\n");
+}
+
+}  // namespace
+}  // namespace canopy::testing
