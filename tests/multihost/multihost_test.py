@@ -363,6 +363,13 @@ def main():
         if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool):
             print("multihost test: %s is missing (deploy/install-deps.sh installs it)" % tool)
             return 1
+    probe = "canopy-probe-%d" % os.getpid()
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        # A container without CAP_SYS_ADMIN/CAP_NET_ADMIN: nothing here can make the hosts.
+        print("multihost test: cannot create network namespaces here (%s)" % made.stderr.strip())
+        return SKIP
+    subprocess.run(["ip", "netns", "del", probe], check=False)
     c = Cluster(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
     try:
         c.configure()
