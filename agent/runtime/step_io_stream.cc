@@ -2,7 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/auth/step_io_tls.h"
 #include "grpcpp/create_channel.h"
+#include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
 
@@ -13,8 +15,15 @@ absl::StatusOr<std::unique_ptr<StepIoStream>> StepIoStream::Open(
     const std::string& address, const canopy::v1::StepIoHello& hello, SignalCallback on_signal,
     BrokenCallback on_broken, absl::Duration connect_timeout) {
   std::unique_ptr<StepIoStream> s(new StepIoStream(std::move(on_signal), std::move(on_broken)));
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  // TLS pinned to the certificate srun put in the token, when it did (step_io_tls.h).
+  grpc::ChannelArguments args;
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      auth::StepIoChannelCredentials(hello.io_token(), args);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(address, credentials, args);
+  spdlog::debug("step I/O to {}: {}", address,
+                hello.io_token().find("-----BEGIN CERTIFICATE-----") != std::string::npos
+                    ? "TLS, pinned to the certificate srun sent"
+                    : "plain (the cluster runs without TLS)");
   if (connect_timeout != absl::InfiniteDuration() &&
       !channel->WaitForConnected(absl::ToChronoTime(absl::Now() + connect_timeout))) {
     return absl::UnavailableError(absl::StrCat("cannot connect to ", address, " within ",

@@ -25,7 +25,8 @@ class StepIoStream {
   using SignalCallback = absl::AnyInvocable<void(int signal)>;
   using BrokenCallback = absl::AnyInvocable<void()>;
 
-  // Connects to `address` (insecure gRPC, srun's StepIo server) and sends `hello`. Unavailable
+  // Connects to `address` (srun's StepIo server; TLS pinned to the certificate in the hello's
+  // token when there is one, common/auth/step_io_tls.h) and sends `hello`. Unavailable
   // when the call cannot be started, the connection is not up within `connect_timeout`, or the
   // hello cannot be sent.
   static absl::StatusOr<std::unique_ptr<StepIoStream>> Open(

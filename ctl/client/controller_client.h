@@ -83,6 +83,7 @@ class ControllerClient {
   std::string AddressSeenByNodes() const;
 
   const std::string& target() const { return target_; }
+  const config::SecurityConfig& security() const { return security_; }
 
  private:
   ControllerClient(std::string target, config::SecurityConfig security,

@@ -118,10 +118,16 @@ int RunSattach(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << LayoutText(*step);
     return 0;
   }
-  const std::string token = srun::NewStepIoToken();
-  srun::StepIoServer io(token);
   const bool local = client->IsLocal();
-  absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0");
+  absl::StatusOr<auth::StepIoServerTls> io_tls =
+      srun::PrepareStepIo(client->security().tls_enabled() && !local);
+  if (!io_tls.ok()) {
+    err << "sattach: error: " << io_tls.status().message() << "\n";
+    return 1;
+  }
+  const std::string& token = io_tls->token;
+  srun::StepIoServer io(token);
+  absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0", io_tls->credentials);
   if (!port.ok()) {
     err << "sattach: error: " << port.status().message() << "\n";
     return 1;

@@ -214,10 +214,17 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     }
   };
 
-  const std::string token = NewStepIoToken();
-  StepIoServer io(token);
   const bool local = client->IsLocal();
-  absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0");
+  absl::StatusOr<auth::StepIoServerTls> io_tls =
+      PrepareStepIo(client->security().tls_enabled() && !local);
+  if (!io_tls.ok()) {
+    err << "srun: error: " << io_tls.status().message() << "\n";
+    complete(1);
+    return 1;
+  }
+  const std::string& token = io_tls->token;
+  StepIoServer io(token);
+  absl::StatusOr<int> port = io.Start(local ? "127.0.0.1" : "0.0.0.0", io_tls->credentials);
   if (!port.ok()) {
     err << "srun: error: " << port.status().message() << "\n";
     complete(1);

@@ -20,10 +20,20 @@ std::string NewStepIoToken() {
 
 StepIoServer::~StepIoServer() { Shutdown(); }
 
-absl::StatusOr<int> StepIoServer::Start(const std::string& bind_host) {
+absl::StatusOr<auth::StepIoServerTls> PrepareStepIo(bool tls) {
+  if (!tls) {
+    return auth::StepIoServerTls{NewStepIoToken(), nullptr};
+  }
+  return auth::MakeStepIoServerTls(NewStepIoToken());
+}
+
+absl::StatusOr<int> StepIoServer::Start(const std::string& bind_host,
+                                        std::shared_ptr<grpc::ServerCredentials> credentials) {
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::StrCat(bind_host, ":0"), grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(absl::StrCat(bind_host, ":0"),
+                           credentials != nullptr ? credentials : grpc::InsecureServerCredentials(),
+                           &port);
   builder.RegisterService(this);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || port == 0) {

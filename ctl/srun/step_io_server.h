@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "canopy/v1/step_io.grpc.pb.h"
+#include "common/auth/step_io_tls.h"
 #include "grpcpp/server.h"
 
 namespace canopy::ctl::srun {
@@ -35,13 +36,20 @@ struct StepIoEvent {
 // A random token for a StepIoServer (128 bits, hex), so agents can be told from strangers.
 std::string NewStepIoToken();
 
+// A fresh token and, with `tls` (the cluster runs TLS and canopyd is on another host), a
+// throwaway certificate inside it and the server credentials that go with it
+// (common/auth/step_io_tls.h); without, plain credentials (null).
+absl::StatusOr<auth::StepIoServerTls> PrepareStepIo(bool tls);
+
 class StepIoServer final : public canopy::v1::StepIo::Service {
  public:
   explicit StepIoServer(std::string token) : token_(std::move(token)) {}
   ~StepIoServer() override;
 
   // Listens on `bind_host` with a port the system picks; returns the port.
-  absl::StatusOr<int> Start(const std::string& bind_host);
+  // `credentials`: TLS ones (common/auth/step_io_tls.h) when the cluster runs TLS; null: plain.
+  absl::StatusOr<int> Start(const std::string& bind_host,
+                            std::shared_ptr<grpc::ServerCredentials> credentials = nullptr);
   void Shutdown();
 
   // The next event, or nullopt after `timeout`.

@@ -293,7 +293,7 @@ submit_for_others: www-data
                    "canopyd.log", env)
         for node in ["gpu1", "gpu2"]:
             self.start(node, [os.path.join(self.build, "agent/server/canopy-agent"),
-                              "--virtual_nodes", node, "--allow_root_jobs",
+                              "--virtual_nodes", node, "--allow_root_jobs", "--log_level", "debug",
                               "--spool_dir", os.path.join(self.dir, "spool-" + node),
                               "--tls_cert", "%s/%s.crt" % (self.certs, node),
                               "--tls_key", "%s/%s.key" % (self.certs, node)],
@@ -394,6 +394,8 @@ def scenario(c):
     c.wait_for(lambda: os.path.exists(os.path.join(c.work, "step.out")) and
                "gpu1" in open(os.path.join(c.work, "step.out")).read(),
                "srun inside the job on gpu1 created a step that ran there", 60)
+    c.check("TLS, pinned to the certificate srun sent" in c.log("agent-gpu1.log"),
+            "the step's I/O went over TLS pinned to srun's throwaway certificate")
     steps = c.run("login", ["squeue", "-s", "-h", "-j", str(job), "-o", "%i"], uid=NOBODY)
     c.check("%d.0" % job in steps.stdout or "%d.1" % job in steps.stdout,
             "squeue -s lists the job's steps: " + steps.stdout.strip())
