@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/slurm/json_quote.h"
 
 namespace canopy::ctl::output {
 namespace {
@@ -68,7 +69,7 @@ void JsonValue::Write(int level, std::string& out) const {
       absl::StrAppend(&out, int_);
       return;
     case Kind::kString:
-      out += JsonQuote(string_);
+      out += slurm::JsonQuote(string_);
       return;
     case Kind::kArray:
     case Kind::kObject:
@@ -82,7 +83,7 @@ void JsonValue::Write(int level, std::string& out) const {
     }
     Indent(level + 1, out);
     if (object) {
-      absl::StrAppend(&out, JsonQuote(members_[i].first), ": ");
+      absl::StrAppend(&out, slurm::JsonQuote(members_[i].first), ": ");
     }
     members_[i].second.Write(level + 1, out);
   }
@@ -91,45 +92,6 @@ void JsonValue::Write(int level, std::string& out) const {
   }
   Indent(level, out);
   out += object ? "}" : "]";
-}
-
-std::string JsonQuote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '/':
-        out += "\\/";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace canopy::ctl::output

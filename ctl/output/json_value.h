@@ -44,7 +44,4 @@ class JsonValue {
   std::vector<std::pair<std::string, JsonValue>> members_;  // objects (keys) and arrays
 };
 
-// json-c's json_escape_str, quotes included.
-std::string JsonQuote(const std::string& s);
-
 }  // namespace canopy::ctl::output

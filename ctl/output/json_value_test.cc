@@ -1,6 +1,7 @@
 // The JSON writer's layout and escapes, as Slurm 22.05's json-c serializer prints them.
 #include "ctl/output/json_value.h"
 
+#include "common/slurm/json_quote.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::output {
@@ -24,7 +25,8 @@ TEST(JsonValueTest, WriterLayoutAndEscapes) {
             "  ],\n"
             "  \"d\": null\n"
             "}");
-  EXPECT_EQ(JsonQuote("a/b\"c\\d\n\t\x01\xc3\xa9"), "\"a\\/b\\\"c\\\\d\\n\\t\\u0001\xc3\xa9\"");
+  EXPECT_EQ(slurm::JsonQuote("a/b\"c\\d\n\t\x01\xc3\xa9"),
+            "\"a\\/b\\\"c\\\\d\\n\\t\\u0001\xc3\xa9\"");
 }
 
 }  // namespace

@@ -9,36 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/slurm/json_quote.h"
 
 namespace canopy::server {
-namespace {
-
-// A JSON string literal: quotes, backslashes and control characters escaped.
-std::string Json(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path) {
   os::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640));
@@ -51,11 +24,12 @@ absl::StatusOr<std::unique_ptr<AuditLog>> AuditLog::Open(const std::string& path
 }
 
 std::string AuditLog::Format(const AuditRecord& r, const std::string& time) {
-  return absl::StrCat("{\"time\":", Json(time), ",\"action\":", Json(r.action),
-                      ",\"by\":", Json(r.by_user), ",\"by_uid\":", r.by_uid,
-                      ",\"via\":", Json(r.via), ",\"peer\":", Json(r.peer),
-                      ",\"for\":", Json(r.for_user), ",\"for_uid\":", r.for_uid,
-                      ",\"job_id\":", r.job_id, ",\"job_name\":", Json(r.job_name), "}");
+  return absl::StrCat(
+      "{\"time\":", slurm::JsonQuote(time), ",\"action\":", slurm::JsonQuote(r.action),
+      ",\"by\":", slurm::JsonQuote(r.by_user), ",\"by_uid\":", r.by_uid,
+      ",\"via\":", slurm::JsonQuote(r.via), ",\"peer\":", slurm::JsonQuote(r.peer),
+      ",\"for\":", slurm::JsonQuote(r.for_user), ",\"for_uid\":", r.for_uid,
+      ",\"job_id\":", r.job_id, ",\"job_name\":", slurm::JsonQuote(r.job_name), "}");
 }
 
 absl::Status AuditLog::Record(const AuditRecord& record) {
