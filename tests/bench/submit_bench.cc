@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -43,8 +45,17 @@ class Daemon {
   Daemon() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "canopy-bench-XXXXXX").string();
     dir_ = mkdtemp(tmpl.data());
+    // The cluster's files, with room for every job the benchmarks submit: MaxJobCount's default
+    // (10,000) would refuse the rest, and a refusal is no durable submit.
+    const std::filesystem::path source = ClusterConf();
+    for (const char* name : {"slurm.conf", "topology.conf"}) {
+      if (std::filesystem::exists(source.parent_path() / name)) {
+        std::filesystem::copy_file(source.parent_path() / name, dir_ + "/" + name);
+      }
+    }
+    std::ofstream(dir_ + "/slurm.conf", std::ios::app) << "\nMaxJobCount=4000000\n";
     absl::StatusOr<testing::Subprocess> p = testing::Subprocess::Start(
-        {CANOPYD_PATH, "--config", ClusterConf(), "--listen", "127.0.0.1:0", "--state_dir",
+        {CANOPYD_PATH, "--config", dir_ + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
          dir_ + "/state", "--port_file", dir_ + "/port", "--log_level", "warn"},
         {}, dir_ + "/canopyd.log");
     if (!p.ok()) {
@@ -104,7 +115,15 @@ canopy::v1::SubmitJobRequest OneNodeJob() {
 bool Submit(canopy::v1::Controller::Stub& stub, const canopy::v1::SubmitJobRequest& req) {
   grpc::ClientContext ctx;
   canopy::v1::SubmitJobResponse resp;
-  return stub.SubmitJob(&ctx, req, &resp).ok();
+  const grpc::Status s = stub.SubmitJob(&ctx, req, &resp);
+  if (!s.ok()) {
+    static std::atomic<bool> told{false};
+    if (!told.exchange(true)) {  // a benchmark that only fails must say why, once
+      std::fprintf(stderr, "submit failed: %d %s\n", static_cast<int>(s.error_code()),
+                   s.error_message().c_str());
+    }
+  }
+  return s.ok();
 }
 
 // Sustained durable submits per second; one RPC per iteration, per client thread.
