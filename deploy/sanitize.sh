@@ -124,7 +124,11 @@ run_tsan() {
   cmake --build "$TSAN_DIR" -j "$JOBS" --target canopyd canopy-agent canopyctl "${TSAN_TESTS[@]}"
   local lib="$TSAN_DIR/abseil/lib"
   export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  if ! ldd "$TSAN_DIR/scheduler/server/canopyd" | grep -q "$lib/libabsl_synchronization"; then
+  # ldd's whole output first: `ldd | grep -q` under pipefail fails when grep quits early and
+  # ldd, with more to write, dies of SIGPIPE.
+  local libs
+  libs="$(ldd "$TSAN_DIR/scheduler/server/canopyd")"
+  if ! grep -q "$lib/libabsl_synchronization" <<<"$libs"; then
     echo "sanitize: canopyd does not load the TSan Abseil from $lib" >&2
     return 1
   fi
