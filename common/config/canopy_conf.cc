@@ -44,7 +44,7 @@ namespace internal {
 
 bool IsCanopyOnlyKey(absl::string_view key) {
   return key == "metrics_listen" || key == "agent_metrics_listen" || key == "web_listen" ||
-         key == "web_allow_remote" || IsSecurityKey(key);
+         key == "web_allow_remote" || key == "grpc_reflection" || IsSecurityKey(key);
 }
 
 absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view value,
@@ -68,6 +68,20 @@ absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat(key, ": expected true or false, got '", value, "'"));
+    }
+    return true;
+  }
+  if (key == "grpc_reflection") {
+    using Access = ClusterConfig::ReflectionAccess;
+    if (value == "off") {
+      config.grpc_reflection = Access::kOff;
+    } else if (value == "authenticated") {
+      config.grpc_reflection = Access::kAuthenticated;
+    } else if (value == "everyone") {
+      config.grpc_reflection = Access::kEveryone;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          key, ": expected off, authenticated or everyone, got '", value, "'"));
     }
     return true;
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -102,6 +103,38 @@ TEST_F(CanopyConfFileTest, TheWebViewKeysHaveOneCheckThroughBothDoors) {
   EXPECT_TRUE(IsLoopbackListenAddress("[::1]:8080"));
   EXPECT_FALSE(IsLoopbackListenAddress("0.0.0.0:8080"));
   EXPECT_FALSE(IsLoopbackListenAddress("head-1:8080"));
+}
+
+TEST_F(CanopyConfFileTest, GrpcReflectionHasOneCheckThroughBothDoors) {
+  using Access = ClusterConfig::ReflectionAccess;
+  EXPECT_EQ(ParseCanopyYaml("nodes:\n  - names: n1\n", "/etc/canopy/canopy.yaml",
+                            /*read_topology=*/false)
+                ->grpc_reflection,
+            Access::kOff);
+  for (const auto& [text, access] : {std::pair{"off", Access::kOff},
+                                     std::pair{"authenticated", Access::kAuthenticated},
+                                     std::pair{"everyone", Access::kEveryone}}) {
+    std::ofstream(dir_ + "/canopy.conf") << "grpc_reflection: " << text << "\n";
+    absl::StatusOr<ClusterConfig> conf = LoadClusterConfig(dir_ + "/slurm.conf");
+    ASSERT_TRUE(conf.ok()) << conf.status();
+    EXPECT_EQ(conf->grpc_reflection, access) << text;
+    absl::StatusOr<ClusterConfig> yaml =
+        ParseCanopyYaml(absl::StrCat("grpc_reflection: ", text, "\nnodes:\n  - names: n1\n"),
+                        "/etc/canopy/canopy.yaml", /*read_topology=*/false);
+    ASSERT_TRUE(yaml.ok()) << yaml.status();
+    EXPECT_EQ(yaml->grpc_reflection, access) << text;
+  }
+  std::ofstream(dir_ + "/canopy.conf") << "grpc_reflection: yes\n";
+  EXPECT_EQ(LoadClusterConfig(dir_ + "/slurm.conf").status().message(),
+            absl::StrCat(dir_,
+                         "/canopy.conf:1: grpc_reflection: expected off, authenticated or "
+                         "everyone, got 'yes'"));
+  EXPECT_EQ(ParseCanopyYaml("grpc_reflection: yes\nnodes:\n  - names: n1\n",
+                            "/etc/canopy/canopy.yaml", /*read_topology=*/false)
+                .status()
+                .message(),
+            "/etc/canopy/canopy.yaml:1: grpc_reflection: expected off, authenticated or "
+            "everyone, got 'yes'");
 }
 
 TEST_F(CanopyConfFileTest, ABadCanopyConfNamesFileLineAndKey) {

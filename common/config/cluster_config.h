@@ -122,6 +122,12 @@ struct ClusterConfig {
   // no login, so an address beyond loopback also needs web_allow_remote: true.
   std::string web_listen;
   bool web_allow_remote = false;
+  // Who canopyd answers gRPC server reflection (grpcurl without the .proto files) for: nobody,
+  // authenticated callers (unix socket, MUNGE, or a verified TLS client certificate), or
+  // everyone who can connect. YAML/canopy.conf `grpc_reflection: off|authenticated|everyone`;
+  // canopyd --grpc-reflection raises `off` to `authenticated`.
+  enum class ReflectionAccess { kOff, kAuthenticated, kEveryone };
+  ReflectionAccess grpc_reflection = ReflectionAccess::kOff;
 
   // Priority, fair share, the scheduler and accounting (scheduling_policy.h).
   SchedulingPolicy scheduling;

@@ -46,8 +46,9 @@ ABSL_FLAG(int, max_rpc_threads, 128,
           "threads serving clients' RPCs at most; a call beyond them is refused with "
           "RESOURCE_EXHAUSTED (clients retry) rather than starting one more thread");
 ABSL_FLAG(bool, grpc_reflection, false,
-          "serve gRPC server reflection (grpcurl without the .proto files) to every caller, "
-          "anonymous TCP ones included: for development, off by default");
+          "serve gRPC server reflection (grpcurl without the .proto files) to authenticated "
+          "callers (unix socket, MUNGE, TLS client certificate) even where the configuration's "
+          "grpc_reflection is off");
 
 namespace {
 

@@ -163,6 +163,9 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Portals' streams of changes (controller_service_watch.cc). Each holds one of gRPC's sync
   // server threads while it lasts; at most kMaxWatches run at once (RESOURCE_EXHAUSTED after).
   static constexpr int kMaxWatches = 64;
+
+  // Who called (the reflection service shares it).
+  const CallerAuthenticator& authenticator() const { return authenticator_; }
   grpc::Status WatchJobs(grpc::ServerContext* context, const canopy::v1::WatchJobsRequest* request,
                          grpc::ServerWriter<canopy::v1::JobEvent>* writer) override;
   grpc::Status WatchNodes(grpc::ServerContext* context,

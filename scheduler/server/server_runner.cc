@@ -1,6 +1,5 @@
 #include "scheduler/server/server_runner.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -34,6 +33,7 @@
 #include "scheduler/server/daemon_setup.h"
 #include "scheduler/server/denial_log.h"
 #include "scheduler/server/reconfigure.h"
+#include "scheduler/server/reflection_service.h"
 #include "scheduler/server/snapshot_metrics.h"
 #include "scheduler/server/unix_peer_listener.h"
 #include "scheduler/topology/load_topology.h"
@@ -191,15 +191,15 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   }
 
   grpc::EnableDefaultHealthCheckService(true);
-  if (options.grpc_reflection) {
-    // Loading the library registers its plugin with every ServerBuilder from here on.
-    if (dlopen(CANOPY_GRPC_REFLECTION_LIBRARY, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      (*controller)->Stop();
-      return absl::FailedPreconditionError(absl::StrCat("--grpc_reflection: cannot load ",
-                                                        CANOPY_GRPC_REFLECTION_LIBRARY, ": ",
-                                                        dlerror(), " (install libgrpc++1.51)"));
-    }
+  config::ClusterConfig::ReflectionAccess reflection_access = shared_config->grpc_reflection;
+  if (options.grpc_reflection && reflection_access == config::ClusterConfig::ReflectionAccess::kOff) {
+    reflection_access = config::ClusterConfig::ReflectionAccess::kAuthenticated;
   }
+  ReflectionService reflection(
+      reflection_access, &controller_service.authenticator(),
+      {canopy::v1::Controller::service_full_name(), canopy::v1::AgentService::service_full_name(),
+       "grpc.health.v1.Health",
+       grpc::reflection::v1alpha::ServerReflection::service_full_name()});
   grpc::ServerBuilder builder;
   grpc::ResourceQuota quota("canopyd");
   quota.SetMaxThreads(options.max_rpc_threads);
@@ -216,6 +216,9 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   builder.SetMaxSendMessageSize(rpc::kMaxReplyBytes);
   builder.RegisterService(&controller_service);
   builder.RegisterService(&agent_service);
+  if (reflection_access != config::ClusterConfig::ReflectionAccess::kOff) {
+    builder.RegisterService(&reflection);
+  }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
   creators.push_back(std::make_unique<DenialLogInterceptorFactory>());
   if (controller_metrics != nullptr) {

@@ -14,8 +14,8 @@ struct ServerOptions {
   std::string listen;     // overrides the config's HOST:PORT when set
   std::string state_dir;  // overrides the config's state directory when set
   std::string port_file;  // if set, the bound TCP port is written here once listening
-  // gRPC server reflection describes the whole API to anyone who can connect, anonymous TCP
-  // callers included: only when asked (canopyd --grpc_reflection).
+  // canopyd --grpc-reflection: serve gRPC server reflection to authenticated callers even when
+  // the configuration's grpc_reflection is off (reflection_service.h).
   bool grpc_reflection = false;
   // Threads that serve the clients' (synchronous) RPCs at most; past them a call is answered
   // RESOURCE_EXHAUSTED ("Server Threadpool Exhausted") instead of starting one more thread.

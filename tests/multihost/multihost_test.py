@@ -116,6 +116,13 @@ def rogue(stubs, socket, ca, certs, action, *args):
         metadata = [("canopy-munge", mint(socket, digest(request), int(who)))]
         stub = controller_pb2_grpc.ControllerStub(channel())
         print(json.dumps(answer(lambda: stub.SubmitJob(request, metadata=metadata).job_id)))
+    elif action == "reflect":  # grpcurl's `list` over TLS, with certificate `cert` or "none"
+        (cert,) = args
+        call = channel(cert if cert != "none" else None).stream_stream(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo")
+        # ServerReflectionRequest{list_services: ""}: field 7, length 0.
+        print(json.dumps(answer(lambda: [m.decode("latin-1")
+                                         for m in call(iter([b"\x3a\x00"]), timeout=5)])))
     elif action == "replay":  # the job owner's credential, captured and sent again
         (job_id,) = args
         stub = controller_pb2_grpc.ControllerStub(channel())
@@ -271,6 +278,7 @@ tls_key: {self.certs}/canopyd.key
 tls_ca: {self.certs}/ca.crt
 require_agent_certs: true
 submit_for_others: www-data
+grpc_reflection: authenticated
 """)
         self.conf = os.path.join(d, "slurm.conf")
         links = os.path.join(d, "bin")
@@ -422,6 +430,16 @@ def scenario(c):
     c.attack("report_exit", str(job))
     time.sleep(1)
     c.check(c.job_state(job) == "RUNNING", "a report on an unregistered stream is ignored")
+
+    # Server reflection (grpc_reflection: authenticated) describes the API only to callers
+    # canopyd knows: here, one with a certificate of the site CA.
+    a = c.attack("reflect", "none")[0]
+    c.check(a["code"] == "PERMISSION_DENIED" and
+            "authenticated callers only" in a.get("details", ""),
+            "reflection refuses an anonymous TLS caller: %s" % a)
+    a = c.attack("reflect", "gpu1")[0]
+    c.check(a["code"] == "OK" and "canopy.v1.Controller" in "".join(a["result"]),
+            "reflection lists the services to a caller with a site certificate: %s" % a)
 
     # Reading and cancelling another user's job.
     a = c.attack("list_jobs", "none")[0]
