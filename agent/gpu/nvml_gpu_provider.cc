@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <map>
+
 #include "absl/strings/str_cat.h"
 
 namespace canopy::agent::gpu {
@@ -11,7 +13,9 @@ namespace canopy::agent::gpu {
 namespace {
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
+using nvmlEventSet_t = struct nvmlEventSet_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlErrorTimeout = 10;
 constexpr nvmlReturn_t kNvmlErrorGpuIsLost = 15;
 constexpr unsigned kNvmlUuidBufferSize = 96;
 constexpr unsigned kNvmlNameBufferSize = 96;
@@ -30,6 +34,16 @@ constexpr int kNvmlMemoryErrorUncorrected = 1;
 constexpr int kNvmlVolatileEcc = 0;
 constexpr int kNvmlAggregateEcc = 1;
 constexpr int kNvmlTemperatureGpu = 0;
+constexpr unsigned long long kNvmlEventTypeXidCriticalError = 0x8;
+// nvmlEventData_t as NVML 11+ declares it; older drivers fill only the first three fields (and
+// their nvmlEventSetWait takes the same pointer), so the larger struct serves both.
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long event_type;
+  unsigned long long event_data;  // the XID, for kNvmlEventTypeXidCriticalError
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
 
 struct DlCloser {
   void operator()(void* handle) const { dlclose(handle); }
@@ -53,6 +67,10 @@ struct NvmlApi {
   nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*);
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*);
   nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned*);  // milliwatts
+  nvmlReturn_t (*event_set_create)(nvmlEventSet_t*);
+  nvmlReturn_t (*register_events)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+  nvmlReturn_t (*event_set_wait)(nvmlEventSet_t, nvmlEventData_t*, unsigned timeout_ms);
+  nvmlReturn_t (*event_set_free)(nvmlEventSet_t);
 
   std::string Error(nvmlReturn_t rc) const {
     return error_string != nullptr ? error_string(rc) : absl::StrCat("NVML error ", rc);
@@ -93,17 +111,91 @@ absl::StatusOr<std::unique_ptr<NvmlGpuProvider>> NvmlGpuProvider::Open() {
   Load(lib, "nvmlDeviceGetUtilizationRates", &api->utilization);
   Load(lib, "nvmlDeviceGetTemperature", &api->temperature);
   Load(lib, "nvmlDeviceGetPowerUsage", &api->power_usage);
+  Load(lib, "nvmlEventSetCreate", &api->event_set_create);
+  Load(lib, "nvmlDeviceRegisterEvents", &api->register_events);
+  if (!Load(lib, "nvmlEventSetWait_v2", &api->event_set_wait)) {
+    Load(lib, "nvmlEventSetWait", &api->event_set_wait);
+  }
+  Load(lib, "nvmlEventSetFree", &api->event_set_free);
   if (nvmlReturn_t rc = api->init(); rc != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlInit failed: ", api->Error(rc)));
   }
-  return std::unique_ptr<NvmlGpuProvider>(new NvmlGpuProvider(std::move(api)));
+  auto provider = std::unique_ptr<NvmlGpuProvider>(new NvmlGpuProvider(std::move(api)));
+  provider->WatchXids();
+  return provider;
 }
+
+// The event set every GPU's critical XIDs go to, and which handle is which GPU.
+struct NvmlXidEvents {
+  nvmlEventSet_t set = nullptr;
+  std::map<nvmlDevice_t, int> gpus;
+};
 
 NvmlGpuProvider::NvmlGpuProvider(std::unique_ptr<NvmlApi> api) : api_(std::move(api)) {}
 
-NvmlGpuProvider::~NvmlGpuProvider() { api_->shutdown(); }
+NvmlGpuProvider::~NvmlGpuProvider() {
+  if (events_ != nullptr && events_->set != nullptr) {
+    api_->event_set_free(events_->set);
+  }
+  api_->shutdown();
+}
+
+void NvmlGpuProvider::WatchXids() {
+  if (api_->event_set_create == nullptr || api_->register_events == nullptr ||
+      api_->event_set_wait == nullptr || api_->event_set_free == nullptr) {
+    return;  // a driver without the event API: XIDs stay uncounted (NaN in the metrics)
+  }
+  auto events = std::make_unique<NvmlXidEvents>();
+  unsigned count = 0;
+  if (api_->event_set_create(&events->set) != kNvmlSuccess ||
+      api_->device_count(&count) != kNvmlSuccess) {
+    if (events->set != nullptr) {
+      api_->event_set_free(events->set);
+    }
+    return;
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    nvmlDevice_t dev = nullptr;
+    // A GPU that does not support the event (NVML_ERROR_NOT_SUPPORTED) is left out.
+    if (api_->handle_by_index(i, &dev) == kNvmlSuccess &&
+        api_->register_events(dev, kNvmlEventTypeXidCriticalError, events->set) == kNvmlSuccess) {
+      events->gpus.emplace(dev, static_cast<int>(i));
+    }
+  }
+  events_ = std::move(events);
+}
+
+void NvmlGpuProvider::DrainXids() {
+  if (events_ == nullptr) {
+    return;
+  }
+  // Timeout 0: only what the driver has queued, so a heartbeat never waits on it.
+  nvmlEventData_t event{};
+  while (api_->event_set_wait(events_->set, &event, 0) == kNvmlSuccess) {
+    if ((event.event_type & kNvmlEventTypeXidCriticalError) == 0) {
+      continue;
+    }
+    if (auto it = events_->gpus.find(event.device); it != events_->gpus.end()) {
+      xids_.Add(it->second, event.event_data);
+    }
+    event = {};
+  }
+}
+
+bool NvmlGpuProvider::WatchesXids(int gpu) const {
+  if (events_ == nullptr) {
+    return false;
+  }
+  for (const auto& [dev, index] : events_->gpus) {
+    if (index == gpu) {
+      return true;
+    }
+  }
+  return false;
+}
 
 absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
+  DrainXids();
   unsigned count = 0;
   if (nvmlReturn_t rc = api_->device_count(&count); rc != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlDeviceGetCount: ", api_->Error(rc)));
@@ -163,12 +255,17 @@ absl::StatusOr<std::vector<GpuDevice>> NvmlGpuProvider::Discover() {
         d.health_reason = "XID 79: GPU has fallen off the bus";
       }
     }
+    if (std::string fault = xids_.fault(d.index); d.healthy && !fault.empty()) {
+      d.healthy = false;
+      d.health_reason = std::move(fault);
+    }
     gpus.push_back(std::move(d));
   }
   return gpus;
 }
 
 absl::StatusOr<std::vector<GpuTelemetry>> NvmlGpuProvider::Telemetry() {
+  DrainXids();
   unsigned count = 0;
   if (nvmlReturn_t rc = api_->device_count(&count); rc != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlDeviceGetCount: ", api_->Error(rc)));
@@ -177,6 +274,9 @@ absl::StatusOr<std::vector<GpuTelemetry>> NvmlGpuProvider::Telemetry() {
   for (unsigned i = 0; i < count; ++i) {
     GpuTelemetry t;
     t.index = static_cast<int>(i);
+    if (WatchesXids(t.index)) {
+      t.xid_errors = static_cast<double>(xids_.count(t.index));
+    }
     nvmlDevice_t dev = nullptr;
     if (api_->handle_by_index(i, &dev) != kNvmlSuccess) {
       out.push_back(t);  // lost: nothing to read (Discover reports it unhealthy)

@@ -80,8 +80,8 @@ absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view
     } else if (value == "everyone") {
       config.grpc_reflection = Access::kEveryone;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          key, ": expected off, authenticated or everyone, got '", value, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(key, ": expected off, authenticated or everyone, got '", value, "'"));
     }
     return true;
   }

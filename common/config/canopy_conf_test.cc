@@ -111,9 +111,9 @@ TEST_F(CanopyConfFileTest, GrpcReflectionHasOneCheckThroughBothDoors) {
                             /*read_topology=*/false)
                 ->grpc_reflection,
             Access::kOff);
-  for (const auto& [text, access] : {std::pair{"off", Access::kOff},
-                                     std::pair{"authenticated", Access::kAuthenticated},
-                                     std::pair{"everyone", Access::kEveryone}}) {
+  for (const auto& [text, access] :
+       {std::pair{"off", Access::kOff}, std::pair{"authenticated", Access::kAuthenticated},
+        std::pair{"everyone", Access::kEveryone}}) {
     std::ofstream(dir_ + "/canopy.conf") << "grpc_reflection: " << text << "\n";
     absl::StatusOr<ClusterConfig> conf = LoadClusterConfig(dir_ + "/slurm.conf");
     ASSERT_TRUE(conf.ok()) << conf.status();

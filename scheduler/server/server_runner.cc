@@ -192,14 +192,14 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
 
   grpc::EnableDefaultHealthCheckService(true);
   config::ClusterConfig::ReflectionAccess reflection_access = shared_config->grpc_reflection;
-  if (options.grpc_reflection && reflection_access == config::ClusterConfig::ReflectionAccess::kOff) {
+  if (options.grpc_reflection &&
+      reflection_access == config::ClusterConfig::ReflectionAccess::kOff) {
     reflection_access = config::ClusterConfig::ReflectionAccess::kAuthenticated;
   }
   ReflectionService reflection(
       reflection_access, &controller_service.authenticator(),
       {canopy::v1::Controller::service_full_name(), canopy::v1::AgentService::service_full_name(),
-       "grpc.health.v1.Health",
-       grpc::reflection::v1alpha::ServerReflection::service_full_name()});
+       "grpc.health.v1.Health", grpc::reflection::v1alpha::ServerReflection::service_full_name()});
   grpc::ServerBuilder builder;
   grpc::ResourceQuota quota("canopyd");
   quota.SetMaxThreads(options.max_rpc_threads);

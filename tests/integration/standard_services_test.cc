@@ -125,7 +125,8 @@ TEST(StandardServicesTest, HealthIsServingAndReflectionIsOffUnlessAsked) {
   for (const std::string& target :
        {cluster.address(), "unix:" + cluster.dir() + "/state/canopyd.sock"}) {
     EXPECT_EQ(HealthCheck(target), std::string("\x08\x01")) << target;
-    EXPECT_EQ(Reflect(target, {ListServices()}).status.error_code(), grpc::StatusCode::UNIMPLEMENTED)
+    EXPECT_EQ(Reflect(target, {ListServices()}).status.error_code(),
+              grpc::StatusCode::UNIMPLEMENTED)
         << target;
   }
 }
@@ -144,8 +145,8 @@ TEST(StandardServicesTest, ReflectionAnswersAuthenticatedCallersWhenAsked) {
   ASSERT_TRUE(local.status.ok()) << local.status.error_message();
   ASSERT_EQ(local.responses.size(), 4u);
   EXPECT_THAT(ServiceNames(local.responses[0]),
-              ElementsAre("canopy.v1.Controller", "canopy.v1.AgentService",
-                          "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"));
+              ElementsAre("canopy.v1.Controller", "canopy.v1.AgentService", "grpc.health.v1.Health",
+                          "grpc.reflection.v1alpha.ServerReflection"));
   const std::vector<std::string> files = FileNames(local.responses[1]);
   EXPECT_EQ(files.back(), "canopy/v1/controller.proto");
   EXPECT_THAT(files, ::testing::Contains("canopy/v1/types.proto"));
