@@ -1,6 +1,11 @@
 #include "scheduler/persistence/sqlite_handle.h"
 
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace canopy::persistence {
 
@@ -36,7 +41,72 @@ absl::Status Exec(sqlite3* db, const std::string& sql) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Idle compiled statements, by connection and SQL text. A connection's entry exists from its
+// first Prepare until it is closed; a statement released without an entry is finalized.
+struct StatementCache {
+  // More idle copies of one text than this are finalized (a text prepared from a longer string
+  // is filed under its first statement and never found again: this bounds those).
+  static constexpr size_t kIdlePerText = 4;
+  absl::Mutex mu;
+  absl::flat_hash_map<sqlite3*, absl::flat_hash_map<std::string, std::vector<sqlite3_stmt*>>> idle
+      ABSL_GUARDED_BY(mu);
+};
+
+StatementCache& Cache() {
+  static StatementCache* cache = new StatementCache;
+  return *cache;
+}
+
+}  // namespace
+
+void SqliteCloser::operator()(sqlite3* db) const {
+  std::vector<sqlite3_stmt*> finalize;
+  {
+    StatementCache& cache = Cache();
+    absl::MutexLock lock(&cache.mu);
+    if (auto it = cache.idle.find(db); it != cache.idle.end()) {
+      for (auto& [sql, statements] : it->second) {
+        finalize.insert(finalize.end(), statements.begin(), statements.end());
+      }
+      cache.idle.erase(it);
+    }
+  }
+  for (sqlite3_stmt* stmt : finalize) {
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close_v2(db);
+}
+
+void SqliteFinalizer::operator()(sqlite3_stmt* stmt) const {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  {
+    StatementCache& cache = Cache();
+    absl::MutexLock lock(&cache.mu);
+    if (auto it = cache.idle.find(sqlite3_db_handle(stmt)); it != cache.idle.end()) {
+      std::vector<sqlite3_stmt*>& idle = it->second[sqlite3_sql(stmt)];
+      if (idle.size() < StatementCache::kIdlePerText) {
+        idle.push_back(stmt);
+        return;
+      }
+    }
+  }
+  sqlite3_finalize(stmt);
+}
+
 absl::StatusOr<SqliteStatement> Prepare(sqlite3* db, absl::string_view sql) {
+  {
+    StatementCache& cache = Cache();
+    absl::MutexLock lock(&cache.mu);
+    auto& by_text = cache.idle[db];
+    if (auto it = by_text.find(sql); it != by_text.end() && !it->second.empty()) {
+      sqlite3_stmt* stmt = it->second.back();
+      it->second.pop_back();
+      return SqliteStatement(stmt);
+    }
+  }
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) {

@@ -1,5 +1,5 @@
 // RAII owners for SQLite handles, and a Status-returning wrapper around the few calls the store
-// makes. Not thread-safe: one connection, one owner thread.
+// makes. A connection is used by one thread at a time.
 #pragma once
 
 #include <sqlite3.h>
@@ -13,11 +13,13 @@
 
 namespace canopy::persistence {
 
+// Finalizes the connection's cached statements (see Prepare), then closes it.
 struct SqliteCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const;
 };
+// Gives a statement from Prepare back to its connection's cache, reset and unbound.
 struct SqliteFinalizer {
-  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+  void operator()(sqlite3_stmt* stmt) const;
 };
 using SqliteDb = std::unique_ptr<sqlite3, SqliteCloser>;
 using SqliteStatement = std::unique_ptr<sqlite3_stmt, SqliteFinalizer>;
@@ -28,6 +30,10 @@ absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what);
 // Runs one or more statements that return no rows.
 absl::Status Exec(sqlite3* db, const std::string& sql);
 
+// A statement for `sql` (its first statement). Compiled once per connection and text: a
+// statement released by its SqliteStatement is kept, reset, for the next Prepare of the same
+// text, since compiling is most of the cost of a small commit (the jobs upsert names some 60
+// columns). Thread-safe across connections.
 absl::StatusOr<SqliteStatement> Prepare(sqlite3* db, absl::string_view sql);
 
 // A transaction that rolls back unless Commit() succeeded. BEGIN IMMEDIATE takes the write lock

@@ -18,18 +18,11 @@ absl::Duration TickFor(absl::Duration node_timeout) {
   return std::clamp(node_timeout / 10, absl::Milliseconds(100), absl::Seconds(5));
 }
 
-// Heartbeats only move last_heartbeat; publishing a snapshot for each of thousands of them per
-// second would be waste, so such changes are published at most this often.
-constexpr absl::Duration kHeartbeatPublishInterval = absl::Seconds(1);
-
 // Scheduling passes run after events that may let a job start, and at least this often.
 constexpr absl::Duration kPassInterval = absl::Seconds(5);
 // ... but event-driven passes no closer together than this: under a burst of submissions one
 // pass covers many batches instead of one pass per batch (Slurm's sched_min_interval idea).
 constexpr absl::Duration kMinPassGap = absl::Milliseconds(50);
-
-// While the database refuses commits, the owner retries this often.
-constexpr absl::Duration kCommitRetryInterval = absl::Milliseconds(500);
 
 // Decodes schema 2's job records (serialised canopy.v1.Job) into `stored.jobs`, keeping the id
 // order; `converted` lists them. A record that cannot be parsed is DataLoss; one naming a node
@@ -165,6 +158,10 @@ Controller::Controller(std::shared_ptr<const config::ClusterConfig> config,
 Controller::~Controller() { Stop(); }
 
 void Controller::Start() {
+  writer_ = std::make_unique<StoreWriter>(store_.get(), metrics_, [this] {
+    absl::MutexLock lock(&queue_mu_);
+    commit_finished_ = true;
+  });
   owner_ = std::thread([this] { RunOwnerLoop(); });
 }
 
@@ -176,6 +173,7 @@ void Controller::Stop() {
   if (owner_.joinable()) {
     owner_.join();
   }
+  writer_.reset();
 }
 
 std::shared_ptr<const ClusterSnapshot> Controller::Snapshot() const {
@@ -220,26 +218,35 @@ void Controller::RunOwnerLoop() {
   while (true) {
     std::deque<Command> commands;
     bool stopping = false;
+    bool commit_finished = false;
     {
       absl::MutexLock lock(&queue_mu_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
-        return !queue_.empty() || stopping_;
+        return !queue_.empty() || stopping_ || commit_finished_;
       };
       // Wake for the next tick, or for a pass that was put off by kMinPassGap.
       absl::Time wake = next_tick;
       if (schedule_pending_) {
         wake = std::min(wake, last_pass_ + kMinPassGap);
       }
-      if (!waiting_for_commit_.empty() || !unsaved_jobs_.empty()) {
-        wake = std::min(wake, clock_->Now() + kCommitRetryInterval);
+      absl::Duration timeout = std::max(wake - clock_->Now(), absl::ZeroDuration());
+      // Unsaved changes after a failed commit: retried in real time, whatever clock_ says.
+      if (!in_flight_.has_value() && HasUnsaved()) {
+        timeout = std::min(timeout, std::max(retry_commit_at_ - absl::Now(), absl::ZeroDuration()));
       }
-      queue_mu_.AwaitWithTimeout(absl::Condition(&ready),
-                                 std::max(wake - clock_->Now(), absl::ZeroDuration()));
+      queue_mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
       commands.swap(queue_);
       stopping = stopping_;
+      commit_finished = commit_finished_;
+      commit_finished_ = false;
       // From the first pass after Stop(), Post() refuses new commands, so the queue drains in a
       // bounded number of passes even while thousands of agents keep sending heartbeats.
       stopped_ = stopping_;
+    }
+    if (commit_finished) {
+      if (std::optional<StoreWriter::Result> result = writer_->TakeResult()) {
+        FinishCommit(*std::move(result));
+      }
     }
     Batch batch;
     for (Command& command : commands) {
@@ -264,85 +271,15 @@ void Controller::RunOwnerLoop() {
       last_pass_ = now;
       next_pass_ = now + kPassInterval;
     }
-    for (core::JobId id : batch.effects.dirty) {
-      unsaved_jobs_.insert(id);
-    }
-    for (core::JobId id : batch.effects.republish) {
-      republish_jobs_.insert(id);
-    }
-    for (core::JobId id : unsaved_jobs_) {
-      dirty_chunks_.insert(id.value() / kJobChunkSize);
-    }
-    for (core::JobId id : republish_jobs_) {
-      dirty_chunks_.insert(id.value() / kJobChunkSize);
-    }
-    batch.mutations.job_upserts = PublishJobs();
-    steps_dirty_ = steps_dirty_ || !batch.effects.steps.empty();
-    TakeHistory(batch, now);
-    NoteAccounting(batch.effects);
-    if (save_associations_) {
-      batch.mutations.associations = jobs_->AssociationsToSave();
-    }
-    if (save_usage_) {
-      batch.mutations.usage = jobs_->UsageToSave();
-    }
-    if (save_qos_) {
-      batch.mutations.qos = jobs_->qos().specs();
-    }
-    batch.mutations.drop_legacy_jobs = drop_legacy_jobs_;
-    if (batch.effects.next_id_changed || !batch.mutations.job_upserts.empty()) {
-      batch.mutations.next_job_id = jobs_->next_job_id();
-    }
-    if (!unsaved_jobs_.empty() || !republish_jobs_.empty() ||
-        jobs_->accounting().version != published_accounting_version_) {
-      batch.visible_change = true;
-    }
     for (const std::string& line : batch.effects.info) {
       spdlog::info("{}", line);
     }
     for (const std::string& line : batch.effects.warnings) {
       spdlog::warn("{}", line);
     }
-    // Node rows of earlier failed commits go first, so later rows for the same node win.
-    if (!unsaved_admin_.empty()) {
-      batch.mutations.node_admin_upserts.insert(batch.mutations.node_admin_upserts.begin(),
-                                                unsaved_admin_.begin(), unsaved_admin_.end());
-    }
-    const absl::Status committed = CommitWithRetry(batch.mutations);
-    if (!committed.ok()) {
-      // The change stays in memory and is saved with a later batch: its callers are answered,
-      // and its messages sent, only then. Telling them "failed" now would be a lie once a
-      // later commit succeeds (a retried submit would queue a second job).
-      unsaved_admin_ = std::move(batch.mutations.node_admin_upserts);
-      KeepHistory(batch.mutations);
-      for (auto& done : batch.after_commit) {
-        waiting_for_commit_.push_back(std::move(done));
-      }
-      Deliver(false, batch);
-    } else {
-      unsaved_jobs_.clear();
-      unsaved_final_records_.clear();
-      republish_jobs_.clear();
-      unsaved_admin_.clear();
-      save_associations_ = false;
-      save_usage_ = false;
-      save_qos_ = false;
-      drop_legacy_jobs_ = false;
-      // Publish before answering, so a caller that reads right after its write sees it.
-      if (batch.visible_change || !waiting_for_commit_.empty() ||
-          (heard_since_publish_ && now - last_publish_ >= kHeartbeatPublishInterval)) {
-        Publish();
-      }
-      for (auto& done : waiting_for_commit_) {
-        done(committed);
-      }
-      waiting_for_commit_.clear();
-      for (auto& done : batch.after_commit) {
-        done(committed);
-      }
-      Deliver(true, batch);
-    }
+    SaveOrKeep(batch, now);
     if (stopping) {
+      SaveBeforeStop(now);
       absl::MutexLock lock(&queue_mu_);
       if (queue_.empty()) {
         break;
@@ -383,28 +320,6 @@ void Controller::Tick(Batch& batch) {
     nodes_dirty_ = true;
   }
   jobs_->Tick(batch.effects);
-}
-
-absl::Status Controller::CommitWithRetry(const persistence::Mutations& mutations) {
-  if (mutations.empty()) {
-    return absl::OkStatus();
-  }
-  absl::Status status;
-  const absl::Time start = absl::Now();
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    status = store_->Commit(mutations);
-    if (status.ok() || status.code() != absl::StatusCode::kUnavailable) {
-      break;
-    }
-    spdlog::warn("database busy ({}), retrying", status.message());
-  }
-  if (!status.ok()) {
-    spdlog::error("could not save state: {}", status.ToString());
-  }
-  if (metrics_ != nullptr) {
-    metrics_->ObserveCommit(absl::Now() - start, status.ok());
-  }
-  return status;
 }
 
 void Controller::Publish() {
@@ -479,102 +394,6 @@ void Controller::SaveAdminState(core::NodeId id, Batch& batch) {
 
 void Controller::NodeTouched(core::NodeId id, Batch& batch) {
   jobs_->NodeChanged(state_.node(id), batch.effects);
-}
-
-std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
-  std::vector<std::shared_ptr<const core::Job>> records;
-  records.reserve(unsaved_jobs_.size());
-  for (core::JobId id : unsaved_jobs_) {
-    const core::Job* job = jobs_->Find(id);
-    if (job == nullptr) {
-      continue;
-    }
-    auto record = std::make_shared<const core::Job>(*job);
-    published_[id.value()] = record;
-    records.push_back(std::move(record));
-  }
-  for (core::JobId id : republish_jobs_) {
-    const core::Job* job = jobs_->Find(id);
-    if (job != nullptr && !unsaved_jobs_.contains(id)) {
-      published_[id.value()] = std::make_shared<const core::Job>(*job);
-    }
-  }
-  return records;
-}
-
-void Controller::TakeHistory(Batch& batch, absl::Time now) {
-  lifecycle::Effects& effects = batch.effects;
-  persistence::Mutations& m = batch.mutations;
-  m.attempts = std::move(unsaved_attempts_);
-  m.attempts.insert(m.attempts.end(), std::make_move_iterator(effects.attempts.begin()),
-                    std::make_move_iterator(effects.attempts.end()));
-  m.steps = std::move(unsaved_steps_);
-  m.steps.insert(m.steps.end(), std::make_move_iterator(effects.steps.begin()),
-                 std::make_move_iterator(effects.steps.end()));
-  m.forget_jobs = std::move(unsaved_forgets_);
-  // Final records of forgotten jobs whose last change is not saved yet (a commit failed).
-  m.job_upserts.insert(m.job_upserts.end(), unsaved_final_records_.begin(),
-                       unsaved_final_records_.end());
-  for (core::JobId id : effects.forgotten) {
-    m.forget_jobs.push_back(id);
-    if (unsaved_jobs_.erase(id) > 0) {
-      if (auto it = published_.find(id.value()); it != published_.end()) {
-        m.job_upserts.push_back(it->second);  // the record as last published: still current
-        unsaved_final_records_.push_back(it->second);
-      }
-    }
-    republish_jobs_.erase(id);
-    published_.erase(id.value());
-    dirty_chunks_.insert(id.value() / kJobChunkSize);
-    batch.visible_change = true;
-  }
-  m.purge_before = unsaved_purge_;
-  const absl::Duration keep = config_->scheduling.accounting.purge_job_after;
-  if (keep != absl::InfiniteDuration() && now >= next_purge_) {
-    m.purge_before = now - keep;
-    next_purge_ = now + absl::Hours(1);
-  }
-  unsaved_attempts_.clear();
-  unsaved_steps_.clear();
-  unsaved_forgets_.clear();
-  unsaved_purge_ = absl::InfinitePast();
-}
-
-void Controller::KeepHistory(persistence::Mutations& mutations) {
-  unsaved_attempts_ = std::move(mutations.attempts);
-  unsaved_steps_ = std::move(mutations.steps);
-  unsaved_forgets_ = std::move(mutations.forget_jobs);
-  unsaved_purge_ = mutations.purge_before;
-}
-
-void Controller::NoteAccounting(const lifecycle::Effects& effects) {
-  save_associations_ = save_associations_ || effects.associations_changed;
-  save_usage_ = save_usage_ || effects.usage_changed;
-  save_qos_ = save_qos_ || effects.qos_changed;
-}
-
-void Controller::Deliver(bool committed, Batch& batch) {
-  if (!committed) {
-    // Nothing of this batch is durable: its messages wait for the commit that saves it.
-    for (lifecycle::OutgoingMessage& m : batch.effects.messages) {
-      undelivered_.push_back(std::move(m));
-    }
-    return;
-  }
-  auto send = [this](lifecycle::OutgoingMessage& m) {
-    const std::shared_ptr<AgentOutbox>& outbox = sessions_[m.node.value()];
-    // A node without a stream gets what it needs again when it registers.
-    if (outbox != nullptr) {
-      outbox->Send(ToProto(m.message, *topology_, *config_));
-    }
-  };
-  for (lifecycle::OutgoingMessage& m : undelivered_) {
-    send(m);
-  }
-  undelivered_.clear();
-  for (lifecycle::OutgoingMessage& m : batch.effects.messages) {
-    send(m);
-  }
 }
 
 }  // namespace canopy::server

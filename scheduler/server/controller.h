@@ -1,6 +1,8 @@
 // Controller: canopyd's state owner. One thread (the owner) applies every change to the
-// ClusterState, commits the changes of each batch to the Store in one transaction (group
-// commit), then answers the callers and publishes a new ClusterSnapshot.
+// ClusterState; a second (StoreWriter) commits them to the Store, one transaction holding every
+// change made while the previous one was being written (group commit), so the owner never waits
+// on the disk. Once a commit ends, the owner publishes a new ClusterSnapshot, then answers the
+// callers and sends the agents the messages whose changes it saved (controller_commit.cc).
 //
 // gRPC handlers and agent streams call the public methods from any thread: each posts a
 // command to the owner's queue. Methods that return a result block until that result is
@@ -33,6 +35,7 @@
 #include "scheduler/server/controller_metrics.h"
 #include "scheduler/server/qos_edit.h"
 #include "scheduler/server/snapshot.h"
+#include "scheduler/server/store_writer.h"
 #include "scheduler/state/cluster_state.h"
 #include "scheduler/topology/topology.h"
 
@@ -87,6 +90,10 @@ class Controller {
                                                       lifecycle::Caller caller);
   absl::StatusOr<lifecycle::SubmitAnswer> SubmitJob(lifecycle::SubmitRequest request,
                                                     lifecycle::Caller caller);
+  // Many submissions in one command and one commit: an answer per request, in order, each as
+  // SubmitJob would give it; the call fails only when the commit does.
+  absl::StatusOr<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> SubmitJobs(
+      std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests);
   absl::StatusOr<std::vector<lifecycle::CancelAnswer>> CancelJob(lifecycle::CancelRequest request,
                                                                  lifecycle::Caller caller);
   absl::StatusOr<lifecycle::StepAnswer> CreateStep(lifecycle::StepRequest request,
@@ -159,8 +166,23 @@ class Controller {
   bool Post(Command command);
   void RunOwnerLoop();
   void Tick(Batch& batch);
-  absl::Status CommitWithRetry(const persistence::Mutations& mutations);
   void Publish();
+  // The answers and agent messages that a commit in flight saves.
+  struct InFlight {
+    std::vector<std::function<void(const absl::Status&)>> callbacks;
+    std::vector<lifecycle::OutgoingMessage> messages;
+    bool visible_change = false;
+  };
+  // Works out what the batch changed and hands it, with everything unsaved so far, to the
+  // writer; while a commit is in flight (or after a failed one, until kCommitRetryInterval),
+  // keeps it all for the next (controller_commit.cc).
+  void SaveOrKeep(Batch& batch, absl::Time now);
+  // A commit ended: publish, answer and send; or, when it failed, keep its changes for the next.
+  void FinishCommit(StoreWriter::Result result);
+  // At Stop(): the commit in flight and one more for what waited for it.
+  void SaveBeforeStop(absl::Time now);
+  // Changes, answers or messages wait for a commit.
+  bool HasUnsaved() const;
   void SaveAdminState(core::NodeId id, Batch& batch);
   // Drains the nodes the lifecycle asked for (Effects::drains), as canopyd's user, and saves it.
   void ApplyDrains(Batch& batch);
@@ -174,7 +196,7 @@ class Controller {
   // Moves the batch's accounting records (earlier runs, steps), the jobs that left memory and,
   // when due, the retention purge into its mutations; unpublishes the forgotten jobs.
   void TakeHistory(Batch& batch, absl::Time now);
-  // After a failed commit: keeps what TakeHistory moved for the next one.
+  // When the batch is not committed now: keeps what TakeHistory moved for the next commit.
   void KeepHistory(persistence::Mutations& mutations);
   // Runs `fn` on the owner thread and returns its result once the batch is committed.
   template <typename T>
@@ -183,9 +205,6 @@ class Controller {
   // an RPC thread never waits forever on a database that keeps failing.
   template <typename T>
   absl::StatusOr<T> AwaitAnswer(std::future<absl::StatusOr<T>>& answer) const;
-  // After a commit: hand the effects' messages to the agents' streams (or keep them for the
-  // next commit when this one failed).
-  void Deliver(bool committed, Batch& batch);
   // The node whose current stream is `outbox`; invalid for unregistered or replaced streams.
   core::NodeId SessionNode(const std::shared_ptr<AgentOutbox>& outbox) const;
 
@@ -200,7 +219,8 @@ class Controller {
   // Owned by the owner thread once Start() ran.
   state::ClusterState state_;
   std::unique_ptr<lifecycle::JobLifecycle> jobs_;
-  // Job changes whose commit failed: retried with the next batch; their messages wait for it.
+  // Job changes not saved yet (a commit was in flight, or failed): saved by the next commit;
+  // their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
   // Jobs whose published copy is stale but whose stored row is current (recomputed priority).
   absl::btree_set<core::JobId> republish_jobs_;
@@ -232,6 +252,11 @@ class Controller {
   absl::Time unsaved_purge_ = absl::InfinitePast();
   absl::Time next_purge_ = absl::InfinitePast();  // PurgeJobAfter runs hourly
   std::vector<std::function<void(const absl::Status&)>> waiting_for_commit_;
+  bool next_id_unsaved_ = false;       // the next job id changed and is not saved yet
+  bool unpublished_change_ = false;    // a kept batch changed what readers see
+  std::optional<InFlight> in_flight_;  // the commit the writer is on
+  absl::Time retry_commit_at_ = absl::InfinitePast();  // after a failed commit (absl::Now())
+  std::unique_ptr<StoreWriter> writer_;                // from Start()
   bool schedule_pending_ = true;
   absl::Time last_pass_ = absl::InfinitePast();
   ControllerMetrics* metrics_ = nullptr;
@@ -251,7 +276,8 @@ class Controller {
   mutable absl::Mutex queue_mu_;
   std::deque<Command> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
-  bool stopped_ ABSL_GUARDED_BY(queue_mu_) = false;  // the owner has exited; Post() refuses
+  bool stopped_ ABSL_GUARDED_BY(queue_mu_) = false;          // the owner has exited; Post() refuses
+  bool commit_finished_ ABSL_GUARDED_BY(queue_mu_) = false;  // the writer has a result
 
   mutable absl::Mutex snapshot_mu_;
   std::shared_ptr<const ClusterSnapshot> snapshot_ ABSL_GUARDED_BY(snapshot_mu_);

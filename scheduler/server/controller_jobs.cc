@@ -17,6 +17,20 @@ absl::StatusOr<lifecycle::SubmitAnswer> Controller::SubmitJob(lifecycle::SubmitR
       });
 }
 
+absl::StatusOr<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> Controller::SubmitJobs(
+    std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests) {
+  using Answers = std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>;
+  return RunJobCommand<Answers>(
+      [this, requests = std::move(requests)](Batch& batch) -> absl::StatusOr<Answers> {
+        Answers answers;
+        answers.reserve(requests.size());
+        for (const auto& [request, caller] : requests) {
+          answers.push_back(jobs_->Submit(request, caller, batch.effects));
+        }
+        return answers;
+      });
+}
+
 absl::StatusOr<lifecycle::WillRunAnswer> Controller::TestSubmit(lifecycle::SubmitRequest request,
                                                                 lifecycle::Caller caller) {
   return RunJobCommand<lifecycle::WillRunAnswer>(

@@ -85,6 +85,9 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // Jobs (controller_service_jobs.cc).
   grpc::Status SubmitJob(grpc::ServerContext* context, const canopy::v1::SubmitJobRequest* request,
                          canopy::v1::SubmitJobResponse* response) override;
+  grpc::Status SubmitJobs(grpc::ServerContext* context,
+                          const canopy::v1::SubmitJobsRequest* request,
+                          canopy::v1::SubmitJobsResponse* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const canopy::v1::CancelJobRequest* request,
                          canopy::v1::CancelJobResponse* response) override;
   grpc::Status GetJob(grpc::ServerContext* context, const canopy::v1::GetJobRequest* request,
@@ -197,6 +200,10 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // SubmitJob writes every such submission to the audit log.
   absl::StatusOr<lifecycle::Caller> SubmitterOf(const lifecycle::Caller& caller,
                                                 const canopy::v1::JobSpec& spec) const;
+  // Writes a submission `caller` made for another user (`submitter`) to the audit log.
+  void AuditSubmission(const grpc::ServerContext& context, const lifecycle::Caller& caller,
+                       const lifecycle::Caller& submitter, uint32_t job_id,
+                       const std::string& job_name) const;
   // OK for an operator; otherwise PERMISSION_DENIED starting with Slurm's words for the refusal
   // ("Invalid user id"), then naming the caller, or saying that `what` needs an operator on the
   // unix socket.

@@ -163,62 +163,6 @@ absl::StatusOr<lifecycle::Caller> ControllerServiceImpl::SubmitterOf(
   return on_behalf;
 }
 
-grpc::Status ControllerServiceImpl::SubmitJob(grpc::ServerContext* context,
-                                              const canopy::v1::SubmitJobRequest* request,
-                                              canopy::v1::SubmitJobResponse* response) {
-  if (absl::Status wire = CheckWireSpec(request->spec()); !wire.ok()) {
-    return rpc::ToGrpcStatus(wire);
-  }
-  absl::StatusOr<lifecycle::Caller> caller = CallerOf(context, *request);
-  if (!caller.ok()) {
-    return rpc::ToGrpcStatus(caller.status());
-  }
-  absl::StatusOr<lifecycle::Caller> submitter = SubmitterOf(*caller, request->spec());
-  if (!submitter.ok()) {
-    return rpc::ToGrpcStatus(submitter.status());
-  }
-  if (request->test_only()) {
-    absl::StatusOr<lifecycle::WillRunAnswer> w =
-        controller_->TestSubmit(FromProto(*request), *submitter);
-    if (!w.ok()) {
-      return rpc::ToGrpcStatus(w.status());
-    }
-    std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-    response->set_job_id(w->job.value());
-    *response->mutable_expected_start() = rpc::ToProtoTime(w->start);
-    for (core::NodeId node : w->nodes) {
-      response->add_expected_nodes(snap->topology->node_name(node));
-    }
-    response->set_expected_cpus(w->cpus);
-    response->set_partition(w->partition);
-    return grpc::Status::OK;
-  }
-  absl::StatusOr<lifecycle::SubmitAnswer> r =
-      controller_->SubmitJob(FromProto(*request), *submitter);
-  if (!r.ok()) {
-    return rpc::ToGrpcStatus(r.status());
-  }
-  if (submitter->uid != caller->uid) {
-    // On the record before the portal hears back: who submitted which job for whom.
-    AuditRecord record;
-    record.action = "submit";
-    record.by_user = caller->user_name;
-    record.by_uid = caller->uid;
-    record.via = caller->via;
-    record.peer = context->peer();
-    record.for_user = submitter->user_name;
-    record.for_uid = submitter->uid;
-    record.job_id = r->job_id.value();
-    record.job_name = request->spec().name();
-    if (absl::Status s = audit_ != nullptr ? audit_->Record(record) : absl::OkStatus(); !s.ok()) {
-      spdlog::error("audit log: {}; job {} by {} for {} is recorded here only", s.message(),
-                    record.job_id, record.by_user, record.for_user);
-    }
-  }
-  *response = ToProto(*r);
-  return grpc::Status::OK;
-}
-
 grpc::Status ControllerServiceImpl::CancelJob(grpc::ServerContext* context,
                                               const canopy::v1::CancelJobRequest* request,
                                               canopy::v1::CancelJobResponse* response) {

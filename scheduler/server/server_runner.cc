@@ -204,6 +204,12 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   grpc::ResourceQuota quota("canopyd");
   quota.SetMaxThreads(options.max_rpc_threads);
   builder.SetResourceQuota(quota);
+  // gRPC's sync server keeps at most MAX_POLLERS idle threads and starts a thread whenever no
+  // idle one is left: with its default (2) and a handful of concurrent clients it started and
+  // ended a thread for nearly every call. Idle threads cost a stack each and nothing else.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 2);
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
+                              std::min(options.max_rpc_threads, 64));
   int tcp_port = 0;
   builder.AddListeningPort(listen, *server_credentials, &tcp_port);
   // Agents ping every 20 s to notice dead connections; accept that (gRPC's default would answer

@@ -141,6 +141,49 @@ void BM_DurableSubmit(benchmark::State& state) {
 }
 BENCHMARK(BM_DurableSubmit)->Threads(8)->Threads(32)->UseRealTime()->MinTime(5.0);
 
+// Durable jobs per second through SubmitJobs, batches of state.range(0) jobs from one client:
+// each answer comes once its whole batch is committed.
+void BM_DurableSubmitJobsBatch(benchmark::State& state) {
+  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+  canopy::v1::SubmitJobsRequest batch;
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    *batch.add_jobs() = OneNodeJob();
+  }
+  int64_t failed = 0;
+  for (auto _ : state) {
+    grpc::ClientContext ctx;
+    canopy::v1::SubmitJobsResponse resp;
+    const grpc::Status s = stub->SubmitJobs(&ctx, batch, &resp);
+    if (!s.ok()) {
+      std::fprintf(stderr, "SubmitJobs failed: %s\n", s.error_message().c_str());
+      failed += state.range(0);
+      continue;
+    }
+    for (const auto& r : resp.results()) {
+      failed += r.code() != 0 ? 1 : 0;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_DurableSubmitJobsBatch)->Arg(1000)->Iterations(200)->UseRealTime();
+
+// The ceiling any RPC reaches here: the no-op Ping over the same socket, 8 client threads.
+void BM_Ping(benchmark::State& state) {
+  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+  int64_t failed = 0;
+  for (auto _ : state) {
+    grpc::ClientContext ctx;
+    canopy::v1::PingResponse resp;
+    if (!stub->Ping(&ctx, canopy::v1::PingRequest(), &resp).ok()) {
+      ++failed;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_Ping)->Threads(8)->UseRealTime()->MinTime(5.0);
+
 // Fills the queue to 100,000 jobs (8 threads) and reports canopyd's RSS.
 void BM_RssWith100kQueuedJobs(benchmark::State& state) {
   constexpr int kJobs = 100'000;
