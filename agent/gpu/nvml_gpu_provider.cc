@@ -15,7 +15,6 @@ using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
 using nvmlEventSet_t = struct nvmlEventSet_st*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr nvmlReturn_t kNvmlErrorTimeout = 10;
 constexpr nvmlReturn_t kNvmlErrorGpuIsLost = 15;
 constexpr unsigned kNvmlUuidBufferSize = 96;
 constexpr unsigned kNvmlNameBufferSize = 96;
@@ -169,7 +168,8 @@ void NvmlGpuProvider::DrainXids() {
   if (events_ == nullptr) {
     return;
   }
-  // Timeout 0: only what the driver has queued, so a heartbeat never waits on it.
+  // Timeout 0: only what the driver has queued, so a heartbeat never waits on it (an empty set
+  // answers NVML_ERROR_TIMEOUT, which ends the loop like any other error).
   nvmlEventData_t event{};
   while (api_->event_set_wait(events_->set, &event, 0) == kNvmlSuccess) {
     if ((event.event_type & kNvmlEventTypeXidCriticalError) == 0) {
