@@ -136,4 +136,17 @@ absl::Status SqliteTransaction::Commit() {
   return s;
 }
 
+absl::StatusOr<SqliteReadTransaction> SqliteReadTransaction::Begin(sqlite3* db) {
+  if (absl::Status s = Exec(db, "BEGIN DEFERRED"); !s.ok()) {
+    return s;
+  }
+  return SqliteReadTransaction(db);
+}
+
+SqliteReadTransaction::~SqliteReadTransaction() {
+  if (db_ != nullptr) {
+    sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  }
+}
+
 }  // namespace canopy::persistence

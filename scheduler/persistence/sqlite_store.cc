@@ -225,8 +225,14 @@ absl::StatusOr<StoredAccounting> SqliteStore::LoadAccounting() {
 
 absl::StatusOr<StoredJobs> SqliteStore::LoadJobs() {
   StoredJobs stored;
-  if (absl::Status st = LoadJobRows(db_.get(), *topology_, stored); !st.ok()) {
-    return st;
+  {
+    absl::StatusOr<SqliteReadTransaction> read = SqliteReadTransaction::Begin(db_.get());
+    if (!read.ok()) {
+      return read.status();
+    }
+    if (absl::Status st = LoadJobRows(db_.get(), *topology_, stored); !st.ok()) {
+      return st;
+    }
   }
   if (absl::Status st = LoadLegacyJobs(stored); !st.ok()) {
     return st;
