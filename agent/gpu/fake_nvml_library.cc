@@ -1,172 +1,150 @@
 // A stand-in for libnvidia-ml.so.1, for testing NvmlGpuProvider where no NVIDIA driver is
-// installed (CI). It implements the part of NVML's C ABI the provider calls, for two H200-like
-// GPUs, and lets a test play the driver: canopy_fake_nvml_add_xid() queues a critical XID event
-// as the driver would on a fault. Built as a shared library whose soname is libnvidia-ml.so.1,
-// so the provider's dlopen("libnvidia-ml.so.1") finds it once the test has loaded it by path.
-// Never installed.
+// installed (CI). It implements the part of NVML's C ABI the provider calls (with the provider's
+// own declarations, nvml_abi.h), for two H200-like GPUs, and lets a test play the driver:
+// canopy_fake_nvml_add_xid() queues a critical XID event as the driver would on a fault. Built as
+// a shared library whose soname is libnvidia-ml.so.1, so the provider's dlopen of that name finds
+// it once the test has loaded it by path. Never installed.
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <set>
 
-namespace {
+#include "agent/gpu/nvml_abi.h"
 
-using nvmlReturn_t = int;
-constexpr nvmlReturn_t kSuccess = 0;
-constexpr nvmlReturn_t kUninitialized = 1;
-constexpr nvmlReturn_t kInvalidArgument = 2;
-constexpr nvmlReturn_t kTimeout = 10;
-constexpr unsigned kGpus = 2;
-constexpr unsigned long long kXidCriticalError = 0x8;
+namespace abi = canopy::agent::gpu::nvml_abi;
 
-struct FakeDevice {
+// The handles NVML keeps opaque are ours to define here.
+struct canopy::agent::gpu::nvml_abi::nvmlDevice_st {
   unsigned index;
 };
-FakeDevice devices[kGpus] = {{0}, {1}};
-
-struct Event {
-  FakeDevice* device;
-  unsigned long long type;
-  unsigned long long data;
+struct canopy::agent::gpu::nvml_abi::nvmlEventSet_st {
+  std::set<abi::nvmlDevice_t> registered;
+  std::deque<abi::nvmlEventData_t> queued;
 };
 
-struct FakeEventSet {
-  std::set<FakeDevice*> registered;
-  std::deque<Event> queued;
-};
+namespace {
+
+using abi::nvmlReturn_t;
+constexpr unsigned kGpus = 2;
+
+abi::nvmlDevice_st devices[kGpus] = {{0}, {1}};
 
 std::mutex mu;
 int init_count = 0;
-std::set<FakeEventSet*> event_sets;
+std::set<abi::nvmlEventSet_t> event_sets;
 
-FakeDevice* Device(void* handle) {
-  for (FakeDevice& d : devices) {
-    if (handle == &d) {
-      return &d;
-    }
-  }
-  return nullptr;
-}
+bool Known(abi::nvmlDevice_t device) { return device == &devices[0] || device == &devices[1]; }
 
 nvmlReturn_t CopyString(const char* text, char* out, unsigned length) {
   if (out == nullptr || std::strlen(text) + 1 > length) {
-    return kInvalidArgument;
+    return abi::kNvmlErrorInvalidArgument;
   }
   std::strcpy(out, text);
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
 
 }  // namespace
 
 extern "C" {
 
-struct FakeMemory {
-  unsigned long long total, free, used;
-};
-struct FakeEventData {
-  void* device;
-  unsigned long long event_type;
-  unsigned long long event_data;
-  unsigned gpu_instance_id;
-  unsigned compute_instance_id;
-};
-
 nvmlReturn_t nvmlInit_v2() {
   std::lock_guard<std::mutex> lock(mu);
   ++init_count;
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
 nvmlReturn_t nvmlShutdown() {
   std::lock_guard<std::mutex> lock(mu);
-  return init_count-- > 0 ? kSuccess : kUninitialized;
+  return init_count-- > 0 ? abi::kNvmlSuccess : abi::kNvmlErrorUninitialized;
 }
 const char* nvmlErrorString(nvmlReturn_t rc) {
-  return rc == kSuccess ? "Success" : rc == kTimeout ? "Timeout" : "Fake NVML error";
+  return rc == abi::kNvmlSuccess        ? "Success"
+         : rc == abi::kNvmlErrorTimeout ? "Timeout"
+                                        : "Fake NVML error";
 }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
   *count = kGpus;
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, void** handle) {
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, abi::nvmlDevice_t* handle) {
   if (index >= kGpus) {
-    return kInvalidArgument;
+    return abi::kNvmlErrorInvalidArgument;
   }
   *handle = &devices[index];
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlDeviceGetName(void* handle, char* name, unsigned length) {
-  return Device(handle) == nullptr ? kInvalidArgument : CopyString("NVIDIA H200", name, length);
+nvmlReturn_t nvmlDeviceGetName(abi::nvmlDevice_t device, char* name, unsigned length) {
+  return Known(device) ? CopyString("NVIDIA H200", name, length) : abi::kNvmlErrorInvalidArgument;
 }
-nvmlReturn_t nvmlDeviceGetUUID(void* handle, char* uuid, unsigned length) {
-  FakeDevice* d = Device(handle);
-  if (d == nullptr) {
-    return kInvalidArgument;
+nvmlReturn_t nvmlDeviceGetUUID(abi::nvmlDevice_t device, char* uuid, unsigned length) {
+  if (!Known(device)) {
+    return abi::kNvmlErrorInvalidArgument;
   }
-  return CopyString(d->index == 0 ? "GPU-fa4e0000-0000-0000-0000-000000000000"
-                                  : "GPU-fa4e0000-0000-0000-0000-000000000001",
+  return CopyString(device->index == 0 ? "GPU-fa4e0000-0000-0000-0000-000000000000"
+                                       : "GPU-fa4e0000-0000-0000-0000-000000000001",
                     uuid, length);
 }
-nvmlReturn_t nvmlDeviceGetMemoryInfo(void* handle, FakeMemory* memory) {
-  if (Device(handle) == nullptr) {
-    return kInvalidArgument;
+nvmlReturn_t nvmlDeviceGetMemoryInfo(abi::nvmlDevice_t device, abi::nvmlMemory_t* memory) {
+  if (!Known(device)) {
+    return abi::kNvmlErrorInvalidArgument;
   }
   memory->total = 143771ULL * 1024 * 1024;
   memory->used = 512ULL * 1024 * 1024;
   memory->free = memory->total - memory->used;
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlDeviceGetMinorNumber(void* handle, unsigned* minor) {
-  FakeDevice* d = Device(handle);
-  if (d == nullptr) {
-    return kInvalidArgument;
+nvmlReturn_t nvmlDeviceGetMinorNumber(abi::nvmlDevice_t device, unsigned* minor) {
+  if (!Known(device)) {
+    return abi::kNvmlErrorInvalidArgument;
   }
-  *minor = d->index;
-  return kSuccess;
+  *minor = device->index;
+  return abi::kNvmlSuccess;
 }
 
-nvmlReturn_t nvmlEventSetCreate(FakeEventSet** set) {
+nvmlReturn_t nvmlEventSetCreate(abi::nvmlEventSet_t* set) {
   std::lock_guard<std::mutex> lock(mu);
-  *set = new FakeEventSet;
+  *set = new abi::nvmlEventSet_st;
   event_sets.insert(*set);
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlDeviceRegisterEvents(void* handle, unsigned long long types, FakeEventSet* set) {
+nvmlReturn_t nvmlDeviceRegisterEvents(abi::nvmlDevice_t device, unsigned long long types,
+                                      abi::nvmlEventSet_t set) {
   std::lock_guard<std::mutex> lock(mu);
-  FakeDevice* d = Device(handle);
-  if (d == nullptr || event_sets.count(set) == 0 || types != kXidCriticalError) {
-    return kInvalidArgument;
+  if (!Known(device) || event_sets.count(set) == 0 ||
+      types != abi::kNvmlEventTypeXidCriticalError) {
+    return abi::kNvmlErrorInvalidArgument;
   }
-  set->registered.insert(d);
-  return kSuccess;
+  set->registered.insert(device);
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlEventSetWait_v2(FakeEventSet* set, FakeEventData* data, unsigned /*timeout*/) {
+nvmlReturn_t nvmlEventSetWait_v2(abi::nvmlEventSet_t set, abi::nvmlEventData_t* data,
+                                 unsigned /*timeout_ms*/) {
   std::lock_guard<std::mutex> lock(mu);
   if (event_sets.count(set) == 0) {
-    return kInvalidArgument;
+    return abi::kNvmlErrorInvalidArgument;
   }
   if (set->queued.empty()) {
-    return kTimeout;  // the fake never blocks: tests queue events before they look
+    return abi::kNvmlErrorTimeout;  // the fake never blocks: tests queue events before they look
   }
-  const Event e = set->queued.front();
+  *data = set->queued.front();
   set->queued.pop_front();
-  *data = FakeEventData{e.device, e.type, e.data, 0, 0};
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
-nvmlReturn_t nvmlEventSetFree(FakeEventSet* set) {
+nvmlReturn_t nvmlEventSetFree(abi::nvmlEventSet_t set) {
   std::lock_guard<std::mutex> lock(mu);
   if (event_sets.erase(set) == 0) {
-    return kInvalidArgument;
+    return abi::kNvmlErrorInvalidArgument;
   }
   delete set;
-  return kSuccess;
+  return abi::kNvmlSuccess;
 }
 
 // The test's side: the driver reports XID `xid` on GPU `index` to every set registered for it.
 void canopy_fake_nvml_add_xid(unsigned index, unsigned long long xid) {
   std::lock_guard<std::mutex> lock(mu);
-  for (FakeEventSet* set : event_sets) {
+  for (abi::nvmlEventSet_t set : event_sets) {
     if (index < kGpus && set->registered.count(&devices[index]) > 0) {
-      set->queued.push_back(Event{&devices[index], kXidCriticalError, xid});
+      set->queued.push_back(
+          abi::nvmlEventData_t{&devices[index], abi::kNvmlEventTypeXidCriticalError, xid, 0, 0});
     }
   }
 }

@@ -5,44 +5,27 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "agent/gpu/nvml_abi.h"
 
 namespace canopy::agent::gpu {
 
-// The few NVML declarations we need, from NVML's public ABI (nvml.h). Declared here rather
-// than included so the agent builds without the CUDA toolkit.
 namespace {
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-using nvmlEventSet_t = struct nvmlEventSet_st*;
-constexpr nvmlReturn_t kNvmlSuccess = 0;
-constexpr nvmlReturn_t kNvmlErrorGpuIsLost = 15;
-constexpr unsigned kNvmlUuidBufferSize = 96;
-constexpr unsigned kNvmlNameBufferSize = 96;
-struct nvmlMemory_t {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-struct nvmlUtilization_t {
-  unsigned gpu;  // percent of the last sample period a kernel ran
-  unsigned memory;
-};
-// nvmlMemoryErrorType_t / nvmlEccCounterType_t / nvmlTemperatureSensors_t values.
-constexpr int kNvmlMemoryErrorCorrected = 0;
-constexpr int kNvmlMemoryErrorUncorrected = 1;
-constexpr int kNvmlVolatileEcc = 0;
-constexpr int kNvmlAggregateEcc = 1;
-constexpr int kNvmlTemperatureGpu = 0;
-constexpr unsigned long long kNvmlEventTypeXidCriticalError = 0x8;
-// nvmlEventData_t as NVML 11+ declares it; older drivers fill only the first three fields (and
-// their nvmlEventSetWait takes the same pointer), so the larger struct serves both.
-struct nvmlEventData_t {
-  nvmlDevice_t device;
-  unsigned long long event_type;
-  unsigned long long event_data;  // the XID, for kNvmlEventTypeXidCriticalError
-  unsigned gpu_instance_id;
-  unsigned compute_instance_id;
-};
+using nvml_abi::kNvmlAggregateEcc;
+using nvml_abi::kNvmlErrorGpuIsLost;
+using nvml_abi::kNvmlEventTypeXidCriticalError;
+using nvml_abi::kNvmlMemoryErrorCorrected;
+using nvml_abi::kNvmlMemoryErrorUncorrected;
+using nvml_abi::kNvmlNameBufferSize;
+using nvml_abi::kNvmlSuccess;
+using nvml_abi::kNvmlTemperatureGpu;
+using nvml_abi::kNvmlUuidBufferSize;
+using nvml_abi::kNvmlVolatileEcc;
+using nvml_abi::nvmlDevice_t;
+using nvml_abi::nvmlEventData_t;
+using nvml_abi::nvmlEventSet_t;
+using nvml_abi::nvmlMemory_t;
+using nvml_abi::nvmlReturn_t;
+using nvml_abi::nvmlUtilization_t;
 
 struct DlCloser {
   void operator()(void* handle) const { dlclose(handle); }
