@@ -152,8 +152,11 @@ TEST_F(WatchTest, ThePythonPortalExampleSubmitsOnceAndFollowsItsJob) {
   EXPECT_THAT(portal.out, HasSubstr("-> JOB_STATE_COMPLETED"));
   EXPECT_THAT(portal.out, HasSubstr("watch nodes: 2 node(s)"));
   EXPECT_THAT(portal.out, HasSubstr("job 1 ended JOB_STATE_COMPLETED"));
-  // One job, though submitted twice.
-  EXPECT_EQ(cluster_.FrontEnd("sacct", {"-X", "-n", "-o", "jobid"}).out.find('2'),
+  EXPECT_THAT(portal.out, HasSubstr("batch: portal-batch-0 is job 2"));
+  EXPECT_THAT(portal.out, HasSubstr("batch: portal-batch-1 is job 3"));
+  EXPECT_THAT(portal.out, HasSubstr("batch: portal-batch-2 refused (code 3): "));
+  // Job 1 once, though submitted twice, then the batch's two: no fourth job.
+  EXPECT_EQ(cluster_.FrontEnd("sacct", {"-X", "-n", "-o", "jobid"}).out.find('4'),
             std::string::npos);
 }
 

@@ -8,6 +8,7 @@ What it shows, in order:
      second call returns the first job's id, so a retried submit never queues two jobs.
   4. The job's states as they change, until it ends; the exit status is 0 if it COMPLETED.
   5. WatchNodes: the nodes, each once, then SYNCED.
+  6. SubmitJobs: three jobs in one call and one commit, one of them refused on its own.
 Every call has a deadline (the watches excepted: they last as long as the portal wants them).
 
 Run (the modules of the API are generated from proto/ by make_stubs.sh):
@@ -143,6 +144,21 @@ def main():
             count += 1
         nodes.cancel()
         print(f"watch nodes: {count} node(s)")
+
+        # Many jobs in one call and one commit, each accepted or refused on its own.
+        batch = api.SubmitJobsRequest(jobs=[
+            api.SubmitJobRequest(
+                spec=types.JobSpec(name=f"portal-batch-{i}", min_nodes=1, partition=partition,
+                                   script="#!/bin/sh\ntrue\n", work_dir="/tmp"),
+                idempotency_key=f"portal-batch-{i}-{uuid.uuid4()}")
+            for i, partition in enumerate(["", "", "no-such-partition"])])
+        results = stub.SubmitJobs(batch, timeout=DEADLINE_S).results
+        for job, result in zip(batch.jobs, results):
+            if result.code == 0:
+                print(f"batch: {job.spec.name} is job {result.job_id}")
+            else:
+                print(f"batch: {job.spec.name} refused (code {result.code}): "
+                      f"{result.error_message}")
         print(f"job {first.job_id} ended {final}")
         return 0 if final == "JOB_STATE_COMPLETED" else 1
 
