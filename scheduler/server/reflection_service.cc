@@ -107,10 +107,6 @@ grpc::Status ReflectionService::Admit(grpc::ServerContext& context,
   if (access_ == Access::kEveryone) {
     return grpc::Status::OK;
   }
-  if (access_ == Access::kOff) {
-    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                        "server reflection is off (grpc_reflection: off)");
-  }
   absl::StatusOr<lifecycle::Caller> caller = authenticator_->Authenticate(context, first);
   if (!caller.ok()) {
     return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(caller.status().message()));

@@ -5,6 +5,7 @@
 //     certificate canopyd verified; an anonymous TCP caller is refused PERMISSION_DENIED, and the
 //     refusal says how to connect instead;
 //   - everyone: whoever can connect.
+// With grpc_reflection: off canopyd does not register it (callers get UNIMPLEMENTED).
 // gRPC's own reflection library cannot tell callers apart (and enables itself in every server of
 // a process that loads it), hence this implementation. Descriptors come from the generated pool,
 // so every file canopyd was built with can be described; only `services` are listed.

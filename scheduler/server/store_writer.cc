@@ -67,7 +67,7 @@ void StoreWriter::Run() {
       mutations = std::move(*pending_);
       pending_.reset();
     }
-    absl::Status status = CommitWithRetry(*store_, metrics_, mutations);
+    absl::Status status = CommitWithRetry(mutations);
     {
       absl::MutexLock lock(&mu_);
       result_ = Result{std::move(status), std::move(mutations)};
@@ -76,12 +76,11 @@ void StoreWriter::Run() {
   }
 }
 
-absl::Status StoreWriter::CommitWithRetry(persistence::Store& store, ControllerMetrics* metrics,
-                                          const persistence::Mutations& mutations) {
+absl::Status StoreWriter::CommitWithRetry(const persistence::Mutations& mutations) {
   absl::Status status;
   const absl::Time start = absl::Now();
   for (int attempt = 0; attempt < 3; ++attempt) {
-    status = store.Commit(mutations);
+    status = store_->Commit(mutations);
     if (status.ok() || status.code() != absl::StatusCode::kUnavailable) {
       break;
     }
@@ -90,8 +89,8 @@ absl::Status StoreWriter::CommitWithRetry(persistence::Store& store, ControllerM
   if (!status.ok()) {
     spdlog::error("could not save state: {}", status.ToString());
   }
-  if (metrics != nullptr) {
-    metrics->ObserveCommit(absl::Now() - start, status.ok());
+  if (metrics_ != nullptr) {
+    metrics_->ObserveCommit(absl::Now() - start, status.ok());
   }
   return status;
 }

@@ -42,12 +42,11 @@ class StoreWriter {
   // Waits for the commit in flight and takes its result (nullopt when none was started).
   std::optional<Result> WaitResult();
 
-  // How metrics_ sees a commit: retried on UNAVAILABLE (a busy database) up to 3 times.
-  static absl::Status CommitWithRetry(persistence::Store& store, ControllerMetrics* metrics,
-                                      const persistence::Mutations& mutations);
-
  private:
   void Run();
+  // One commit, retried on UNAVAILABLE (a busy database) up to 3 times; logged when it fails
+  // and counted in metrics_.
+  absl::Status CommitWithRetry(const persistence::Mutations& mutations);
 
   persistence::Store* const store_;
   ControllerMetrics* const metrics_;
