@@ -60,7 +60,6 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
       options_.node_name, node_cgroup_ != nullptr ? node_cgroup_->path() : "",
       absl::StrCat(parent_name, "/", options_.node_name), options_.pin_cpus);
   ClearStaleSpool();
-  sender_ = std::thread([this] { SenderLoop(); });
 }
 
 std::vector<std::string> JobRuntime::JobRecord::CgroupProcsFiles() const {
@@ -101,12 +100,16 @@ void JobRuntime::ClearStaleSpool() {
 
 JobRuntime::~JobRuntime() {
   Shutdown();
-  // The sender sends what is queued, then stops.
+  // The sender sends what is queued, then stops; no Send() starts one after this.
+  std::thread sender;
   {
     absl::MutexLock lock(&queue_mu_);
     sender_stopping_ = true;
+    sender.swap(sender_);
   }
-  sender_.join();
+  if (sender.joinable()) {
+    sender.join();
+  }
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
   // (after timer_, whose pending tasks may still hold finished steps).
 }
@@ -124,6 +127,9 @@ std::optional<Credentials> JobRuntime::CredentialsFor(const canopy::v1::Job& job
 
 void JobRuntime::Send(canopy::v1::AgentMessage message) {
   absl::MutexLock lock(&queue_mu_);
+  if (!sender_.joinable() && !sender_stopping_) {
+    sender_ = std::thread([this] { SenderLoop(); });
+  }
   queue_.push_back(std::move(message));
 }
 

@@ -277,7 +277,7 @@ class JobRuntime {
   absl::Mutex queue_mu_;
   std::deque<canopy::v1::AgentMessage> queue_ ABSL_GUARDED_BY(queue_mu_);
   bool sender_stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
-  std::thread sender_;
+  std::thread sender_ ABSL_GUARDED_BY(queue_mu_);  // started by the first Send()
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output

@@ -4,15 +4,19 @@
 
 namespace canopy::agent::runtime {
 
-TimerThread::TimerThread() : thread_([this] { Run(); }) {}
+TimerThread::TimerThread() = default;
 
 TimerThread::~TimerThread() {
   std::multimap<absl::Time, absl::AnyInvocable<void()>> dropped;
+  std::thread thread;
   {
     absl::MutexLock lock(&mu_);
-    stopping_ = true;
+    stopping_ = true;  // no Schedule() starts the thread after this
+    thread.swap(thread_);
   }
-  thread_.join();
+  if (thread.joinable()) {
+    thread.join();
+  }
   {
     absl::MutexLock lock(&mu_);
     dropped.swap(tasks_);
@@ -22,6 +26,9 @@ TimerThread::~TimerThread() {
 
 void TimerThread::Schedule(absl::Time when, absl::AnyInvocable<void()> task) {
   absl::MutexLock lock(&mu_);
+  if (!thread_.joinable() && !stopping_) {
+    thread_ = std::thread([this] { Run(); });
+  }
   tasks_.emplace(when, std::move(task));
   ++scheduled_;  // wakes Run() to recompute its deadline
 }

@@ -1,7 +1,8 @@
 // TimerThread: runs closures at given times on one thread of its own, so the runtime can escalate
 // SIGTERM to SIGKILL, poll for a job's last process and destroy finished steps without blocking
-// the controller stream's reader. Tasks still pending at destruction are dropped (destroyed
-// without running). Thread-safe; tasks run one at a time.
+// the controller stream's callbacks. The thread starts with the first task: an agent hosting
+// thousands of virtual nodes has none for the nodes that never ran a job. Tasks still pending at
+// destruction are dropped (destroyed without running). Thread-safe; tasks run one at a time.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@ class TimerThread {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t scheduled_ ABSL_GUARDED_BY(mu_) = 0;  // tasks ever scheduled
   std::multimap<absl::Time, absl::AnyInvocable<void()>> tasks_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;  // last: starts after the members it uses exist
+  std::thread thread_ ABSL_GUARDED_BY(mu_);  // started by the first Schedule()
 };
 
 }  // namespace canopy::agent::runtime

@@ -54,8 +54,9 @@ NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel
       security_(std::move(security)),
       gpus_(std::move(gpus)),
       backoff_(backoff),
-      rng_(seed),
       boot_time_(absl::Now()),
+      rng_(seed),
+      reconnect_delay_(backoff.initial),
       runtime_(std::make_unique<runtime::JobRuntime>(
           std::move(runtime_options), reaper, [this](const canopy::v1::AgentMessage& report) {
             // Without a stream the report is dropped here; EXITED/CLEANED_UP are kept by the
@@ -65,53 +66,30 @@ NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel
 
 NodeSession::~NodeSession() { Stop(); }
 
-void NodeSession::Start() {
-  reader_ = std::thread([this] { Run(); });
-}
+void NodeSession::Start() { Connect(); }
 
 void NodeSession::Stop() {
-  stopping_.store(true);
+  std::shared_ptr<ControllerStream> stream;
   {
     absl::MutexLock lock(&mu_);
-    if (context_ != nullptr) {
-      context_->TryCancel();
-    }
+    stopping_.store(true);
+    stream = stream_;
   }
-  if (reader_.joinable()) {
-    reader_.join();
+  if (stream != nullptr) {
+    stream->Cancel();
   }
-  // Only now: LaunchStep runs on the reader thread and must not race with Shutdown.
+  {
+    // The stream's last callback (OnStreamDone) clears stream_; after it no callback of this
+    // session runs.
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](std::shared_ptr<ControllerStream>* s) { return *s == nullptr; }, &stream_));
+  }
+  // Only now: LaunchStep runs on the stream's callbacks and must not race with Shutdown.
   runtime_->Shutdown();
 }
 
-void NodeSession::Run() {
-  absl::Duration delay = backoff_.initial;
-  while (!stopping_.load()) {
-    const absl::Time started = absl::Now();
-    grpc::Status status = ConnectOnce();
-    if (stopping_.load()) {
-      break;
-    }
-    // A stream that lived a while was a good connection: start the backoff over.
-    if (absl::Now() - started > backoff_.max) {
-      delay = backoff_.initial;
-    }
-    std::uniform_real_distribution<double> jitter(0.5, 1.5);
-    const absl::Duration wait = delay * jitter(rng_);
-    spdlog::warn("{}: controller stream ended ({}: {}); reconnecting in {}", facts_.node_name,
-                 static_cast<int>(status.error_code()), status.error_message(),
-                 absl::FormatDuration(absl::Trunc(wait, absl::Milliseconds(1))));
-    // Sleep in small steps so Stop() is prompt.
-    const absl::Time until = absl::Now() + wait;
-    while (!stopping_.load() && absl::Now() < until) {
-      absl::SleepFor(std::min(absl::Milliseconds(50), until - absl::Now()));
-    }
-    delay = std::min(delay * 2, backoff_.max);
-  }
-}
-
-grpc::Status NodeSession::ConnectOnce() {
-  grpc::ClientContext context;
+void NodeSession::Connect() {
   canopy::v1::AgentMessage hello;
   canopy::v1::Register* reg = hello.mutable_register_();
   reg->set_node_name(facts_.node_name);
@@ -135,79 +113,100 @@ grpc::Status NodeSession::ConnectOnce() {
     absl::MutexLock lock(&mu_);
     reported_gpus_ = *gpus;
   }
+  auto context = std::make_unique<grpc::ClientContext>();
   // The Register message is what the stream's credential vouches for (AuthType=auth/munge):
   // canopyd checks it against the first message it reads.
-  if (absl::Status s = auth::SignCall(security_, hello, context); !s.ok()) {
+  if (absl::Status s = auth::SignCall(security_, hello, *context); !s.ok()) {
     spdlog::error("{}: cannot sign the registration: {}", facts_.node_name, s.message());
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(s.message()));
+    absl::MutexLock lock(&mu_);
+    ScheduleReconnect(grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(s.message())));
+    return;
   }
-  // Publish the context before connecting: Connect() blocks until the connection is made or
-  // fails, and Stop() must be able to cancel it meanwhile (a cancel before the call starts is
-  // remembered by the context).
+  uint64_t connection;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) {
-      return grpc::Status::CANCELLED;
+      return;
     }
-    context_ = &context;
+    connection = ++connection_;
+    connected_at_ = MonotonicNow();
+    register_sent_ = connected_at_;
+    reconnect_at_ = absl::InfiniteFuture();
   }
-  std::unique_ptr<grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>>
-      stream = stub_->Connect(&context);
-  {
-    absl::MutexLock lock(&mu_);
-    stream_ = stream.get();
+  // Published before anything of the stream can call back: OnStreamDone clears it.
+  std::shared_ptr<ControllerStream> stream = ControllerStream::Start(
+      stub_.get(), std::move(context), std::move(hello),
+      [this](const canopy::v1::ControllerMessage& in) { OnMessage(in); },
+      [this, connection](const grpc::Status& status) { OnStreamDone(connection, status); });
+  absl::MutexLock lock(&mu_);
+  if (connection_ == connection && reconnect_at_ == absl::InfiniteFuture()) {
+    stream_ = std::move(stream);
   }
+}
 
-  const absl::Time register_sent = MonotonicNow();
-  Write(hello);
+void NodeSession::OnStreamDone(uint64_t connection, const grpc::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (connection != connection_) {
+    return;
+  }
+  stream_ = nullptr;
+  registered_.store(false);
+  // A stream that lived a while was a good connection: start the backoff over.
+  if (MonotonicNow() - connected_at_ > backoff_.max) {
+    reconnect_delay_ = backoff_.initial;
+  }
+  ScheduleReconnect(status);
+}
 
-  canopy::v1::ControllerMessage in;
-  while (stream->Read(&in)) {
-    switch (in.payload_case()) {
-      case canopy::v1::ControllerMessage::kRegisterAck: {
-        OnRegisterAck(in.register_ack());
-        absl::MutexLock lock(&mu_);
-        const absl::Duration interval =
-            rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
-        if (interval > absl::ZeroDuration()) {
-          heartbeat_interval_ = interval;
-        }
-        last_heartbeat_ = MonotonicNow();
-        contact_.Registered(register_sent, rpc::FromProtoDuration(in.register_ack().node_timeout()),
-                            heartbeat_interval_);
-        registered_.store(true);
-        spdlog::info("{}: registered with cluster {} (heartbeat every {})", facts_.node_name,
-                     in.register_ack().cluster_name(), absl::FormatDuration(heartbeat_interval_));
+void NodeSession::ScheduleReconnect(const grpc::Status& status) {
+  if (stopping_.load()) {
+    return;
+  }
+  const absl::Time now = MonotonicNow();
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
+  const absl::Duration wait = reconnect_delay_ * jitter(rng_);
+  reconnect_at_ = now + wait;
+  reconnect_delay_ = std::min(reconnect_delay_ * 2, backoff_.max);
+  spdlog::warn("{}: controller stream ended ({}: {}); reconnecting in {}", facts_.node_name,
+               static_cast<int>(status.error_code()), status.error_message(),
+               absl::FormatDuration(absl::Trunc(wait, absl::Milliseconds(1))));
+}
+
+void NodeSession::OnMessage(const canopy::v1::ControllerMessage& in) {
+  switch (in.payload_case()) {
+    case canopy::v1::ControllerMessage::kRegisterAck: {
+      OnRegisterAck(in.register_ack());
+      absl::MutexLock lock(&mu_);
+      const absl::Duration interval =
+          rpc::FromProtoDuration(in.register_ack().heartbeat_interval());
+      if (interval > absl::ZeroDuration()) {
+        heartbeat_interval_ = interval;
+      }
+      last_heartbeat_ = MonotonicNow();
+      contact_.Registered(register_sent_, rpc::FromProtoDuration(in.register_ack().node_timeout()),
+                          heartbeat_interval_);
+      registered_.store(true);
+      spdlog::info("{}: registered with cluster {} (heartbeat every {})", facts_.node_name,
+                   in.register_ack().cluster_name(), absl::FormatDuration(heartbeat_interval_));
+      break;
+    }
+    case canopy::v1::ControllerMessage::kHeartbeatAck: {
+      absl::MutexLock lock(&mu_);
+      contact_.HeartbeatAcknowledged(in.heartbeat_ack().sequence());
+      break;
+    }
+    case canopy::v1::ControllerMessage::kDrainNode:
+      spdlog::warn("{}: controller drained this node: {}", facts_.node_name,
+                   in.drain_node().reason());
+      break;
+    default:
+      if (DispatchToRuntime(in)) {
         break;
       }
-      case canopy::v1::ControllerMessage::kHeartbeatAck: {
-        absl::MutexLock lock(&mu_);
-        contact_.HeartbeatAcknowledged(in.heartbeat_ack().sequence());
-        break;
-      }
-      case canopy::v1::ControllerMessage::kDrainNode:
-        spdlog::warn("{}: controller drained this node: {}", facts_.node_name,
-                     in.drain_node().reason());
-        break;
-      default:
-        if (DispatchToRuntime(in)) {
-          break;
-        }
-        spdlog::warn("{}: ignoring controller message of kind {}", facts_.node_name,
-                     static_cast<int>(in.payload_case()));
-        break;
-    }
+      spdlog::warn("{}: ignoring controller message of kind {}", facts_.node_name,
+                   static_cast<int>(in.payload_case()));
+      break;
   }
-  {
-    absl::MutexLock lock(&mu_);
-    context_ = nullptr;
-    stream_ = nullptr;
-    registered_.store(false);
-  }
-  // Wait out a Write that picked up the stream before it was cleared (the call has ended, so it
-  // returns promptly); after this nobody but us touches `stream`.
-  { absl::MutexLock write_lock(&write_mu_); }
-  return stream->Finish();
 }
 
 void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
@@ -270,10 +269,7 @@ NodeSession::GpuView NodeSession::Gpus() {
 }
 
 bool NodeSession::Write(const canopy::v1::AgentMessage& message) {
-  // write_mu_ (not mu_) is held across the possibly blocking Write, so Stop() can always take
-  // mu_ to cancel the call, which unblocks the Write.
-  absl::MutexLock write_lock(&write_mu_);
-  grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>* stream;
+  std::shared_ptr<ControllerStream> stream;
   {
     absl::MutexLock lock(&mu_);
     stream = stream_;
@@ -306,6 +302,14 @@ void NodeSession::CheckFence() {
 
 void NodeSession::Tick(absl::Time now) {
   if (!registered_.load()) {
+    bool reconnect;
+    {
+      absl::MutexLock lock(&mu_);
+      reconnect = !stopping_.load() && stream_ == nullptr && now >= reconnect_at_;
+    }
+    if (reconnect) {
+      Connect();
+    }
     return;
   }
   canopy::v1::AgentMessage health;

@@ -1,6 +1,7 @@
 // NodeSession: one node's connection to the controller. Keeps a single AgentService.Connect
-// stream open: registers, sends heartbeats and GPU health changes, reads the controller's
-// messages, and reconnects with exponential backoff (with jitter) whenever the stream ends.
+// stream open (a ControllerStream, on gRPC's callback API): registers, sends heartbeats and GPU
+// health changes, handles the controller's messages, and reconnects with exponential backoff
+// (with jitter) whenever the stream ends.
 //
 // It also owns the node's JobRuntime: the controller's job and step messages are handed to it,
 // and its JobStatus/StepStatus reports go up through the same serialised Write(). After every
@@ -11,15 +12,15 @@
 // timeout kills its jobs (ControllerContact says when), since the controller is about to requeue
 // them elsewhere and a gang must never run twice.
 //
-// One reader thread per session; Tick() (heartbeats) is called from the agent's ticker thread.
-// Writes are serialised by the session's mutex. Thread-safe.
+// No thread of its own: the controller's messages are handled on gRPC's completion threads, one
+// at a time per session; Tick() (heartbeats, and reconnecting once the backoff has passed) is
+// called from the agent's ticker thread. Write() queues and never blocks. Thread-safe.
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -27,6 +28,7 @@
 #include "agent/runtime/child_reaper.h"
 #include "agent/runtime/job_runtime.h"
 #include "agent/server/controller_contact.h"
+#include "agent/server/controller_stream.h"
 #include "canopy/v1/agent.grpc.pb.h"
 #include "common/config/security_config.h"
 #include "grpcpp/channel.h"
@@ -56,12 +58,16 @@ class NodeSession {
               runtime::ChildReaper* reaper);
   ~NodeSession();
 
+  // Start, Tick and Stop are called from one thread (the agent's main thread).
+  // Connects (the stream's callbacks take over from here).
   void Start();
-  // Ends the stream, joins the reader thread, then kills the node's jobs (JobRuntime::Shutdown:
-  // the agent does not re-adopt jobs when it restarts, so none may outlive it).
+  // Ends the stream and waits for its last callback, then kills the node's jobs
+  // (JobRuntime::Shutdown: the agent does not re-adopt jobs when it restarts, so none may
+  // outlive it).
   void Stop();
-  // If registered and the interval has passed, sends a heartbeat and reports GPU health changes.
-  // `now` is MonotonicNow() (controller_contact.h).
+  // Without a stream, connects again once the backoff has passed. If registered and the interval
+  // has passed, sends a heartbeat and reports GPU health changes. `now` is MonotonicNow()
+  // (controller_contact.h).
   void Tick(absl::Time now);
   // Fences the node's jobs if the controller has been out of reach too long. Called from its own
   // thread (agent_main), so that a GPU query or a stream write that hangs in Tick() cannot hold
@@ -82,9 +88,13 @@ class NodeSession {
   GpuView Gpus();
 
  private:
-  void Run();
-  // One connection: returns when the stream ends, with the status it ended with.
-  grpc::Status ConnectOnce();
+  // Starts one connection: registration, then the stream's callbacks.
+  void Connect();
+  // The stream `connection` ended: reconnect after the backoff.
+  void OnStreamDone(uint64_t connection, const grpc::Status& status);
+  // Sets when Tick() connects again (exponential backoff with jitter) and says why.
+  void ScheduleReconnect(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void OnMessage(const canopy::v1::ControllerMessage& in);
   // Hands a job or step message to the runtime; false for other kinds.
   bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
   void OnRegisterAck(const canopy::v1::RegisterAck& ack);
@@ -96,19 +106,21 @@ class NodeSession {
   const config::SecurityConfig security_;
   const std::unique_ptr<gpu::GpuProvider> gpus_;
   const BackoffOptions backoff_;
-  std::mt19937 rng_;  // backoff jitter, used by the reader thread only
   const absl::Time boot_time_;
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> registered_{false};
-  std::thread reader_;
 
   absl::Mutex discover_mu_;  // serialises GpuProvider::Discover(); taken alone
-  absl::Mutex write_mu_;     // held across a stream Write; never taken while holding mu_
+  // Never held while calling into the stream or the runtime (their callbacks take it).
   absl::Mutex mu_;
-  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
-  grpc::ClientReaderWriter<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>* stream_
-      ABSL_GUARDED_BY(mu_) = nullptr;
+  std::mt19937 rng_ ABSL_GUARDED_BY(mu_);                          // backoff jitter
+  std::shared_ptr<ControllerStream> stream_ ABSL_GUARDED_BY(mu_);  // null between connections
+  uint64_t connection_ ABSL_GUARDED_BY(mu_) = 0;                   // connections started
+  absl::Time connected_at_ ABSL_GUARDED_BY(mu_);                   // MonotonicNow()
+  absl::Time register_sent_ ABSL_GUARDED_BY(mu_);
+  absl::Duration reconnect_delay_ ABSL_GUARDED_BY(mu_);
+  absl::Time reconnect_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();  // after a stream ended
   absl::Duration heartbeat_interval_ ABSL_GUARDED_BY(mu_) = absl::Seconds(10);
   absl::Time last_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   uint64_t heartbeat_sequence_ ABSL_GUARDED_BY(mu_) = 0;

@@ -88,6 +88,25 @@ absl::StatusOr<bool> ApplyCanopyOnlyKey(absl::string_view key, absl::string_view
   return ApplySecurityKey(key, value, config.security);
 }
 
+namespace {
+
+// heartbeat_interval: the YAML's key, for a cluster configured with slurm.conf (which has no key
+// for it), under the same check against the node timeout (SlurmdTimeout).
+absl::Status ApplyHeartbeatInterval(const YamlReader& reader, const YamlValue& value,
+                                    ClusterConfig& config) {
+  absl::StatusOr<absl::Duration> interval = reader.Duration(value, absl::Milliseconds(1));
+  if (!interval.ok()) {
+    return interval.status();
+  }
+  if (absl::Status s = CheckNodeTimeout(config.node_timeout, *interval); !s.ok()) {
+    return reader.Error(value, absl::StrCat("slurm.conf's SlurmdTimeout ", s.message()));
+  }
+  config.heartbeat_interval = *interval;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ReadCanopyConfBeside(const std::string& slurm_conf_path, ClusterConfig& config) {
   const std::string path = SiblingPath(slurm_conf_path, "canopy.conf");
   std::error_code ec;
@@ -111,6 +130,9 @@ absl::Status ReadCanopyConfBeside(const std::string& slurm_conf_path, ClusterCon
   }
   return reader.ForEachEntry(
       reader.Root(root), [&](const std::string& key, const YamlValue& value) -> absl::Status {
+        if (key == "heartbeat_interval") {
+          return ApplyHeartbeatInterval(reader, value, config);
+        }
         absl::StatusOr<std::string> text = reader.String(value);
         if (!text.ok()) {
           return text.status();

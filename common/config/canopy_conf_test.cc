@@ -137,6 +137,38 @@ TEST_F(CanopyConfFileTest, GrpcReflectionHasOneCheckThroughBothDoors) {
             "everyone, got 'yes'");
 }
 
+TEST_F(CanopyConfFileTest, HeartbeatIntervalHasOneCheckThroughBothDoors) {
+  // slurm.conf has no key for it: agents beat at a third of SlurmdTimeout, at most every 10 s,
+  // unless canopy.conf says otherwise (large clusters: fewer heartbeats).
+  EXPECT_EQ(LoadClusterConfig(dir_ + "/slurm.conf")->heartbeat_interval, absl::Seconds(10));
+  std::ofstream(dir_ + "/canopy.conf") << "heartbeat_interval: 30s\n";
+  absl::StatusOr<ClusterConfig> conf = LoadClusterConfig(dir_ + "/slurm.conf");
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_EQ(conf->heartbeat_interval, absl::Seconds(30));
+  absl::StatusOr<ClusterConfig> yaml =
+      ParseCanopyYaml("heartbeat_interval: 30s\nnodes:\n  - names: n1\n", "/etc/canopy/canopy.yaml",
+                      /*read_topology=*/false);
+  ASSERT_TRUE(yaml.ok()) << yaml.status();
+  EXPECT_EQ(yaml->heartbeat_interval, conf->heartbeat_interval);
+  EXPECT_EQ(yaml->node_timeout, conf->node_timeout);
+
+  // Both refuse a heartbeat that one late beat would turn into every node DOWN.
+  std::ofstream(dir_ + "/canopy.conf") << "heartbeat_interval: 200s\n";
+  EXPECT_EQ(LoadClusterConfig(dir_ + "/slurm.conf").status().message(),
+            absl::StrCat(dir_,
+                         "/canopy.conf:1: heartbeat_interval: slurm.conf's SlurmdTimeout must be "
+                         "more than twice the heartbeat interval (3m20s) so that one late "
+                         "heartbeat does not mark every node DOWN, got 5m"));
+  EXPECT_THAT(ParseCanopyYaml("heartbeat_interval: 200s\nnodes:\n  - names: n1\n",
+                              "/etc/canopy/canopy.yaml", /*read_topology=*/false)
+                  .status()
+                  .message(),
+              HasSubstr("must be more than twice the heartbeat interval (3m20s)"));
+  std::ofstream(dir_ + "/canopy.conf") << "heartbeat_interval: often\n";
+  EXPECT_THAT(LoadClusterConfig(dir_ + "/slurm.conf").status().message(),
+              HasSubstr("/canopy.conf:1: heartbeat_interval: expected"));
+}
+
 TEST_F(CanopyConfFileTest, ABadCanopyConfNamesFileLineAndKey) {
   std::ofstream(dir_ + "/canopy.conf") << "\nmetrics_listen: localhost\n";
   absl::StatusOr<ClusterConfig> config = LoadClusterConfig(dir_ + "/slurm.conf");
