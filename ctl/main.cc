@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/os/release_mutexes.h"
 #include "ctl/canopyctl/canopyctl.h"
 #include "ctl/sacct/sacct.h"
 #include "ctl/sacctmgr/sacctmgr.h"
@@ -19,6 +20,7 @@
 #include "ctl/sshare/sshare.h"
 
 int main(int argc, char** argv) {
+  canopy::os::SwitchOffMutexDeadlockDetection();
   std::string name = argv[0];
   if (const size_t slash = name.rfind('/'); slash != std::string::npos) {
     name = name.substr(slash + 1);

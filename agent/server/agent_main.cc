@@ -38,6 +38,7 @@
 #include "common/log/setup.h"
 #include "common/metrics/metrics_endpoint.h"
 #include "common/os/gnu_flags.h"
+#include "common/os/release_mutexes.h"
 #include "common/os/systemd_notify.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
@@ -83,6 +84,7 @@ ABSL_FLAG(std::string, spank_task_helper, "",
           "(default: canopy-spank-task beside this program)");
 
 int main(int argc, char** argv) {
+  canopy::os::SwitchOffMutexDeadlockDetection();
   absl::SetProgramUsageMessage(
       "the Canopy node agent.\n  canopy-agent [--controller HOST:PORT] [--virtual-nodes EXPR]");
   absl::FlagsUsageConfig usage_config;  // --version: the program and Canopy's version

@@ -27,6 +27,7 @@
 #include "common/config/cluster_config.h"
 #include "common/log/setup.h"
 #include "common/os/gnu_flags.h"
+#include "common/os/release_mutexes.h"
 #include "scheduler/server/daemon_setup.h"
 #include "scheduler/server/server_runner.h"
 #include "spdlog/spdlog.h"
@@ -94,6 +95,7 @@ int Restart(const std::vector<std::string>& original_argv, const std::string& bo
 }  // namespace
 
 int main(int argc, char** argv) {
+  canopy::os::SwitchOffMutexDeadlockDetection();
   const std::vector<std::string> original_argv(argv, argv + argc);
   absl::SetProgramUsageMessage(
       "the Canopy controller.\n  canopyd --config FILE [--listen HOST:PORT] [--state_dir DIR]");

@@ -248,12 +248,14 @@ void Controller::RunOwnerLoop() {
         FinishCommit(*std::move(result));
       }
     }
+    FoldHeard();
     Batch batch;
     for (Command& command : commands) {
       command(batch);
     }
     const absl::Time now = clock_->Now();
     if (now >= next_tick) {
+      FoldHeard();  // what arrived meanwhile, before Tick looks for silent nodes
       Tick(batch);
       next_tick = now + tick_interval_;
     }
@@ -330,8 +332,9 @@ void Controller::Publish() {
   snapshot->topology = topology_;
   // Copying every node record is the costly part of a publish on a big cluster: only when a
   // node or the jobs' use of nodes changed.
-  if (nodes_dirty_ || nodes_snapshot_ == nullptr ||
-      jobs_->capacity_version() != published_capacity_version_) {
+  const bool rebuilt_nodes = nodes_dirty_ || nodes_snapshot_ == nullptr ||
+                             jobs_->capacity_version() != published_capacity_version_;
+  if (rebuilt_nodes) {
     auto nodes = std::make_shared<std::vector<state::NodeRecord>>(state_.nodes());
     const placement::CapacityView& capacity = jobs_->capacity();
     for (state::NodeRecord& node : *nodes) {
@@ -345,6 +348,15 @@ void Controller::Publish() {
     published_capacity_version_ = jobs_->capacity_version();
   }
   snapshot->nodes = nodes_snapshot_;
+  if (heard_since_publish_ || rebuilt_nodes || last_heard_snapshot_ == nullptr) {
+    auto heard = std::make_shared<std::vector<absl::Time>>();
+    heard->reserve(state_.nodes().size());
+    for (const state::NodeRecord& node : state_.nodes()) {
+      heard->push_back(node.last_heard);
+    }
+    last_heard_snapshot_ = std::move(heard);
+  }
+  snapshot->last_heard = last_heard_snapshot_;
   const auto& published = published_;
   for (uint32_t k : dirty_chunks_) {
     if (k >= job_chunks_.size()) {

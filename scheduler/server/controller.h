@@ -143,7 +143,9 @@ class Controller {
   // Events on a stream are keyed by its outbox: the owner thread maps it to the node, and drops
   // events from streams that never registered or were replaced by a newer one.
   // A message proving the agent alive; a heartbeat's `sequence` (non-zero) is acknowledged to the
-  // agent once recorded (HeartbeatAck: the agent fences its jobs when acks stop).
+  // agent once recorded (HeartbeatAck: the agent fences its jobs when acks stop). Not a command:
+  // recorded on the caller's thread for the owner to fold in at its next batch (FoldHeard), so
+  // that thousands of heartbeats a second do not wake the owner thread one by one.
   void AgentHeard(std::shared_ptr<AgentOutbox> outbox, uint64_t heartbeat_sequence = 0);
   void AgentGpuHealth(std::vector<state::GpuStatus> gpus, std::shared_ptr<AgentOutbox> outbox);
   void AgentStreamClosed(std::shared_ptr<AgentOutbox> outbox);
@@ -167,6 +169,8 @@ class Controller {
   void RunOwnerLoop();
   void Tick(Batch& batch);
   void Publish();
+  // Applies the proofs of life AgentHeard recorded since the last batch.
+  void FoldHeard();
   // The answers and agent messages that a commit in flight saves.
   struct InFlight {
     std::vector<std::function<void(const absl::Status&)>> callbacks;
@@ -255,6 +259,10 @@ class Controller {
   bool next_id_unsaved_ = false;       // the next job id changed and is not saved yet
   bool unpublished_change_ = false;    // a kept batch changed what readers see
   std::optional<InFlight> in_flight_;  // the commit the writer is on
+  // Proofs of life (stream, controller time) recorded by AgentHeard, folded in by FoldHeard.
+  absl::Mutex heard_mu_;
+  std::vector<std::pair<std::shared_ptr<AgentOutbox>, absl::Time>> heard_
+      ABSL_GUARDED_BY(heard_mu_);
   absl::Time retry_commit_at_ = absl::InfinitePast();  // after a failed commit (absl::Now())
   std::unique_ptr<StoreWriter> writer_;                // from Start()
   bool schedule_pending_ = true;
@@ -272,6 +280,8 @@ class Controller {
   absl::flat_hash_map<const AgentOutbox*, core::NodeId> session_nodes_;  // reverse of sessions_
   absl::Time last_publish_ = absl::InfinitePast();
   bool heard_since_publish_ = false;
+  // The snapshot's copy of every node's last_heard (heartbeats change nothing else).
+  std::shared_ptr<const std::vector<absl::Time>> last_heard_snapshot_;
 
   mutable absl::Mutex queue_mu_;
   std::deque<Command> queue_ ABSL_GUARDED_BY(queue_mu_);

@@ -115,19 +115,32 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
 }
 
 void Controller::AgentHeard(std::shared_ptr<AgentOutbox> outbox, uint64_t heartbeat_sequence) {
-  Post([this, outbox = std::move(outbox), heartbeat_sequence](Batch&) {
+  const absl::Time now = clock_->Now();
+  {
+    absl::MutexLock lock(&heard_mu_);
+    heard_.emplace_back(outbox, now);
+  }
+  if (heartbeat_sequence != 0) {
+    // Recorded: the owner folds it in before anything (a node timeout) can depend on it. Not
+    // after a commit either: a heartbeat changes nothing durable.
+    canopy::v1::ControllerMessage ack;
+    ack.mutable_heartbeat_ack()->set_sequence(heartbeat_sequence);
+    outbox->Send(std::move(ack));
+  }
+}
+
+void Controller::FoldHeard() {
+  std::vector<std::pair<std::shared_ptr<AgentOutbox>, absl::Time>> heard;
+  {
+    absl::MutexLock lock(&heard_mu_);
+    heard.swap(heard_);
+  }
+  for (const auto& [outbox, when] : heard) {
     if (core::NodeId node = SessionNode(outbox); node.valid()) {
-      state_.NoteHeard(node, clock_->Now());
+      state_.NoteHeard(node, when);
       heard_since_publish_ = true;
-      nodes_dirty_ = true;
-      if (heartbeat_sequence != 0) {
-        // Not after the commit: a heartbeat changes nothing durable.
-        canopy::v1::ControllerMessage ack;
-        ack.mutable_heartbeat_ack()->set_sequence(heartbeat_sequence);
-        outbox->Send(std::move(ack));
-      }
     }
-  });
+  }
 }
 
 void Controller::ApplyDrains(Batch& batch) {

@@ -194,7 +194,8 @@ grpc::Status ControllerServiceImpl::WatchNodes(grpc::ServerContext* context,
         canopy::v1::NodeEvent event;
         event.set_kind(kind);
         *event.mutable_node() = NodeToProto(node, snap->config->nodes[node.id.value()],
-                                            node_partitions_[node.id.value()], *snap->topology);
+                                            node_partitions_[node.id.value()], *snap->topology,
+                                            snap->LastHeard(node.id));
         canopy::v1::Node compared = event.node();
         compared.clear_last_heartbeat();
         canopy::v1::Node& previous = last[node.id.value()];

@@ -53,7 +53,7 @@ state::NodeRegistration FromProto(const canopy::v1::Register& reg) {
 
 canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeConfig& config,
                              const std::vector<std::string>& partitions,
-                             const topology::Topology& topology) {
+                             const topology::Topology& topology, absl::Time last_heard) {
   canopy::v1::Node out;
   out.set_name(node.name);
   out.set_state(ToProtoState(node.BaseState()));
@@ -85,8 +85,8 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeCo
   for (core::SwitchId sw : topology.SwitchPath(node.id)) {
     out.add_switch_path(topology.switch_name(sw));
   }
-  if (node.last_heard != absl::InfinitePast()) {
-    *out.mutable_last_heartbeat() = rpc::ToProtoTime(node.last_heard);
+  if (last_heard != absl::InfinitePast()) {
+    *out.mutable_last_heartbeat() = rpc::ToProtoTime(last_heard);
   }
   if (node.registration.boot_time != absl::InfinitePast()) {
     *out.mutable_boot_time() = rpc::ToProtoTime(node.registration.boot_time);

@@ -32,7 +32,12 @@ struct ClusterSnapshot {
   uint32_t next_job_id = 1;  // the id the next submission gets
   std::shared_ptr<const config::ClusterConfig> config;
   std::shared_ptr<const topology::Topology> topology;
-  std::shared_ptr<const std::vector<state::NodeRecord>> nodes;  // indexed by NodeId; shared
+  // Indexed by NodeId; shared between snapshots and copied only when a node or the jobs' use of
+  // nodes changed. Their last_heard is stale: heartbeats move only `last_heard` below.
+  std::shared_ptr<const std::vector<state::NodeRecord>> nodes;
+  // When each node was last heard from (indexed by NodeId; InfinitePast = never), as of this
+  // snapshot: 16 bytes a node to copy, where a node record holds strings and GPUs.
+  std::shared_ptr<const std::vector<absl::Time>> last_heard;
   // Every job the controller remembers, by chunk (index = id / kJobChunkSize; null = none).
   // Records are shared between snapshots and never change once published.
   std::vector<std::shared_ptr<const JobChunk>> job_chunks;
@@ -42,6 +47,12 @@ struct ClusterSnapshot {
   // Running srun steps of every job, by job id then step id (squeue -s, scontrol show steps).
   // Shared between snapshots; rebuilt only when a step starts or ends.
   std::shared_ptr<const absl::btree_map<uint32_t, std::vector<core::StepRecord>>> steps;
+
+  absl::Time LastHeard(core::NodeId id) const {
+    const auto index = static_cast<size_t>(id.value());
+    return last_heard != nullptr && id.valid() && index < last_heard->size() ? (*last_heard)[index]
+                                                                             : absl::InfinitePast();
+  }
 
   // The running steps of job `id`, ascending step id; empty if none.
   const std::vector<core::StepRecord>& StepsOf(uint32_t id) const {

@@ -87,7 +87,8 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
   for (const state::NodeRecord& node : *snapshot.nodes) {
     nodes.Add({{"state", state::SlurmStateName(node, /*long_form=*/true)}}, 1);
     connected += node.connected ? 1 : 0;
-    late_nodes += node.connected && snapshot.taken - node.last_heard > late_after ? 1 : 0;
+    late_nodes +=
+        node.connected && snapshot.taken - snapshot.LastHeard(node.id) > late_after ? 1 : 0;
     for (const state::GpuStatus& g : node.registration.gpus) {
       if (!g.healthy) {
         findings.Add({{"kind", FindingKind(g.health_reason)}}, 1);

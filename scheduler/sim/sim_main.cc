@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/config/cluster_config.h"
+#include "common/os/release_mutexes.h"
 #include "common/slurm/sacctmgr_file.h"
 #include "scheduler/core/clock.h"
 #include "scheduler/sim/plot.h"
@@ -296,4 +297,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace canopy::sim
 
-int main(int argc, char** argv) { return canopy::sim::Main(argc, argv); }
+int main(int argc, char** argv) {
+  canopy::os::SwitchOffMutexDeadlockDetection();
+  return canopy::sim::Main(argc, argv);
+}
