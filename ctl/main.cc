@@ -1,5 +1,7 @@
 // canopyctl: Canopy's CLI. Installed under Slurm's command names too (sbatch, squeue, scontrol,
 // ...) as links to this binary: the name it is called by picks the front end.
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,13 +21,22 @@
 #include "ctl/srun/srun.h"
 #include "ctl/sshare/sshare.h"
 
-int main(int argc, char** argv) {
-  canopy::os::SwitchOffMutexDeadlockDetection();
-  std::string name = argv[0];
-  if (const size_t slash = name.rfind('/'); slash != std::string::npos) {
-    name = name.substr(slash + 1);
-  }
-  const std::vector<std::string> args(argv + 1, argv + argc);
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CANOPY_SANITIZED_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CANOPY_SANITIZED_BUILD 1
+#endif
+#ifndef CANOPY_SANITIZED_BUILD
+#define CANOPY_SANITIZED_BUILD 0
+#endif
+
+namespace {
+
+// The front end `name` (the name this binary was called by) on `args`; its exit code.
+int RunFrontEnd(const std::string& name, const std::vector<std::string>& args) {
   if (name == "scontrol") {
     return canopy::ctl::scontrol::RunScontrol(args, std::cout, std::cerr);
   }
@@ -70,4 +81,25 @@ int main(int argc, char** argv) {
                " scancel, srun, salloc, sattach, sshare, sprio, sacctmgr and sacct; '"
             << name << "' is not one of its front ends\n";
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  canopy::os::SwitchOffMutexDeadlockDetection();
+  std::string name = argv[0];
+  if (const size_t slash = name.rfind('/'); slash != std::string::npos) {
+    name = name.substr(slash + 1);
+  }
+  const int rc = RunFrontEnd(name, std::vector<std::string>(argv + 1, argv + argc));
+#if CANOPY_SANITIZED_BUILD
+  return rc;  // through exit(): the sanitizers' leak check runs there
+#else
+  // Everything the command did is done and its objects are gone; what is left is the global
+  // teardown of gRPC (its threads) and protobuf: about 6 ms of a call that takes 20 here.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(rc);
+#endif
 }

@@ -13,16 +13,18 @@
 
 namespace canopy::config {
 
-absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path) {
+namespace {
+
+absl::StatusOr<ClusterConfig> Load(const std::string& path, bool read_topology) {
   absl::StatusOr<std::string> text = internal::ReadConfigFile(path);
   if (!text.ok()) {
     return text.status();
   }
   const std::string lower = absl::AsciiStrToLower(path);
   if (absl::EndsWith(lower, ".yaml") || absl::EndsWith(lower, ".yml")) {
-    return ParseCanopyYaml(*text, path);
+    return ParseCanopyYaml(*text, path, read_topology);
   }
-  absl::StatusOr<ClusterConfig> config = ParseSlurmConf(*text, path);
+  absl::StatusOr<ClusterConfig> config = ParseSlurmConf(*text, path, read_topology);
   if (config.ok()) {
     // What slurm.conf has no key for.
     if (absl::Status s = internal::ReadCanopyConfBeside(path, *config); !s.ok()) {
@@ -30,6 +32,16 @@ absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path) {
     }
   }
   return config;
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path) {
+  return Load(path, /*read_topology=*/true);
+}
+
+absl::StatusOr<ClusterConfig> LoadClusterConfigWithoutTopology(const std::string& path) {
+  return Load(path, /*read_topology=*/false);
 }
 
 absl::StatusOr<std::string> ControllerAddress(const ClusterConfig& config) {

@@ -144,6 +144,10 @@ struct ClusterConfig {
 // NotFound if a file cannot be read (PermissionDenied if it may not be read, FailedPrecondition
 // if it is a directory), with the path and strerror in the message.
 absl::StatusOr<ClusterConfig> LoadClusterConfig(const std::string& path);
+// The same without reading the topology file (`topology.kind` stays kNone): for clients, which
+// need only the controller's address, socket and security settings. On a 16,384-node cluster
+// topology.conf is most of the time a CLI call would spend on its config.
+absl::StatusOr<ClusterConfig> LoadClusterConfigWithoutTopology(const std::string& path);
 
 // The same, from text already in memory (`origin` is used in messages and for finding
 // topology.conf; `read_topology` = false skips reading topology.conf, for tests).

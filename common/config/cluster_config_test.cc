@@ -46,6 +46,29 @@ TEST(LoadClusterConfigTest, DetectsFormatByExtension) {
   }
 }
 
+TEST(LoadClusterConfigTest, ClientsSkipTheTopologyButNotTheControllerOrSecurity) {
+  const std::string dir = MakeDir("client");
+  WriteFile(dir + "/slurm.conf",
+            "SlurmctldHost=head(10.0.0.5)\nSlurmctldPort=7817\nTopologyPlugin=topology/tree\n"
+            "AuthType=auth/munge\nNodeName=n[1-2]\n");
+  WriteFile(dir + "/topology.conf", "SwitchName=leaf Nodes=n[1-2]\n");
+  WriteFile(dir + "/canopy.conf", "tls_ca: /etc/canopy/ca.pem\n");
+  absl::StatusOr<ClusterConfig> full = LoadClusterConfig(dir + "/slurm.conf");
+  absl::StatusOr<ClusterConfig> client = LoadClusterConfigWithoutTopology(dir + "/slurm.conf");
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_NE(full->topology.kind, TopologySource::Kind::kNone);
+  EXPECT_EQ(client->topology.kind, TopologySource::Kind::kNone);
+  EXPECT_EQ(ControllerAddress(*client).value(), ControllerAddress(*full).value());
+  EXPECT_EQ(client->unix_socket, full->unix_socket);
+  EXPECT_EQ(client->security.auth_type, full->security.auth_type);
+  EXPECT_EQ(client->security.tls_ca, "/etc/canopy/ca.pem");
+  // Still the same checks for what it reads.
+  WriteFile(dir + "/slurm.conf", "SlurmctldPort=x\nNodeName=n1\n");
+  EXPECT_EQ(LoadClusterConfigWithoutTopology(dir + "/slurm.conf").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(LoadClusterConfigTest, ErrorsNameTheFile) {
   const std::string dir = MakeDir("errors");
   WriteFile(dir + "/bad.yaml", "nodes:\n  - names: a\n    cpus: abc\n");

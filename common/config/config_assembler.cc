@@ -11,6 +11,10 @@ namespace canopy::config::internal {
 
 absl::Status ConfigAssembler::AddNodes(std::vector<NodeConfig> nodes, int line,
                                        absl::string_view names_where) {
+  // One NodeName line can hold 16,384 nodes: grow once, not by doubling (every CLI call reads
+  // the config).
+  node_line_.reserve(node_line_.size() + nodes.size());
+  nodes_.reserve(nodes_.size() + nodes.size());
   for (NodeConfig& node : nodes) {
     auto [it, inserted] = node_line_.emplace(node.name, line);
     if (!inserted) {

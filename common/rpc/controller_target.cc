@@ -86,7 +86,7 @@ absl::StatusOr<ControllerEndpoint> ResolveControllerEndpoint(const std::string& 
   const std::optional<config::EnvironmentConfigFile> file = config::ConfigFileFromEnvironment();
   absl::StatusOr<config::ClusterConfig> cfg = absl::NotFoundError("no config");
   if (file.has_value()) {
-    cfg = config::LoadClusterConfig(file->path);
+    cfg = config::LoadClusterConfigWithoutTopology(file->path);
   }
   absl::StatusOr<std::string> target = TargetFrom(flag_value, prefer_unix_socket, file, &cfg);
   if (!target.ok()) {

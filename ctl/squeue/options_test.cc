@@ -1,5 +1,7 @@
 #include "ctl/squeue/options.h"
 
+#include "ctl/squeue/rows.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::squeue {
@@ -17,6 +19,29 @@ TEST(SqueueOptionsTest, OptionsAndOperandsMix) {
   EXPECT_EQ(o->partitions, (std::vector<std::string>{"gpu", "cpu"}));
   EXPECT_EQ(o->users, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o->states.size(), 2u);
+}
+
+// canopyd filters by state only where it leaves out nothing squeue would show.
+TEST(SqueueOptionsTest, TheRequestAsksOnlyForStatesSqueueWouldShow) {
+  using ::testing::ElementsAre;
+  auto states = [](std::vector<std::string> args) {
+    const canopy::v1::ListJobsRequest request = ListRequest(*ParseSqueueArgs(args));
+    EXPECT_TRUE(request.job_ids().empty());
+    return std::vector<int>(request.states().begin(), request.states().end());
+  };
+  EXPECT_THAT(states({}),
+              ElementsAre(canopy::v1::JOB_STATE_PENDING, canopy::v1::JOB_STATE_CONFIGURING,
+                          canopy::v1::JOB_STATE_RUNNING, canopy::v1::JOB_STATE_COMPLETING));
+  EXPECT_THAT(states({"-u", "alice", "-p", "gpu"}).size(), 4u);
+  EXPECT_THAT(states({"--start"}), ElementsAre(canopy::v1::JOB_STATE_PENDING));
+  EXPECT_THAT(states({"-t", "R,PD"}),
+              ElementsAre(canopy::v1::JOB_STATE_RUNNING, canopy::v1::JOB_STATE_PENDING));
+  // Finished jobs: all of them, filtered here (MinJobAge applies as for the default list).
+  EXPECT_TRUE(states({"-t", "CD"}).empty());
+  EXPECT_TRUE(states({"-t", "R,CD"}).empty());
+  EXPECT_TRUE(states({"-t", "all"}).empty());
+  // -j shows finished jobs too, and "5" matches every task of array 5.
+  EXPECT_TRUE(states({"-j", "5"}).empty());
 }
 
 TEST(SqueueOptionsTest, JobsTakeTheirListAttachedOrFromTheFirstOperand) {

@@ -224,6 +224,31 @@ bool DefaultBefore(const JobRow& a, const JobRow& b) {
 
 }  // namespace
 
+canopy::v1::ListJobsRequest ListRequest(const SqueueOptions& o) {
+  canopy::v1::ListJobsRequest request;
+  if (o.start) {
+    request.add_states(canopy::v1::JOB_STATE_PENDING);
+    return request;
+  }
+  if (o.all_states || !o.jobs.empty()) {
+    return request;
+  }
+  if (!o.states.empty()) {
+    if (std::all_of(o.states.begin(), o.states.end(),
+                    [](canopy::v1::JobState s) { return output::IsJobActive(s); })) {
+      for (canopy::v1::JobState s : o.states) {
+        request.add_states(s);
+      }
+    }
+    return request;
+  }
+  for (canopy::v1::JobState s : {canopy::v1::JOB_STATE_PENDING, canopy::v1::JOB_STATE_CONFIGURING,
+                                 canopy::v1::JOB_STATE_RUNNING, canopy::v1::JOB_STATE_COMPLETING}) {
+    request.add_states(s);
+  }
+  return request;
+}
+
 bool JobSelected(const SqueueOptions& o, const Job& job) {
   return MatchesJobs(o, job) && MatchesUsers(o, job) &&
          (o.accounts.empty() || Contains(o.accounts, job.spec().account())) &&

@@ -15,6 +15,12 @@ namespace canopy::ctl::squeue {
 // The job passes the options' filters (for steps too: -j, -u, -A, -n, -p, -q, -w).
 bool JobSelected(const SqueueOptions& options, const canopy::v1::Job& job);
 
+// The ListJobs request for the options: the states canopyd can filter by when the options take
+// only jobs still in the queue (the default, --start, a -t of active states), so that finished
+// jobs are not sent to be dropped here. Everything else is filtered here (JobSelected): "-j 5"
+// matches every task of array 5, and -t CD must not show jobs older than MinJobAge.
+canopy::v1::ListJobsRequest ListRequest(const SqueueOptions& options);
+
 // Selected jobs as rows, pending array tasks grouped unless -r, in ListJobs' order.
 std::vector<JobRow> SelectJobRows(const SqueueOptions& options,
                                   const canopy::v1::ListJobsResponse& jobs);

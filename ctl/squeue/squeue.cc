@@ -12,6 +12,7 @@
 #include "ctl/client/controller_client.h"
 #include "ctl/squeue/help.h"
 #include "ctl/squeue/render.h"
+#include "ctl/squeue/rows.h"
 
 namespace canopy::ctl::squeue {
 namespace {
@@ -55,9 +56,9 @@ RenderEnvironment Names() {
 // One listing: 0, or squeue's exit code for a failure.
 int ListOnce(const SqueueOptions& options, client::ControllerClient& client, std::ostream& out,
              std::ostream& err) {
-  // Filtering is done here (squeue filters client-side too): one request, and "-j 5" can match
-  // every task of array 5.
-  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = client.ListJobs({});
+  // canopyd filters by state where it can (finished jobs are most of a busy controller's list);
+  // the rest is filtered here, as squeue does.
+  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = client.ListJobs(ListRequest(options));
   if (!jobs.ok()) {
     err << "squeue: error: " << jobs.status().message() << "\n";
     return 1;
