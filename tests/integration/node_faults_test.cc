@@ -79,9 +79,18 @@ TEST_F(NodeFaultsTest, ALaunchThatFailsOnTheNodeDrainsItAndHoldsTheJobUntilRelea
       absl::Seconds(60)))
       << Diagnostics();
   EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(held)}).out, HasSubstr(" Priority=0 "));
-  ASSERT_EQ(Scontrol({"release", absl::StrCat(held)}).exit_code, 0);
-  ASSERT_TRUE(WaitUntil([&] { return State(a) == "COMPLETED" && State(b) == "COMPLETED"; },
-                        absl::Seconds(60)))
+  // When both jobs were placed in the same pass, both failed on gpu1 and both are held: release
+  // each one found held until both have run.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        for (uint32_t id : {a, b}) {
+          if (Squeue(id, "%T %r") == "PENDING JobHeldUser") {
+            EXPECT_EQ(Scontrol({"release", absl::StrCat(id)}).exit_code, 0);
+          }
+        }
+        return State(a) == "COMPLETED" && State(b) == "COMPLETED";
+      },
+      absl::Seconds(60)))
       << State(a) << " " << State(b) << "\n"
       << Diagnostics();
   EXPECT_EQ(Work("a.txt"), "ran on gpu2\n");
