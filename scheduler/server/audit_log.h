@@ -5,13 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/os/unique_fd.h"
 
 namespace canopy::server {
@@ -33,8 +37,16 @@ class AuditLog {
   // Opens (creating, mode 0640) `path` for appending. Errors name the path.
   static absl::StatusOr<std::unique_ptr<AuditLog>> Open(const std::string& path);
 
+  // Writes what RecordThen queued, then stops its thread.
+  ~AuditLog();
+
   // Appends one line: {"time":"2026-12-05T01:02:03Z","action":"submit","by":"portal",...}.
   absl::Status Record(const AuditRecord& record);
+  // The same for callers that must not wait on the disk (the controller's owner thread,
+  // answering a submission): appends `records` on the log's own thread (started on first use),
+  // then runs `then` there with the outcome. Records queued while a write is under way share the
+  // next write and fdatasync. Records keep the order of the calls.
+  void RecordThen(std::vector<AuditRecord> records, std::function<void(absl::Status)> then);
 
   // The line Record() writes for `record` at `time` (RFC 3339), without the newline.
   static std::string Format(const AuditRecord& record, const std::string& time);
@@ -43,10 +55,23 @@ class AuditLog {
 
  private:
   AuditLog(std::string path, os::UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  // Appends whole lines with one write() and one fdatasync.
+  absl::Status Append(const std::string& lines);
+  static std::string Line(const AuditRecord& record, absl::Time time);
+  void RunWriter();
 
   const std::string path_;
   absl::Mutex mu_;
   os::UniqueFd fd_ ABSL_GUARDED_BY(mu_);
+
+  struct Queued {
+    std::string lines;
+    std::function<void(absl::Status)> then;
+  };
+  absl::Mutex queue_mu_;
+  std::vector<Queued> queue_ ABSL_GUARDED_BY(queue_mu_);
+  bool stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
+  std::thread writer_ ABSL_GUARDED_BY(queue_mu_);
 };
 
 }  // namespace canopy::server

@@ -234,6 +234,9 @@ void Controller::RunOwnerLoop() {
       if (!in_flight_.has_value() && HasUnsaved()) {
         timeout = std::min(timeout, std::max(retry_commit_at_ - absl::Now(), absl::ZeroDuration()));
       }
+      // Callers waiting for a commit hear DEADLINE_EXCEEDED at their deadline (real time).
+      timeout = std::min(
+          timeout, std::max(pending_answers_.NextDeadline() - absl::Now(), absl::ZeroDuration()));
       queue_mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
       commands.swap(queue_);
       stopping = stopping_;
@@ -280,6 +283,7 @@ void Controller::RunOwnerLoop() {
       spdlog::warn("{}", line);
     }
     SaveOrKeep(batch, now);
+    pending_answers_.Expire(absl::Now());
     if (stopping) {
       SaveBeforeStop(now);
       absl::MutexLock lock(&queue_mu_);

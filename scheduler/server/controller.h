@@ -33,6 +33,7 @@
 #include "scheduler/persistence/store.h"
 #include "scheduler/server/agent_outbox.h"
 #include "scheduler/server/controller_metrics.h"
+#include "scheduler/server/pending_answers.h"
 #include "scheduler/server/qos_edit.h"
 #include "scheduler/server/snapshot.h"
 #include "scheduler/server/store_writer.h"
@@ -84,16 +85,22 @@ class Controller {
                                                        state::NodeAdminAction action,
                                                        std::string reason, std::string user);
 
-  // ---- Jobs (block until the change is committed; errors carry Slurm's words).
+  // ---- Jobs (errors carry Slurm's words). All but submissions block until the change is
+  // committed. Submissions answer through a callback, so that gRPC's callback handlers need no
+  // thread of their own while the commit runs: `done` runs once, on the owner thread after the
+  // commit (or at answer_timeout, DEADLINE_EXCEEDED), or at once on the caller's thread when
+  // canopyd is stopping. `done` must not block: it runs between the owner's batches.
+  template <typename T>
+  using AnswerCallback = std::function<void(absl::StatusOr<T>)>;
   // sbatch --test-only, on the owner thread; changes nothing.
-  absl::StatusOr<lifecycle::WillRunAnswer> TestSubmit(lifecycle::SubmitRequest request,
-                                                      lifecycle::Caller caller);
-  absl::StatusOr<lifecycle::SubmitAnswer> SubmitJob(lifecycle::SubmitRequest request,
-                                                    lifecycle::Caller caller);
+  void TestSubmit(lifecycle::SubmitRequest request, lifecycle::Caller caller,
+                  AnswerCallback<lifecycle::WillRunAnswer> done);
+  void SubmitJob(lifecycle::SubmitRequest request, lifecycle::Caller caller,
+                 AnswerCallback<lifecycle::SubmitAnswer> done);
   // Many submissions in one command and one commit: an answer per request, in order, each as
   // SubmitJob would give it; the call fails only when the commit does.
-  absl::StatusOr<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> SubmitJobs(
-      std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests);
+  void SubmitJobs(std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests,
+                  AnswerCallback<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> done);
   absl::StatusOr<std::vector<lifecycle::CancelAnswer>> CancelJob(lifecycle::CancelRequest request,
                                                                  lifecycle::Caller caller);
   absl::StatusOr<lifecycle::StepAnswer> CreateStep(lifecycle::StepRequest request,
@@ -202,7 +209,11 @@ class Controller {
   void TakeHistory(Batch& batch, absl::Time now);
   // When the batch is not committed now: keeps what TakeHistory moved for the next commit.
   void KeepHistory(persistence::Mutations& mutations);
-  // Runs `fn` on the owner thread and returns its result once the batch is committed.
+  // Runs `fn` on the owner thread and gives `done` its result once the batch is committed, or
+  // DEADLINE_EXCEEDED once answer_timeout_ has passed without a commit (controller_command.h).
+  template <typename T>
+  void PostJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn, AnswerCallback<T> done);
+  // PostJobCommand for a caller that blocks until the answer.
   template <typename T>
   absl::StatusOr<T> RunJobCommand(std::function<absl::StatusOr<T>(Batch&)> fn);
   // The answer of a command, or DEADLINE_EXCEEDED once answer_timeout_ has passed without it:
@@ -259,6 +270,8 @@ class Controller {
   bool next_id_unsaved_ = false;       // the next job id changed and is not saved yet
   bool unpublished_change_ = false;    // a kept batch changed what readers see
   std::optional<InFlight> in_flight_;  // the commit the writer is on
+  // Deadlines of the answers that wait for a commit (PostJobCommand).
+  PendingAnswers pending_answers_;
   // Proofs of life (stream, controller time) recorded by AgentHeard, folded in by FoldHeard.
   absl::Mutex heard_mu_;
   std::vector<std::pair<std::shared_ptr<AgentOutbox>, absl::Time>> heard_

@@ -9,18 +9,20 @@
 
 namespace canopy::server {
 
-absl::StatusOr<lifecycle::SubmitAnswer> Controller::SubmitJob(lifecycle::SubmitRequest request,
-                                                              lifecycle::Caller caller) {
-  return RunJobCommand<lifecycle::SubmitAnswer>(
+void Controller::SubmitJob(lifecycle::SubmitRequest request, lifecycle::Caller caller,
+                           AnswerCallback<lifecycle::SubmitAnswer> done) {
+  PostJobCommand<lifecycle::SubmitAnswer>(
       [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
         return jobs_->Submit(request, caller, batch.effects);
-      });
+      },
+      std::move(done));
 }
 
-absl::StatusOr<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> Controller::SubmitJobs(
-    std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests) {
+void Controller::SubmitJobs(
+    std::vector<std::pair<lifecycle::SubmitRequest, lifecycle::Caller>> requests,
+    AnswerCallback<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> done) {
   using Answers = std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>;
-  return RunJobCommand<Answers>(
+  PostJobCommand<Answers>(
       [this, requests = std::move(requests)](Batch& batch) -> absl::StatusOr<Answers> {
         Answers answers;
         answers.reserve(requests.size());
@@ -28,15 +30,17 @@ absl::StatusOr<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> Controller:
           answers.push_back(jobs_->Submit(request, caller, batch.effects));
         }
         return answers;
-      });
+      },
+      std::move(done));
 }
 
-absl::StatusOr<lifecycle::WillRunAnswer> Controller::TestSubmit(lifecycle::SubmitRequest request,
-                                                                lifecycle::Caller caller) {
-  return RunJobCommand<lifecycle::WillRunAnswer>(
+void Controller::TestSubmit(lifecycle::SubmitRequest request, lifecycle::Caller caller,
+                            AnswerCallback<lifecycle::WillRunAnswer> done) {
+  PostJobCommand<lifecycle::WillRunAnswer>(
       [this, request = std::move(request), caller = std::move(caller)](Batch&) {
         return jobs_->TestSubmit(request, caller);
-      });
+      },
+      std::move(done));
 }
 
 absl::StatusOr<std::vector<lifecycle::CancelAnswer>> Controller::CancelJob(

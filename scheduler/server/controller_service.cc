@@ -184,14 +184,17 @@ grpc::Status ControllerServiceImpl::GetTopology(grpc::ServerContext*,
   return rpc::ToGrpcStatus(s);
 }
 
-grpc::Status ControllerServiceImpl::Ping(grpc::ServerContext*, const canopy::v1::PingRequest*,
-                                         canopy::v1::PingResponse* response) {
+grpc::ServerUnaryReactor* ControllerServiceImpl::Ping(grpc::CallbackServerContext* context,
+                                                      const canopy::v1::PingRequest*,
+                                                      canopy::v1::PingResponse* response) {
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   response->set_cluster_name(controller_->config().cluster_name);
   response->set_version(CANOPY_VERSION);
   response->set_hostname(hostname_);
   response->set_uptime_seconds(absl::ToInt64Seconds(snap->taken - controller_->start_time()));
-  return grpc::Status::OK;
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
 }
 
 grpc::Status ControllerServiceImpl::GetConfig(grpc::ServerContext*,

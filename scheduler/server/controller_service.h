@@ -1,6 +1,7 @@
 // ControllerService: the client-facing gRPC API (proto/canopy/v1/controller.proto), a thin
 // adapter: reads are answered from the Controller's latest snapshot, writes go through the
-// Controller's command queue. Thread-safe (called on gRPC's sync server threads).
+// Controller's command queue. Thread-safe (called on gRPC's sync server threads, and for Ping
+// and the submissions on its callback threads and the Controller's owner thread).
 //
 // Callers are identified by the unix socket's peer credentials (UnixPeerListener); over TCP a
 // caller is anonymous and may only read. Job RPCs live in controller_service_jobs.cc.
@@ -52,7 +53,14 @@ class NodeSelection {
   std::string partition_;
 };
 
-class ControllerServiceImpl final : public canopy::v1::Controller::Service {
+// Ping and the submissions run on gRPC's callback API: a submission waits for its commit without
+// holding a thread, and the owner thread answers it. The other RPCs stay on the sync server's
+// threads.
+using ControllerServiceBase = canopy::v1::Controller::WithCallbackMethod_Ping<
+    canopy::v1::Controller::WithCallbackMethod_SubmitJob<
+        canopy::v1::Controller::WithCallbackMethod_SubmitJobs<canopy::v1::Controller::Service>>>;
+
+class ControllerServiceImpl final : public ControllerServiceBase {
  public:
   // `peers` identifies callers on the unix socket; nullptr (tests) makes every caller
   // unauthenticated. Not owned; must outlive the service's calls.
@@ -70,8 +78,9 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   grpc::Status GetTopology(grpc::ServerContext* context,
                            const canopy::v1::GetTopologyRequest* request,
                            canopy::v1::GetTopologyResponse* response) override;
-  grpc::Status Ping(grpc::ServerContext* context, const canopy::v1::PingRequest* request,
-                    canopy::v1::PingResponse* response) override;
+  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context,
+                                 const canopy::v1::PingRequest* request,
+                                 canopy::v1::PingResponse* response) override;
 
   // ListJobs and ListNodes for a caller known otherwise than by a gRPC call (the web view,
   // whose callers are anonymous).
@@ -82,12 +91,14 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
                             canopy::v1::ListNodesResponse* response) const;
   Controller* controller() const { return controller_; }
 
+  // Submissions (controller_service_submit.cc).
+  grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* context,
+                                      const canopy::v1::SubmitJobRequest* request,
+                                      canopy::v1::SubmitJobResponse* response) override;
+  grpc::ServerUnaryReactor* SubmitJobs(grpc::CallbackServerContext* context,
+                                       const canopy::v1::SubmitJobsRequest* request,
+                                       canopy::v1::SubmitJobsResponse* response) override;
   // Jobs (controller_service_jobs.cc).
-  grpc::Status SubmitJob(grpc::ServerContext* context, const canopy::v1::SubmitJobRequest* request,
-                         canopy::v1::SubmitJobResponse* response) override;
-  grpc::Status SubmitJobs(grpc::ServerContext* context,
-                          const canopy::v1::SubmitJobsRequest* request,
-                          canopy::v1::SubmitJobsResponse* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const canopy::v1::CancelJobRequest* request,
                          canopy::v1::CancelJobResponse* response) override;
   grpc::Status GetJob(grpc::ServerContext* context, const canopy::v1::GetJobRequest* request,
@@ -180,7 +191,7 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // rights, over the unix socket or by a MUNGE credential; anonymous otherwise.
   // UNAUTHENTICATED for a credential that does not hold (replayed, expired, for another
   // request): the handler returns it as is.
-  absl::StatusOr<lifecycle::Caller> CallerOf(grpc::ServerContext* context,
+  absl::StatusOr<lifecycle::Caller> CallerOf(grpc::ServerContextBase* context,
                                              const google::protobuf::Message& request) const {
     return authenticator_.Authenticate(*context, request);
   }
@@ -200,10 +211,15 @@ class ControllerServiceImpl final : public canopy::v1::Controller::Service {
   // SubmitJob writes every such submission to the audit log.
   absl::StatusOr<lifecycle::Caller> SubmitterOf(const lifecycle::Caller& caller,
                                                 const canopy::v1::JobSpec& spec) const;
-  // Writes a submission `caller` made for another user (`submitter`) to the audit log.
-  void AuditSubmission(const grpc::ServerContext& context, const lifecycle::Caller& caller,
-                       const lifecycle::Caller& submitter, uint32_t job_id,
-                       const std::string& job_name) const;
+  // The audit record of a submission `caller` made for another user (`submitter`), without its
+  // job id.
+  static AuditRecord SubmissionRecord(const grpc::ServerContextBase& context,
+                                      const lifecycle::Caller& caller,
+                                      const lifecycle::Caller& submitter,
+                                      const std::string& job_name);
+  // Ends a submission call with OK once `records` (submissions for others) are on the audit
+  // log, written on the log's thread: the owner thread that answers never waits on the disk.
+  void FinishAudited(grpc::ServerUnaryReactor* reactor, std::vector<AuditRecord> records) const;
   // OK for an operator; otherwise PERMISSION_DENIED starting with Slurm's words for the refusal
   // ("Invalid user id"), then naming the caller, or saying that `what` needs an operator on the
   // unix socket.

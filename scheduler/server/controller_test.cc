@@ -35,6 +35,11 @@ class ControllerTest : public ::testing::Test {
       n.cpus = 4;
       config->nodes.push_back(n);
     }
+    config::PartitionConfig batch;
+    batch.name = "batch";
+    batch.nodes = {"n1", "n2"};
+    batch.is_default = true;
+    config->partitions.push_back(batch);
     auto store = std::make_unique<persistence::InMemoryStore>();
     store_ = store.get();
     absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
@@ -61,6 +66,38 @@ class ControllerTest : public ::testing::Test {
   }
 
   const state::NodeRecord& Node(int i) { return (*controller_->Snapshot()->nodes)[i]; }
+
+  // A new controller on a new in-memory store that answers DEADLINE_EXCEEDED after `timeout`.
+  void RestartWithAnswerTimeout(absl::Duration timeout) {
+    controller_->Stop();
+    auto store = std::make_unique<persistence::InMemoryStore>();
+    store_ = store.get();
+    auto config = std::make_shared<config::ClusterConfig>(controller_->config());
+    absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
+    ASSERT_TRUE(topo.ok());
+    auto controller = Controller::Create(
+        config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
+    ASSERT_TRUE(controller.ok());
+    controller_ = *std::move(controller);
+    controller_->set_answer_timeout(timeout);
+    controller_->Start();
+  }
+
+  static lifecycle::SubmitRequest OneNodeJob() {
+    lifecycle::SubmitRequest req;
+    req.spec.min_nodes = 1;
+    req.spec.script = "#!/bin/sh\ntrue\n";
+    return req;
+  }
+  static lifecycle::Caller Alice() {
+    lifecycle::Caller alice;
+    alice.authenticated = true;
+    alice.uid = 1000;
+    alice.gid = 1000;
+    alice.user_name = "alice";
+    alice.via = "unix socket";
+    return alice;
+  }
 
   // Sinks outlive the controller: it closes every stream it still holds when it stops.
   RecordingSink first_, second_;
@@ -111,18 +148,7 @@ TEST_F(ControllerTest, AnswerWaitsUntilTheChangeIsSaved) {
 // for a commit that never came). The caller hears DEADLINE_EXCEEDED; the change is kept and
 // saved once the database accepts it.
 TEST_F(ControllerTest, AnAnswerThatCannotBeSavedTimesOutAndTheChangeIsSavedLater) {
-  controller_->Stop();
-  auto store = std::make_unique<persistence::InMemoryStore>();
-  store_ = store.get();
-  auto config = std::make_shared<config::ClusterConfig>(controller_->config());
-  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
-  ASSERT_TRUE(topo.ok());
-  auto controller = Controller::Create(
-      config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
-  ASSERT_TRUE(controller.ok());
-  controller_ = *std::move(controller);
-  controller_->set_answer_timeout(absl::Milliseconds(300));
-  controller_->Start();
+  RestartWithAnswerTimeout(absl::Milliseconds(300));
   Register("n1", &first_);
 
   store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
@@ -140,6 +166,60 @@ TEST_F(ControllerTest, AnAnswerThatCannotBeSavedTimesOutAndTheChangeIsSavedLater
     n2_down = n2_down || (row.name == "n2" && row.admin_down);
   }
   EXPECT_TRUE(n2_down);
+}
+
+// A submission waits for its commit without a thread of its own (gRPC's callback handlers):
+// the owner thread answers it once the job is saved, or with DEADLINE_EXCEEDED at the answer
+// timeout while the database keeps failing; the job is saved once the database accepts it.
+TEST_F(ControllerTest, ACallbackSubmissionIsAnsweredAfterItsCommitOrAtItsDeadline) {
+  RestartWithAnswerTimeout(absl::Milliseconds(300));
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> saved;
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    saved.set_value(std::move(r));
+  });
+  absl::StatusOr<lifecycle::SubmitAnswer> first = saved.get_future().get();
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<persistence::StoredJobs> stored = store_->LoadJobs();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->jobs.size(), 1u);  // in the store before the answer
+  EXPECT_EQ(stored->jobs[0].id, first->job_id);
+
+  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> timed_out;
+  const absl::Time asked = absl::Now();
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    timed_out.set_value(std::move(r));
+  });
+  std::future<absl::StatusOr<lifecycle::SubmitAnswer>> answer = timed_out.get_future();
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_GE(absl::Now() - asked, absl::Milliseconds(300));
+  absl::StatusOr<lifecycle::SubmitAnswer> second = answer.get();
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(second.status().message(), ::testing::HasSubstr("canopyd keeps the request"));
+
+  store_->FailCommitsWith(absl::OkStatus());
+  ASSERT_TRUE(controller_->UpdateNodes({"n1"}, state::NodeAdminAction::kResume, "", "root").ok());
+  stored = store_->LoadJobs();
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->jobs.size(), 2u);
+}
+
+// A submission that canopyd refuses is answered at once, without a commit; one posted after
+// Stop() hears UNAVAILABLE on the caller's thread.
+TEST_F(ControllerTest, ACallbackSubmissionIsRefusedAtOnceOrWhenStopped) {
+  lifecycle::SubmitRequest nowhere = OneNodeJob();
+  nowhere.spec.partition = "nosuch";
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> refused;
+  controller_->SubmitJob(nowhere, Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    refused.set_value(std::move(r));
+  });
+  EXPECT_FALSE(refused.get_future().get().ok());
+
+  controller_->Stop();
+  absl::StatusOr<lifecycle::SubmitAnswer> late = absl::UnknownError("not answered");
+  controller_->SubmitJob(OneNodeJob(), Alice(),
+                         [&](absl::StatusOr<lifecycle::SubmitAnswer> r) { late = std::move(r); });
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {

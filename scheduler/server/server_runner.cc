@@ -316,6 +316,9 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   // Controller first: it closes the agents' streams, so the server's shutdown has nothing
   // long-lived to wait for.
   (*controller)->Stop();
+  // Submissions the controller answered may still wait for their audit records: written, and
+  // their calls ended, before the server goes (nothing is audited once the controller stopped).
+  audit->reset();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   return exit;
 }
