@@ -6,10 +6,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/os/unique_fd.h"
 #include "gmock/gmock.h"
@@ -28,7 +31,10 @@ nodes:
   - names: n[1-2]
 )";
 
-// systemd's end of sd_notify: every message sent to the socket, in order.
+// systemd's end of sd_notify: every message sent to the socket, in order. Like systemd it reads
+// all the time: a datagram socket queues only net.unix.max_dgram_qlen messages (10 by default),
+// after which sd_notify blocks, and a daemon blocked sending STOPPING=1 to a socket nobody reads
+// cannot stop.
 class NotifySocket {
  public:
   explicit NotifySocket(const std::string& path) : path_(path) {
@@ -37,31 +43,51 @@ class NotifySocket {
     addr.sun_family = AF_UNIX;
     path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
     bound_ = bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+    timeval tv{0, 100 * 1000};
+    setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (bound_) {
+      reader_ = std::thread([this] { Read(); });
+    }
   }
-  ~NotifySocket() { unlink(path_.c_str()); }
+  ~NotifySocket() {
+    stop_ = true;
+    if (reader_.joinable()) {
+      reader_.join();
+    }
+    unlink(path_.c_str());
+  }
   bool bound() const { return bound_; }
 
   // Messages received until one contains `want`, or `timeout` passes.
   std::string ReadUntil(const std::string& want, absl::Duration timeout) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (!absl::StrContains(received_, want) && absl::Now() < deadline) {
-      timeval tv{0, 100 * 1000};
-      setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      char buffer[4096];
-      const ssize_t n = recv(fd_.get(), buffer, sizeof(buffer), 0);
-      if (n > 0) {
-        received_.append(buffer, static_cast<size_t>(n));
-        received_ += "\n--\n";
-      }
-    }
+    absl::MutexLock lock(&mu_);
+    auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return absl::StrContains(received_, want);
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&seen), timeout);
     return received_;
   }
 
  private:
+  void Read() {
+    while (!stop_) {
+      char buffer[4096];
+      const ssize_t n = recv(fd_.get(), buffer, sizeof(buffer), 0);
+      if (n > 0) {
+        absl::MutexLock lock(&mu_);
+        received_.append(buffer, static_cast<size_t>(n));
+        received_ += "\n--\n";
+      }
+    }
+  }
+
   std::string path_;
   os::UniqueFd fd_;
   bool bound_ = false;
-  std::string received_;
+  std::atomic<bool> stop_{false};
+  absl::Mutex mu_;
+  std::string received_ ABSL_GUARDED_BY(mu_);
+  std::thread reader_;
 };
 
 TEST(SystemdNotifyTest, ReadyWatchdogAndStopping) {
