@@ -18,7 +18,7 @@ lifecycle::Caller CallerAuthenticator::FromUid(uint32_t uid, uint32_t gid, const
   caller.via = via;
   caller.uid = uid;
   caller.gid = gid;
-  absl::StatusOr<os::UserInfo> user = os::LookupUser(uid);
+  absl::StatusOr<os::UserInfo> user = users_.Find(uid);
   if (user.ok()) {
     caller.user_name = user->name;
     for (uint32_t g : user->groups) {

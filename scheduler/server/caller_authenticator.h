@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/cluster_config.h"
+#include "common/os/user_cache.h"
 #include "google/protobuf/message.h"
 #include "grpcpp/server_context.h"
 #include "scheduler/lifecycle/caller.h"
@@ -42,6 +43,9 @@ class CallerAuthenticator {
   // operator rights for root, canopyd's own user, the config's operators and users whose
   // accounting record has AdminLevel Operator or Administrator.
   lifecycle::Caller FromUid(uint32_t uid, uint32_t gid, const char* via) const;
+  // The account of `uid` (os::LookupUser), remembered for a minute (os::UserCache): every RPC
+  // names its caller, and the name service is too slow to ask thousands of times a second.
+  absl::StatusOr<os::UserInfo> User(uint32_t uid) const { return users_.Find(uid); }
 
   const config::ClusterConfig& config() const { return config_; }
 
@@ -49,6 +53,7 @@ class CallerAuthenticator {
   const config::ClusterConfig& config_;
   const UnixPeerListener* const peers_;
   const std::function<bool(absl::string_view user)> account_admin_;
+  const os::UserCache users_;
 };
 
 }  // namespace canopy::server

@@ -145,7 +145,7 @@ absl::StatusOr<lifecycle::Caller> ControllerServiceImpl::SubmitterOf(
                      caller.user_name));
   }
   const uint32_t uid = spec.has_run_as_uid() ? spec.run_as_uid() : caller.uid;
-  absl::StatusOr<os::UserInfo> user = os::LookupUser(uid);
+  absl::StatusOr<os::UserInfo> user = authenticator_.User(uid);
   if (!user.ok()) {
     return absl::NotFoundError(
         absl::StrCat("Invalid user id: ", uid, " (", user.status().message(), ")"));

@@ -26,6 +26,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
 #include "canopy/v1/controller.grpc.pb.h"
 #include "grpcpp/create_channel.h"
@@ -183,6 +184,93 @@ void BM_Ping(benchmark::State& state) {
   state.counters["failed"] = static_cast<double>(failed);
 }
 BENCHMARK(BM_Ping)->Threads(8)->UseRealTime()->MinTime(5.0);
+
+// Keeps up to `depth` calls of one client thread in flight on gRPC's callback client API, as a
+// portal or workflow engine with many jobs to submit would, instead of waiting for each answer.
+class Pipeline {
+ public:
+  explicit Pipeline(int depth) : depth_(depth) {}
+  ~Pipeline() { Drain(); }
+
+  // `start(done)` starts one call whose completion runs done(ok); waits first while `depth`
+  // calls are in flight.
+  template <typename Start>
+  void Issue(Start start) {
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](Pipeline* p)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) { return p->in_flight_ < p->depth_; },
+          this));
+      ++in_flight_;
+    }
+    start([this](bool ok) {
+      absl::MutexLock lock(&mu_);
+      --in_flight_;
+      failed_ += ok ? 0 : 1;
+    });
+  }
+  // Returns once every call has answered; the number that failed.
+  int64_t Drain() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](Pipeline* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) { return p->in_flight_ == 0; },
+        this));
+    return failed_;
+  }
+
+ private:
+  const int depth_;
+  absl::Mutex mu_;
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t failed_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// What one call in flight owns until its answer.
+template <typename Response>
+struct Call {
+  grpc::ClientContext context;
+  Response response;
+};
+
+// Durable submits per second from 8 client threads with state.range(0) calls in flight each
+// (the answers of the last calls, at most that many per thread, come after the clock stops).
+void BM_PipelinedSubmit(benchmark::State& state) {
+  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+  const canopy::v1::SubmitJobRequest req = OneNodeJob();
+  Pipeline pipeline(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    pipeline.Issue([&](auto done) {
+      auto* call = new Call<canopy::v1::SubmitJobResponse>;
+      stub->async()->SubmitJob(&call->context, &req, &call->response, [call, done](grpc::Status s) {
+        done(s.ok());
+        delete call;
+      });
+    });
+  }
+  state.counters["failed"] = static_cast<double>(pipeline.Drain());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PipelinedSubmit)->Arg(16)->Threads(8)->UseRealTime()->MinTime(5.0);
+
+// The ceiling for BM_PipelinedSubmit: Ping with as many calls in flight.
+void BM_PipelinedPing(benchmark::State& state) {
+  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
+  const canopy::v1::PingRequest req;
+  Pipeline pipeline(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    pipeline.Issue([&](auto done) {
+      auto* call = new Call<canopy::v1::PingResponse>;
+      stub->async()->Ping(&call->context, &req, &call->response, [call, done](grpc::Status s) {
+        done(s.ok());
+        delete call;
+      });
+    });
+  }
+  state.counters["failed"] = static_cast<double>(pipeline.Drain());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PipelinedPing)->Arg(16)->Threads(8)->UseRealTime()->MinTime(5.0);
 
 // Fills the queue to 100,000 jobs (8 threads) and reports canopyd's RSS.
 void BM_RssWith100kQueuedJobs(benchmark::State& state) {
