@@ -21,6 +21,7 @@
 #include "scheduler/server/audit_log.h"
 #include "scheduler/server/caller_authenticator.h"
 #include "scheduler/server/controller.h"
+#include "scheduler/server/in_flight_limit.h"
 #include "scheduler/server/unix_peer_listener.h"
 
 namespace canopy::server {
@@ -152,6 +153,10 @@ class ControllerServiceImpl final : public ControllerServiceBase {
   // Where submissions on behalf of other users are recorded (audit_log.h); may stay unset in
   // tests (then only canopyd's log has them).
   void SetAuditLog(AuditLog* audit) { audit_ = audit; }
+  // At most this many submissions wait for their commit at once (canopyd --max_rpc_threads, as
+  // the sync RPCs' threads): each holds its request until answered. Past it a submission is
+  // refused RESOURCE_EXHAUSTED "Resource temporarily unavailable", which sbatch retries.
+  void SetMaxWaitingSubmissions(int max) { waiting_submissions_.set_max(max); }
   grpc::Status ListAccounting(grpc::ServerContext* context,
                               const canopy::v1::ListAccountingRequest* request,
                               canopy::v1::ListAccountingResponse* response) override;
@@ -219,7 +224,9 @@ class ControllerServiceImpl final : public ControllerServiceBase {
                                       const std::string& job_name);
   // Ends a submission call with OK once `records` (submissions for others) are on the audit
   // log, written on the log's thread: the owner thread that answers never waits on the disk.
-  void FinishAudited(grpc::ServerUnaryReactor* reactor, std::vector<AuditRecord> records) const;
+  // `slot` (from waiting_submissions_) is released right before the call ends.
+  void FinishAudited(grpc::ServerUnaryReactor* reactor, std::vector<AuditRecord> records,
+                     std::shared_ptr<const void> slot) const;
   // OK for an operator; otherwise PERMISSION_DENIED starting with Slurm's words for the refusal
   // ("Invalid user id"), then naming the caller, or saying that `what` needs an operator on the
   // unix socket.
@@ -240,6 +247,9 @@ class ControllerServiceImpl final : public ControllerServiceBase {
   std::string state_dir_override_;
   std::function<void()> request_restart_;  // empty: reconfigure unsupported
   std::atomic<int> watches_{0};
+  // RESOURCE_EXHAUSTED for a submission past SetMaxWaitingSubmissions's limit.
+  grpc::Status TooManyWaiting() const;
+  InFlightLimit waiting_submissions_{128};
 };
 
 }  // namespace canopy::server

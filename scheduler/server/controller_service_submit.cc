@@ -39,9 +39,19 @@ AuditRecord ControllerServiceImpl::SubmissionRecord(const grpc::ServerContextBas
   return record;
 }
 
+grpc::Status ControllerServiceImpl::TooManyWaiting() const {
+  // sbatch retries this answer as it does a full queue (MaxJobCount).
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      absl::StrCat("Resource temporarily unavailable: ", waiting_submissions_.max(),
+                                   " submissions are waiting to be saved (canopyd "
+                                   "--max_rpc_threads); try again"));
+}
+
 void ControllerServiceImpl::FinishAudited(grpc::ServerUnaryReactor* reactor,
-                                          std::vector<AuditRecord> records) const {
+                                          std::vector<AuditRecord> records,
+                                          std::shared_ptr<const void> slot) const {
   if (records.empty() || audit_ == nullptr) {
+    slot.reset();  // counted out before the caller can send its next
     reactor->Finish(grpc::Status::OK);
     return;
   }
@@ -51,12 +61,14 @@ void ControllerServiceImpl::FinishAudited(grpc::ServerUnaryReactor* reactor,
   for (const AuditRecord& r : records) {
     who.push_back(absl::StrCat("job ", r.job_id, " by ", r.by_user, " for ", r.for_user));
   }
-  audit_->RecordThen(std::move(records), [reactor, who = std::move(who)](absl::Status written) {
+  audit_->RecordThen(std::move(records), [reactor, who = std::move(who),
+                                          slot = std::move(slot)](absl::Status written) mutable {
     if (!written.ok()) {
       for (const std::string& w : who) {
         spdlog::error("audit log: {}; {} is recorded here only", written.message(), w);
       }
     }
+    slot.reset();
     reactor->Finish(grpc::Status::OK);
   });
 }
@@ -79,44 +91,54 @@ grpc::ServerUnaryReactor* ControllerServiceImpl::SubmitJob(
     reactor->Finish(rpc::ToGrpcStatus(submitter.status()));
     return reactor;
   }
+  std::shared_ptr<const void> slot = waiting_submissions_.TryTake();
+  if (slot == nullptr) {
+    reactor->Finish(TooManyWaiting());
+    return reactor;
+  }
   if (request->test_only()) {
-    controller_->TestSubmit(FromProto(*request), *submitter,
-                            [this, reactor, response](absl::StatusOr<lifecycle::WillRunAnswer> w) {
-                              if (!w.ok()) {
-                                reactor->Finish(rpc::ToGrpcStatus(w.status()));
-                                return;
-                              }
-                              std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
-                              response->set_job_id(w->job.value());
-                              *response->mutable_expected_start() = rpc::ToProtoTime(w->start);
-                              for (core::NodeId node : w->nodes) {
-                                response->add_expected_nodes(snap->topology->node_name(node));
-                              }
-                              response->set_expected_cpus(w->cpus);
-                              response->set_partition(w->partition);
-                              reactor->Finish(grpc::Status::OK);
-                            });
+    controller_->TestSubmit(
+        FromProto(*request), *submitter,
+        [this, reactor, response, slot](absl::StatusOr<lifecycle::WillRunAnswer> w) mutable {
+          if (!w.ok()) {
+            slot.reset();
+            reactor->Finish(rpc::ToGrpcStatus(w.status()));
+            return;
+          }
+          std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+          response->set_job_id(w->job.value());
+          *response->mutable_expected_start() = rpc::ToProtoTime(w->start);
+          for (core::NodeId node : w->nodes) {
+            response->add_expected_nodes(snap->topology->node_name(node));
+          }
+          response->set_expected_cpus(w->cpus);
+          response->set_partition(w->partition);
+          slot.reset();
+          reactor->Finish(grpc::Status::OK);
+        });
     return reactor;
   }
   std::optional<AuditRecord> audit;
   if (submitter->uid != caller->uid) {
     audit = SubmissionRecord(*context, *caller, *submitter, request->spec().name());
   }
-  controller_->SubmitJob(FromProto(*request), *std::move(submitter),
-                         [this, reactor, response, audit = std::move(audit)](
-                             absl::StatusOr<lifecycle::SubmitAnswer> r) mutable {
-                           if (!r.ok()) {
-                             reactor->Finish(rpc::ToGrpcStatus(r.status()));
-                             return;
-                           }
-                           *response = ToProto(*r);
-                           std::vector<AuditRecord> records;
-                           if (audit.has_value()) {
-                             audit->job_id = r->job_id.value();
-                             records.push_back(*std::move(audit));
-                           }
-                           FinishAudited(reactor, std::move(records));
-                         });
+  controller_->SubmitJob(
+      FromProto(*request), *std::move(submitter),
+      [this, reactor, response, audit = std::move(audit),
+       slot = std::move(slot)](absl::StatusOr<lifecycle::SubmitAnswer> r) mutable {
+        if (!r.ok()) {
+          slot.reset();
+          reactor->Finish(rpc::ToGrpcStatus(r.status()));
+          return;
+        }
+        *response = ToProto(*r);
+        std::vector<AuditRecord> records;
+        if (audit.has_value()) {
+          audit->job_id = r->job_id.value();
+          records.push_back(*std::move(audit));
+        }
+        FinishAudited(reactor, std::move(records), std::move(slot));
+      });
   return reactor;
 }
 
@@ -179,11 +201,17 @@ grpc::ServerUnaryReactor* ControllerServiceImpl::SubmitJobs(
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
+  std::shared_ptr<const void> slot = waiting_submissions_.TryTake();
+  if (slot == nullptr) {
+    reactor->Finish(TooManyWaiting());
+    return reactor;
+  }
   using Answers = std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>;
   controller_->SubmitJobs(
-      std::move(accepted), [this, reactor, response,
-                            places = std::move(places)](absl::StatusOr<Answers> answers) mutable {
+      std::move(accepted), [this, reactor, response, places = std::move(places),
+                            slot = std::move(slot)](absl::StatusOr<Answers> answers) mutable {
         if (!answers.ok()) {
+          slot.reset();
           reactor->Finish(rpc::ToGrpcStatus(answers.status()));
           return;
         }
@@ -206,7 +234,7 @@ grpc::ServerUnaryReactor* ControllerServiceImpl::SubmitJobs(
           result->set_job_id(one.job_id());
           *result->mutable_array_task_job_ids() = std::move(*one.mutable_array_task_job_ids());
         }
-        FinishAudited(reactor, std::move(records));
+        FinishAudited(reactor, std::move(records), std::move(slot));
       });
   return reactor;
 }

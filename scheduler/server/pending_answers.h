@@ -62,7 +62,9 @@ class OnceAnswer final : public ExpiringAnswer {
 class PendingAnswers {
  public:
   // `answer` times out at `deadline` unless answered (and released) first. Deadlines come in
-  // the order they are added (one timeout for every caller), so the earliest is at the front.
+  // about the order they are added (one timeout for every caller, taken when the caller posted
+  // its command), so Expire looks only at the front: a deadline behind a later one fires late
+  // by the difference, which is how far apart two callers' posts were overtaken (microseconds).
   void Add(absl::Time deadline, std::weak_ptr<ExpiringAnswer> answer);
   // Times out every answer whose deadline is at or before `now`, and forgets the answered ones
   // at the front.

@@ -171,6 +171,7 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
     return audit.status();
   }
   controller_service.SetAuditLog(audit->get());
+  controller_service.SetMaxWaitingSubmissions(options.max_rpc_threads);
   AgentServiceImpl agent_service(controller->get());
   std::unique_ptr<web::WebServer> web_view;
   if (const std::string& w = shared_config->web_listen; !w.empty()) {
@@ -318,6 +319,7 @@ absl::StatusOr<ServerExit> RunServer(config::ClusterConfig config, const ServerO
   (*controller)->Stop();
   // Submissions the controller answered may still wait for their audit records: written, and
   // their calls ended, before the server goes (nothing is audited once the controller stopped).
+  controller_service.SetAuditLog(nullptr);
   audit->reset();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   return exit;
