@@ -233,16 +233,17 @@ struct Call {
   Response response;
 };
 
-// Durable submits per second from 8 client threads with state.range(0) calls in flight each
-// (the answers of the last calls, at most that many per thread, come after the clock stops).
-void BM_PipelinedSubmit(benchmark::State& state) {
+// One client thread of a pipelined benchmark: state.range(0) calls in flight, each started by
+// `start(stub, call, done)` (the answers of the last calls, at most that many per thread, come
+// after the clock stops).
+template <typename Response, typename Start>
+void RunPipelined(benchmark::State& state, Start start) {
   auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
-  const canopy::v1::SubmitJobRequest req = OneNodeJob();
   Pipeline pipeline(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     pipeline.Issue([&](auto done) {
-      auto* call = new Call<canopy::v1::SubmitJobResponse>;
-      stub->async()->SubmitJob(&call->context, &req, &call->response, [call, done](grpc::Status s) {
+      auto* call = new Call<Response>;
+      start(*stub, call, [call, done](grpc::Status s) {
         done(s.ok());
         delete call;
       });
@@ -251,24 +252,22 @@ void BM_PipelinedSubmit(benchmark::State& state) {
   state.counters["failed"] = static_cast<double>(pipeline.Drain());
   state.SetItemsProcessed(state.iterations());
 }
+
+// Durable submits per second from 8 client threads with state.range(0) calls in flight each.
+void BM_PipelinedSubmit(benchmark::State& state) {
+  const canopy::v1::SubmitJobRequest req = OneNodeJob();
+  RunPipelined<canopy::v1::SubmitJobResponse>(state, [&](auto& stub, auto* call, auto done) {
+    stub.async()->SubmitJob(&call->context, &req, &call->response, std::move(done));
+  });
+}
 BENCHMARK(BM_PipelinedSubmit)->Arg(16)->Threads(8)->UseRealTime()->MinTime(5.0);
 
 // The ceiling for BM_PipelinedSubmit: Ping with as many calls in flight.
 void BM_PipelinedPing(benchmark::State& state) {
-  auto stub = canopy::v1::Controller::NewStub(TheDaemon().channel());
   const canopy::v1::PingRequest req;
-  Pipeline pipeline(static_cast<int>(state.range(0)));
-  for (auto _ : state) {
-    pipeline.Issue([&](auto done) {
-      auto* call = new Call<canopy::v1::PingResponse>;
-      stub->async()->Ping(&call->context, &req, &call->response, [call, done](grpc::Status s) {
-        done(s.ok());
-        delete call;
-      });
-    });
-  }
-  state.counters["failed"] = static_cast<double>(pipeline.Drain());
-  state.SetItemsProcessed(state.iterations());
+  RunPipelined<canopy::v1::PingResponse>(state, [&](auto& stub, auto* call, auto done) {
+    stub.async()->Ping(&call->context, &req, &call->response, std::move(done));
+  });
 }
 BENCHMARK(BM_PipelinedPing)->Arg(16)->Threads(8)->UseRealTime()->MinTime(5.0);
 
