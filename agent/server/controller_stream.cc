@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/rpc/reaction_order.h"
+
 namespace canopy::agent {
 
 ControllerStream::ControllerStream(std::unique_ptr<grpc::ClientContext> context,
@@ -27,7 +29,11 @@ std::shared_ptr<ControllerStream> ControllerStream::Start(
   // Held until no Write() can start another write (EndWrites), so that the call cannot finish
   // between a Write() deciding to write and its StartWrite.
   stream->AddHold();
+  // Everything done before the call starts (the caller's handlers' state included) comes before
+  // every reaction: gRPC orders that with atomics TSan cannot see (common/rpc/reaction_order.h).
+  rpc::ReactionHandOver(&stream->outbox_);
   stream->StartWrite(hello);
+  rpc::ReactionHandOver(&stream->incoming_);
   stream->StartRead(&stream->incoming_);
   stream->StartCall();
   return stream;
@@ -48,11 +54,13 @@ bool ControllerStream::Write(canopy::v1::AgentMessage message) {
     start = &outbox_.front();
   }
   // Outside mu_: gRPC may run OnWriteDone on this thread before StartWrite returns.
+  rpc::ReactionHandOver(&outbox_);
   StartWrite(start);
   return true;
 }
 
 void ControllerStream::OnWriteDone(bool ok) {
+  rpc::ReactionTakeOver(&outbox_);
   const canopy::v1::AgentMessage* next = nullptr;
   bool release = false;
   {
@@ -72,6 +80,7 @@ void ControllerStream::OnWriteDone(bool ok) {
       next = &outbox_.front();
     }
   }
+  rpc::ReactionHandOver(&outbox_);  // to the next OnWriteDone, or OnDone
   if (next != nullptr) {
     StartWrite(next);
   } else if (release) {
@@ -80,6 +89,7 @@ void ControllerStream::OnWriteDone(bool ok) {
 }
 
 void ControllerStream::OnReadDone(bool ok) {
+  rpc::ReactionTakeOver(&incoming_);
   if (!ok) {
     bool release = false;
     {
@@ -91,16 +101,20 @@ void ControllerStream::OnReadDone(bool ok) {
         hold_released_ = true;
       }
     }
+    rpc::ReactionHandOver(&incoming_);  // to OnDone
     if (release) {
       RemoveHold();
     }
     return;
   }
   on_message_(incoming_);
+  rpc::ReactionHandOver(&incoming_);
   StartRead(&incoming_);
 }
 
 void ControllerStream::OnDone(const grpc::Status& status) {
+  rpc::ReactionTakeOver(&incoming_);
+  rpc::ReactionTakeOver(&outbox_);
   on_done_(status);
   // Last: may destroy this stream, whose reactions have all run.
   std::shared_ptr<ControllerStream> last = std::move(self_);

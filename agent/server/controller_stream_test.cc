@@ -224,12 +224,19 @@ TEST(ControllerStreamNoServerTest, NoServerEndsTheStreamWithUnavailable) {
     port = ntohs(addr.sin_port);
     close(fd);
   }
-  auto stub = canopy::v1::AgentService::NewStub(
+  std::shared_ptr<canopy::v1::AgentService::Stub> stub = canopy::v1::AgentService::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   Seen seen;
+  // The stub (and its channel) must outlive the call, which ends only once OnDone has returned
+  // on gRPC's thread, after the test heard of it: the stream's done handler holds the last copy,
+  // so the stub goes with the stream, on that thread.
+  ControllerStream::DoneHandler on_done = [stub, heard = seen.OnDone()](const grpc::Status& s) {
+    heard(s);
+  };
   std::shared_ptr<ControllerStream> stream =
       ControllerStream::Start(stub.get(), std::make_unique<grpc::ClientContext>(), Hello(),
-                              seen.OnMessage(), seen.OnDone());
+                              seen.OnMessage(), std::move(on_done));
+  stub.reset();
   ASSERT_TRUE(seen.done.WaitForNotificationWithTimeout(absl::Seconds(20)));
   absl::MutexLock lock(&seen.mu);
   EXPECT_EQ(seen.status.error_code(), grpc::StatusCode::UNAVAILABLE);
