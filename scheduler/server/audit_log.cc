@@ -49,10 +49,6 @@ absl::Status AuditLog::Append(const std::string& lines) {
   return absl::OkStatus();
 }
 
-absl::Status AuditLog::Record(const AuditRecord& record) {
-  return Append(Line(record, absl::Now()));
-}
-
 void AuditLog::RecordThen(std::vector<AuditRecord> records,
                           std::function<void(absl::Status)> then) {
   const absl::Time now = absl::Now();

@@ -40,15 +40,14 @@ class AuditLog {
   // Writes what RecordThen queued, then stops its thread.
   ~AuditLog();
 
-  // Appends one line: {"time":"2026-12-05T01:02:03Z","action":"submit","by":"portal",...}.
-  absl::Status Record(const AuditRecord& record);
-  // The same for callers that must not wait on the disk (the controller's owner thread,
-  // answering a submission): appends `records` on the log's own thread (started on first use),
-  // then runs `then` there with the outcome. Records queued while a write is under way share the
+  // Appends a line per record, {"time":"2026-12-05T01:02:03Z","action":"submit","by":"portal",
+  // ...}, on the log's own thread (started on first use), then runs `then` there with the
+  // outcome: its callers (the controller's owner thread, answering a submission) must not wait
+  // on the disk. Records queued while a write is under way share the
   // next write and fdatasync. Records keep the order of the calls.
   void RecordThen(std::vector<AuditRecord> records, std::function<void(absl::Status)> then);
 
-  // The line Record() writes for `record` at `time` (RFC 3339), without the newline.
+  // The line RecordThen writes for `record` at `time` (RFC 3339), without the newline.
   static std::string Format(const AuditRecord& record, const std::string& time);
 
   const std::string& path() const { return path_; }
