@@ -20,10 +20,13 @@ class InFlightLimit {
 
   // Counts a call in until the last copy of the token goes; null when `max` are in already.
   std::shared_ptr<const void> TryTake() {
-    if (count_.fetch_add(1) >= max_) {
-      count_.fetch_sub(1);
-      return nullptr;
-    }
+    // Compare-and-swap rather than add-then-undo, so that in_flight() never counts a refused call.
+    int count = count_.load();
+    do {
+      if (count >= max_) {
+        return nullptr;
+      }
+    } while (!count_.compare_exchange_weak(count, count + 1));
     // Points at the limit (never deleted through it): a null token would read as refused.
     return std::shared_ptr<const void>(this, [this](const void*) { count_.fetch_sub(1); });
   }
