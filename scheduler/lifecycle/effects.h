@@ -26,6 +26,8 @@
 
 namespace canopy::lifecycle {
 
+struct BackfillWork;  // backfill_work.h
+
 // Run your part of the job: node `node_index` of `job`'s allocation (0 = the batch host). The
 // record is the job as it was when the launch was decided, shared by every node's message.
 struct LaunchJob {
@@ -136,6 +138,9 @@ struct Effects {
   // What the scheduling pass of this batch did, if one ran (the controller's metrics).
   std::optional<plan::PassStats> pass;
   bool pass_backfilled = false;  // that pass searched for reservations (backfill)
+  // A backfill pass to plan on another thread and hand back to JobLifecycle::BackfillPlanned
+  // (backfill_work.h; only with LifecycleState::plan_backfill_elsewhere).
+  std::shared_ptr<BackfillWork> backfill_work;
 
   // Queues `message` for `node`'s agent.
   template <typename Message>

@@ -178,6 +178,9 @@ absl::Status JobLifecycle::SetJobTimeLimit(core::JobId id, const TimeLimitChange
 }
 
 void JobLifecycle::Schedule(Effects& effects) { lifecycle::Schedule(state_, effects); }
+void JobLifecycle::BackfillPlanned(BackfillWork& work, Effects& effects) {
+  lifecycle::BackfillPlanned(state_, work, effects);
+}
 
 void JobLifecycle::Tick(Effects& effects) { lifecycle::Tick(state_, effects); }
 

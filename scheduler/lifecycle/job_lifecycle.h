@@ -38,6 +38,7 @@
 #include "scheduler/core/clock.h"
 #include "scheduler/core/job.h"
 #include "scheduler/core/job_history.h"
+#include "scheduler/lifecycle/backfill_work.h"
 #include "scheduler/lifecycle/caller.h"
 #include "scheduler/lifecycle/commands.h"
 #include "scheduler/lifecycle/effects.h"
@@ -109,6 +110,11 @@ class JobLifecycle {
   // ---- Time (launch.h, timers.h)
   // One scheduling pass: starts every pending job that fits now, in queue order.
   void Schedule(Effects& effects);
+  // canopyd: a due backfill pass is handed out as Effects::backfill_work, to be planned on
+  // another thread (PlanBackfill) and given back here (backfill_work.h). Off by default: the
+  // simulator and the tests plan inline.
+  void set_plan_backfill_elsewhere(bool on) { state_.plan_backfill_elsewhere = on; }
+  void BackfillPlanned(BackfillWork& work, Effects& effects);
   // Launch deadlines, time limits, --signal warnings, stuck cleanups, expired cleanup holds,
   // begin times and after:ID+MINUTES dependencies coming due.
   void Tick(Effects& effects);

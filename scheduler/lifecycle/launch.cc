@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/array_spec.h"
 #include "common/slurm/hostlist.h"
+#include "scheduler/lifecycle/backfill_work.h"
 #include "scheduler/lifecycle/preemption.h"
 
 namespace canopy::lifecycle {
@@ -109,6 +110,59 @@ void NoteReservations(LifecycleState& s, const plan::Plan& plan, Effects& effect
   s.reserved.assign(reserved.begin(), reserved.end());
 }
 
+// Applies a pass's plan: starts, reasons, reservations (backfill), then preemption for the jobs
+// in `pending` (queue order) that are still waiting.
+void ApplyPass(LifecycleState& s, const plan::Plan& plan,
+               absl::Span<const core::Job* const> pending, bool backfill, Effects& effects) {
+  const absl::Time now = s.Now();
+  effects.pass = plan.stats;
+  effects.pass_backfilled = backfill;
+  if (backfill) {
+    NoteReservations(s, plan, effects);
+  }
+  // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
+  // explanation of a waiting job is refreshed every pass and need not be).
+  std::vector<core::JobReason> old_reasons;
+  old_reasons.reserve(plan.pending.size());
+  for (const plan::PendingNote& note : plan.pending) {
+    const core::Job* job = s.jobs.Find(note.job);
+    old_reasons.push_back(job != nullptr ? job->reason : note.reason);
+  }
+  absl::StatusOr<plan::ApplyReport> report = s.applier.Apply(plan, s.view, s.jobs, now);
+  if (!report.ok()) {
+    effects.warnings.push_back(absl::StrCat("scheduling pass failed: ", report.status().message()));
+    return;
+  }
+  size_t next = 0;  // report->started is a subsequence of plan.starts
+  for (const plan::PlannedStart& start : plan.starts) {
+    if (next >= report->started.size() || report->started[next] != start.job) {
+      continue;
+    }
+    ++next;
+    core::Job& job = *s.jobs.Find(start.job);
+    job.placement_explanation = start.explanation.ToString();
+    Launch(s, job, effects);
+    effects.started.push_back({start.job, start.min_units_possible});
+  }
+  for (size_t i = 0; i < plan.pending.size(); ++i) {
+    const plan::PendingNote& note = plan.pending[i];
+    core::Job* job = s.jobs.Find(note.job);
+    if (job == nullptr || job->state != core::JobState::kPending) {
+      continue;
+    }
+    if (job->placement_explanation != note.detail) {
+      job->placement_explanation = note.detail;
+    }
+    if (job->reason != old_reasons[i]) {
+      s.Touch(note.job, effects);
+    }
+  }
+  for (const auto& [job, why] : report->refused) {
+    s.Touch(job, effects);  // back to reason Resources
+  }
+  Preempt(s, pending, effects);
+}
+
 }  // namespace
 
 std::vector<plan::RunningJob> RunningJobs(const LifecycleState& s, absl::Time now) {
@@ -183,6 +237,15 @@ void Schedule(LifecycleState& s, Effects& effects) {
     return;
   }
   const absl::Time now = s.Now();
+  if (s.backfill_in_flight != 0) {
+    if (now - s.backfill_sent < kBackfillWorkTimeout) {
+      return;  // BackfillPlanned asks for the next pass
+    }
+    effects.warnings.push_back(absl::StrCat("the backfill pass planned since ",
+                                            absl::FormatTime(s.backfill_sent),
+                                            " did not come back: scheduling without it"));
+    s.backfill_in_flight = 0;
+  }
   std::vector<const core::Job*> pending;
   pending.reserve(s.pending.size());
   for (const auto& [id, job] : s.pending) {
@@ -219,57 +282,34 @@ void Schedule(LifecycleState& s, Effects& effects) {
     // job of another partition takes a node a victim just left.
     std::erase_if(pending, [&](const core::Job* job) { return !s.preemptors.contains(job->id); });
   }
-  const std::vector<plan::RunningJob> running =
-      backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
-  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, options);
-  effects.pass = plan.stats;
-  effects.pass_backfilled = backfill;
   if (backfill) {
     s.last_backfill = now;
     s.backfill_due = absl::InfiniteFuture();
-    NoteReservations(s, plan, effects);
   }
-  // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
-  // explanation of a waiting job is refreshed every pass and need not be).
-  std::vector<core::JobReason> old_reasons;
-  old_reasons.reserve(plan.pending.size());
-  for (const plan::PendingNote& note : plan.pending) {
-    const core::Job* job = s.jobs.Find(note.job);
-    old_reasons.push_back(job != nullptr ? job->reason : note.reason);
-  }
-  absl::StatusOr<plan::ApplyReport> report = s.applier.Apply(plan, s.view, s.jobs, now);
-  if (!report.ok()) {
-    effects.warnings.push_back(absl::StrCat("scheduling pass failed: ", report.status().message()));
+  if (backfill && s.plan_backfill_elsewhere) {
+    auto work = std::make_shared<BackfillWork>(MakeBackfillWork(s, pending, options, now));
+    work->id = ++s.last_backfill_work;
+    s.backfill_in_flight = work->id;
+    s.backfill_sent = now;
+    s.touched_while_planning.clear();
+    effects.backfill_work = std::move(work);
     return;
   }
-  size_t next = 0;  // report->started is a subsequence of plan.starts
-  for (const plan::PlannedStart& start : plan.starts) {
-    if (next >= report->started.size() || report->started[next] != start.job) {
-      continue;
-    }
-    ++next;
-    core::Job& job = *s.jobs.Find(start.job);
-    job.placement_explanation = start.explanation.ToString();
-    Launch(s, job, effects);
-    effects.started.push_back({start.job, start.min_units_possible});
+  const std::vector<plan::RunningJob> running =
+      backfill ? RunningJobs(s, now) : std::vector<plan::RunningJob>();
+  const plan::Plan plan = plan::RunPass(s.view, running, pending, now, *s.policy, options);
+  ApplyPass(s, plan, pending, backfill, effects);
+}
+
+void BackfillPlanned(LifecycleState& s, BackfillWork& work, Effects& effects) {
+  if (work.id != s.backfill_in_flight) {
+    return;  // given up on (kBackfillWorkTimeout): a later pass has run since
   }
-  for (size_t i = 0; i < plan.pending.size(); ++i) {
-    const plan::PendingNote& note = plan.pending[i];
-    core::Job* job = s.jobs.Find(note.job);
-    if (job == nullptr || job->state != core::JobState::kPending) {
-      continue;
-    }
-    if (job->placement_explanation != note.detail) {
-      job->placement_explanation = note.detail;
-    }
-    if (job->reason != old_reasons[i]) {
-      s.Touch(note.job, effects);
-    }
-  }
-  for (const auto& [job, why] : report->refused) {
-    s.Touch(job, effects);  // back to reason Resources
-  }
-  Preempt(s, pending, effects);
+  s.backfill_in_flight = 0;
+  effects.schedule = true;  // for what arrived while it was planned
+  std::vector<const core::Job*> pending;
+  const plan::Plan plan = CheckBackfillPlan(s, work, pending);
+  ApplyPass(s, plan, pending, /*backfill=*/true, effects);
 }
 
 void ResendLaunch(const core::Job& job, int node_index, Effects& effects) {

@@ -13,13 +13,18 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "scheduler/core/job.h"
+#include "scheduler/lifecycle/backfill_work.h"
 #include "scheduler/lifecycle/effects.h"
 #include "scheduler/lifecycle/lifecycle_state.h"
 
 namespace canopy::lifecycle {
 
 // One scheduling pass: starts every pending job that fits now, in queue order.
+// With LifecycleState::plan_backfill_elsewhere, a due backfill pass is not planned here but
+// handed out as Effects::backfill_work (backfill_work.h); until it comes back no pass runs.
 void Schedule(LifecycleState& s, Effects& effects);
+// A backfill pass planned elsewhere came back: applies what still holds of its plan.
+void BackfillPlanned(LifecycleState& s, BackfillWork& work, Effects& effects);
 
 // The jobs holding capacity now, with when it comes back (for backfill).
 std::vector<plan::RunningJob> RunningJobs(const LifecycleState& s, absl::Time now);

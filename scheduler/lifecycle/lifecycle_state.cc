@@ -85,6 +85,10 @@ std::vector<core::JobId> LifecycleState::Named(uint32_t raw) const {
 
 void LifecycleState::Touch(core::JobId id, Effects& effects) {
   effects.dirty.insert(id);
+  frozen.erase(id);
+  if (backfill_in_flight != 0) {
+    touched_while_planning.insert(id);
+  }
   Reindex(id);
   if (const core::Job* job = jobs.Find(id); job != nullptr) {
     accounting.Observe(*job, Now());

@@ -27,6 +27,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/config/cluster_config.h"
@@ -52,6 +53,9 @@ inline constexpr absl::Duration kCleanupGrace = absl::Seconds(60);
 // How long a RUNNING job's batch host may re-register without the job before the job counts as
 // lost: long enough for the agent to re-send an exit it saw while the controller was away.
 inline constexpr absl::Duration kLostBatchGrace = absl::Seconds(30);
+// A backfill pass planned elsewhere that has not come back after this long is given up (its
+// plan is ignored if it still comes), so that scheduling never stops waiting for it.
+inline constexpr absl::Duration kBackfillWorkTimeout = absl::Seconds(60);
 
 // A step whose srun still runs: the nodes whose part has not ended, and its accounting record
 // (ended and saved once the last part ends, or when the job leaves its nodes). Rebuilt at restart
@@ -185,6 +189,19 @@ struct LifecycleState {
   // between keeps strict order, as Slurm's main scheduler between backfill cycles).
   absl::Time last_backfill = absl::InfinitePast();
   absl::Time backfill_due = absl::InfiniteFuture();
+  // canopyd: a due backfill pass is planned on another thread (backfill_work.h). While one is
+  // out (backfill_in_flight, its work's id), no pass runs; one out longer than
+  // kBackfillWorkTimeout counts as lost.
+  bool plan_backfill_elsewhere = false;
+  uint64_t backfill_in_flight = 0;
+  absl::Time backfill_sent = absl::InfinitePast();
+  uint64_t last_backfill_work = 0;
+  // Immutable copies of pending jobs for those works, made at a job's first work and dropped
+  // when the job is touched (every change that is saved goes through Touch), so that a work of
+  // 10,000 jobs copies only the few that changed since the last one.
+  absl::flat_hash_map<core::JobId, std::shared_ptr<const core::Job>> frozen;
+  // Jobs touched while a work was out: its plan holds nothing for them (backfill_work.h).
+  absl::flat_hash_set<core::JobId> touched_while_planning;
   uint32_t next_job_id = 1;
   uint64_t capacity_version = 0;
   // Preemptors that found no victims at this capacity_version (preemption.h): not searched

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/os/thread_name.h"
 #include "common/slurm/json_quote.h"
 
 namespace canopy::server {
@@ -60,7 +61,10 @@ void AuditLog::RecordThen(std::vector<AuditRecord> records,
   absl::MutexLock lock(&queue_mu_);
   queue_.push_back(std::move(queued));
   if (!writer_.joinable()) {
-    writer_ = std::thread([this] { RunWriter(); });
+    writer_ = std::thread([this] {
+      os::NameThisThread("canopyd-audit");
+      RunWriter();
+    });
   }
 }
 

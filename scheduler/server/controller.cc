@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "common/log/absl_format.h"
+#include "common/os/thread_name.h"
 #include "scheduler/server/proto_convert.h"
 #include "spdlog/spdlog.h"
 
@@ -162,7 +163,25 @@ void Controller::Start() {
     absl::MutexLock lock(&queue_mu_);
     commit_finished_ = true;
   });
-  owner_ = std::thread([this] { RunOwnerLoop(); });
+  if (backfill_off_owner_) {
+    jobs_->set_plan_backfill_elsewhere(true);
+    planner_ =
+        std::make_unique<BackfillPlanner>([this](std::shared_ptr<lifecycle::BackfillWork> work) {
+          // Dropped once canopyd stops: the lifecycle goes with it.
+          (void)Post([this, work = std::move(work)](Batch& batch) {
+            const absl::Time apply_start = absl::Now();
+            jobs_->BackfillPlanned(*work, batch.effects);
+            if (metrics_ != nullptr && batch.effects.pass.has_value()) {
+              metrics_->ObservePass(work->planning_time + (absl::Now() - apply_start),
+                                    *batch.effects.pass, /*backfill=*/true);
+            }
+          });
+        });
+  }
+  owner_ = std::thread([this] {
+    os::NameThisThread("canopyd-owner");
+    RunOwnerLoop();
+  });
 }
 
 void Controller::Stop() {
@@ -173,6 +192,7 @@ void Controller::Stop() {
   if (owner_.joinable()) {
     owner_.join();
   }
+  planner_.reset();
   writer_.reset();
 }
 
@@ -268,10 +288,14 @@ void Controller::RunOwnerLoop() {
     if ((schedule_pending_ && now - last_pass_ >= kMinPassGap) || now >= next_pass_) {
       schedule_pending_ = false;
       const absl::Time pass_start = absl::Now();  // wall time, whatever clock_ says
+      batch.effects.pass.reset();  // a backfill plan applied in this batch was counted already
       jobs_->Schedule(batch.effects);
       if (metrics_ != nullptr && batch.effects.pass.has_value()) {
         metrics_->ObservePass(absl::Now() - pass_start, *batch.effects.pass,
                               batch.effects.pass_backfilled);
+      }
+      if (batch.effects.backfill_work != nullptr) {
+        planner_->Plan(std::move(batch.effects.backfill_work));
       }
       last_pass_ = now;
       next_pass_ = now + kPassInterval;
@@ -334,24 +358,29 @@ void Controller::Publish() {
   snapshot->next_job_id = jobs_->next_job_id();
   snapshot->config = config_;
   snapshot->topology = topology_;
-  // Copying every node record is the costly part of a publish on a big cluster: only when a
-  // node or the jobs' use of nodes changed.
-  const bool rebuilt_nodes = nodes_dirty_ || nodes_snapshot_ == nullptr ||
-                             jobs_->capacity_version() != published_capacity_version_;
+  // Copying every node record (names, GPUs with their UUIDs) is the costly part of a publish on
+  // a big cluster: only when a node's own facts changed. What jobs hold on the nodes changes with
+  // every start and end, and is an array of its own.
+  const bool rebuilt_nodes = nodes_dirty_ || nodes_snapshot_ == nullptr;
   if (rebuilt_nodes) {
-    auto nodes = std::make_shared<std::vector<state::NodeRecord>>(state_.nodes());
-    const placement::CapacityView& capacity = jobs_->capacity();
-    for (state::NodeRecord& node : *nodes) {
-      const placement::NodeCapacity& c = capacity.node(node.id);
-      node.alloc_gpus = c.total_gpus - c.free_gpus;
-      node.alloc_cpus = c.total_cpus - c.free_cpus;
-      node.alloc_memory_mib = c.total_mem_mib - c.free_mem_mib;
-    }
-    nodes_snapshot_ = std::move(nodes);
+    nodes_snapshot_ = std::make_shared<const std::vector<state::NodeRecord>>(state_.nodes());
     nodes_dirty_ = false;
-    published_capacity_version_ = jobs_->capacity_version();
   }
   snapshot->nodes = nodes_snapshot_;
+  if (node_use_snapshot_ == nullptr || jobs_->capacity_version() != published_capacity_version_) {
+    const placement::CapacityView& capacity = jobs_->capacity();
+    auto use = std::make_shared<std::vector<state::NodeUse>>();
+    use->reserve(state_.nodes().size());
+    for (const state::NodeRecord& node : state_.nodes()) {
+      const placement::NodeCapacity& c = capacity.node(node.id);
+      use->push_back({.cpus = c.total_cpus - c.free_cpus,
+                      .gpus = c.total_gpus - c.free_gpus,
+                      .memory_mib = c.total_mem_mib - c.free_mem_mib});
+    }
+    node_use_snapshot_ = std::move(use);
+    published_capacity_version_ = jobs_->capacity_version();
+  }
+  snapshot->node_use = node_use_snapshot_;
   if (heard_since_publish_ || rebuilt_nodes || last_heard_snapshot_ == nullptr) {
     auto heard = std::make_shared<std::vector<absl::Time>>();
     heard->reserve(state_.nodes().size());

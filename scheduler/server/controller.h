@@ -32,6 +32,7 @@
 #include "scheduler/lifecycle/job_lifecycle.h"
 #include "scheduler/persistence/store.h"
 #include "scheduler/server/agent_outbox.h"
+#include "scheduler/server/backfill_planner.h"
 #include "scheduler/server/controller_metrics.h"
 #include "scheduler/server/pending_answers.h"
 #include "scheduler/server/qos_edit.h"
@@ -63,6 +64,10 @@ class Controller {
   // Where the owner thread reports its passes and commits (Prometheus); null: nowhere. Call
   // before Start(); `metrics` must outlive the controller's owner thread.
   void set_metrics(ControllerMetrics* metrics) { metrics_ = metrics; }
+  // Plan backfill passes on a thread of their own (BackfillPlanner), so that the owner thread
+  // keeps answering while one runs; off: on the owner thread, as canopy-sim does. On by default.
+  // Call before Start().
+  void set_backfill_off_owner(bool on) { backfill_off_owner_ = on; }
 
   std::shared_ptr<const ClusterSnapshot> Snapshot() const;
   // The latest snapshot once it is another than `seen`, or after `timeout` whatever it is
@@ -234,6 +239,7 @@ class Controller {
   // Owned by the owner thread once Start() ran.
   state::ClusterState state_;
   std::unique_ptr<lifecycle::JobLifecycle> jobs_;
+  bool backfill_off_owner_ = true;
   // Job changes not saved yet (a commit was in flight, or failed): saved by the next commit;
   // their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
@@ -281,9 +287,11 @@ class Controller {
   bool schedule_pending_ = true;
   absl::Time last_pass_ = absl::InfinitePast();
   ControllerMetrics* metrics_ = nullptr;
-  // The snapshot's node records, rebuilt only when nodes or their allocations changed.
+  // The snapshot's node records, rebuilt only when a node's own facts changed, and what jobs hold
+  // on each, rebuilt when the capacity did.
   std::shared_ptr<const std::vector<state::NodeRecord>> nodes_snapshot_;
   bool nodes_dirty_ = true;
+  std::shared_ptr<const std::vector<state::NodeUse>> node_use_snapshot_;
   uint64_t published_capacity_version_ = 0;
   // The snapshot's job chunks, and those to rebuild at the next publish.
   std::vector<std::shared_ptr<const JobChunk>> job_chunks_;
@@ -306,6 +314,9 @@ class Controller {
   std::shared_ptr<const ClusterSnapshot> snapshot_ ABSL_GUARDED_BY(snapshot_mu_);
 
   std::thread owner_;
+  // From Start() with backfill_off_owner_; after jobs_, so it stops before the lifecycle whose
+  // placement policy it uses goes.
+  std::unique_ptr<BackfillPlanner> planner_;
 };
 
 }  // namespace canopy::server

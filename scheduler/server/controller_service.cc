@@ -93,8 +93,9 @@ grpc::Status ControllerServiceImpl::ListNodesFor(const canopy::v1::ListNodesRequ
     if (!selection->Matches(node.name, parts)) {
       continue;
     }
-    *response->add_nodes() = NodeToProto(node, snap->config->nodes[node.id.value()], parts,
-                                         *snap->topology, snap->LastHeard(node.id));
+    *response->add_nodes() =
+        NodeToProto(node, snap->UseOf(node.id), snap->config->nodes[node.id.value()], parts,
+                    *snap->topology, snap->LastHeard(node.id));
   }
   return grpc::Status::OK;
 }

@@ -184,18 +184,19 @@ grpc::Status ControllerServiceImpl::WatchNodes(grpc::ServerContext* context,
   absl::flat_hash_map<uint32_t, canopy::v1::Node> last;
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   std::shared_ptr<const std::vector<state::NodeRecord>> sent_nodes;
+  std::shared_ptr<const std::vector<state::NodeUse>> sent_use;
   WatchEventKind kind = canopy::v1::WATCH_EVENT_KIND_EXISTING;
   while (!context->IsCancelled()) {
-    if (snap->nodes != sent_nodes) {
+    if (snap->nodes != sent_nodes || snap->node_use != sent_use) {
       for (const state::NodeRecord& node : *snap->nodes) {
         if (!selection->Matches(node.name, node_partitions_[node.id.value()])) {
           continue;
         }
         canopy::v1::NodeEvent event;
         event.set_kind(kind);
-        *event.mutable_node() = NodeToProto(node, snap->config->nodes[node.id.value()],
-                                            node_partitions_[node.id.value()], *snap->topology,
-                                            snap->LastHeard(node.id));
+        *event.mutable_node() = NodeToProto(
+            node, snap->UseOf(node.id), snap->config->nodes[node.id.value()],
+            node_partitions_[node.id.value()], *snap->topology, snap->LastHeard(node.id));
         canopy::v1::Node compared = event.node();
         compared.clear_last_heartbeat();
         canopy::v1::Node& previous = last[node.id.value()];
@@ -210,6 +211,7 @@ grpc::Status ControllerServiceImpl::WatchNodes(grpc::ServerContext* context,
         }
       }
       sent_nodes = snap->nodes;
+      sent_use = snap->node_use;
     }
     if (kind == canopy::v1::WATCH_EVENT_KIND_EXISTING) {
       canopy::v1::NodeEvent synced;

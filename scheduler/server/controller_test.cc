@@ -204,6 +204,38 @@ TEST_F(ControllerTest, ACallbackSubmissionIsAnsweredAfterItsCommitOrAtItsDeadlin
   EXPECT_EQ(stored->jobs.size(), 2u);
 }
 
+// The first pass is a backfill pass, planned on the planner thread and applied by the owner.
+// Starting a job republishes what jobs hold on nodes, not the node records themselves.
+TEST_F(ControllerTest, AJobStartedByThePlannedBackfillPassShowsInTheNodesUseOnly) {
+  Register("n1", &first_);
+  Register("n2", &second_);
+  const std::shared_ptr<const std::vector<state::NodeRecord>> records =
+      controller_->Snapshot()->nodes;
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> saved;
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    saved.set_value(std::move(r));
+  });
+  absl::StatusOr<lifecycle::SubmitAnswer> answer = saved.get_future().get();
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
+  for (int i = 0; i < 100; ++i) {
+    const core::Job* job = snap->FindJob(answer->job_id.value());
+    if (job != nullptr && job->state == core::JobState::kConfiguring) {
+      break;
+    }
+    clock_.Advance(absl::Seconds(1));  // past the gap between passes, by the fake clock
+    ASSERT_TRUE(controller_->OwnerResponds(absl::Seconds(5)));  // wakes the owner to see it
+    snap = controller_->NextSnapshot(snap.get(), absl::Milliseconds(50));
+  }
+  const core::Job* job = snap->FindJob(answer->job_id.value());
+  ASSERT_NE(job, nullptr);
+  ASSERT_EQ(job->state, core::JobState::kConfiguring);
+  const core::NodeId node = job->allocation.nodes.at(0).node;
+  EXPECT_EQ(snap->UseOf(node).cpus, job->allocation.nodes[0].cpus);
+  EXPECT_NE((*snap->nodes)[node.value()].BaseState(snap->UseOf(node)), state::NodeBaseState::kIdle);
+  EXPECT_EQ(snap->nodes, records) << "the node records were copied for a job's start";
+}
+
 // A submission that canopyd refuses is answered at once, without a commit; one posted after
 // Stop() hears UNAVAILABLE on the caller's thread.
 TEST_F(ControllerTest, ACallbackSubmissionIsRefusedAtOnceOrWhenStopped) {
@@ -249,7 +281,8 @@ TEST_F(ControllerTest, SilentNodeGoesDownByTheControllersClockAndReplacedStreamI
 
   Register("n1", &second_);
   EXPECT_FALSE(Node(0).not_responding);
-  EXPECT_EQ(Node(0).BaseState(), state::NodeBaseState::kIdle);
+  EXPECT_EQ(Node(0).BaseState(controller_->Snapshot()->UseOf(core::NodeId(0))),
+            state::NodeBaseState::kIdle);
 }
 
 TEST_F(ControllerTest, CommandsAfterStopAreRefusedNotLeftWaiting) {

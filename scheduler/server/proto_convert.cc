@@ -51,12 +51,13 @@ state::NodeRegistration FromProto(const canopy::v1::Register& reg) {
   return r;
 }
 
-canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeConfig& config,
+canopy::v1::Node NodeToProto(const state::NodeRecord& node, const state::NodeUse& use,
+                             const config::NodeConfig& config,
                              const std::vector<std::string>& partitions,
                              const topology::Topology& topology, absl::Time last_heard) {
   canopy::v1::Node out;
   out.set_name(node.name);
-  out.set_state(ToProtoState(node.BaseState()));
+  out.set_state(ToProtoState(node.BaseState(use)));
   out.set_drain(node.drain);
   // As in Slurm, a node never heard from since the controller started is not responding too.
   out.set_not_responding(node.not_responding || !node.ever_registered);
@@ -92,11 +93,11 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeCo
     *out.mutable_boot_time() = rpc::ToProtoTime(node.registration.boot_time);
   }
   out.set_agent_version(node.registration.agent_version);
-  out.set_alloc_cpus(node.alloc_cpus);
-  out.set_alloc_gpus(node.alloc_gpus);
-  out.set_alloc_memory_mib(node.alloc_memory_mib);
-  out.set_slurm_state(state::SlurmStateName(node, false));
-  out.set_slurm_state_long(state::SlurmStateName(node, true));
+  out.set_alloc_cpus(use.cpus);
+  out.set_alloc_gpus(use.gpus);
+  out.set_alloc_memory_mib(use.memory_mib);
+  out.set_slurm_state(state::SlurmStateName(node, false, use));
+  out.set_slurm_state_long(state::SlurmStateName(node, true, use));
   for (const std::string& f : config.features) {
     out.add_features(f);
   }

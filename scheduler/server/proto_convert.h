@@ -32,7 +32,8 @@ std::vector<state::GpuStatus> GpusFromProto(
 // `partitions` are the partitions holding the node; `topology` gives its switch path; `config`
 // is its NodeName line (features, weight, CPU layout); `last_heard` when the node was last heard
 // from (ClusterSnapshot::LastHeard: a published record's own is stale).
-canopy::v1::Node NodeToProto(const state::NodeRecord& node, const config::NodeConfig& config,
+canopy::v1::Node NodeToProto(const state::NodeRecord& node, const state::NodeUse& use,
+                             const config::NodeConfig& config,
                              const std::vector<std::string>& partitions,
                              const topology::Topology& topology, absl::Time last_heard);
 

@@ -116,7 +116,7 @@ TEST_F(ProtoConvertTest, NodeCarriesItsConfigAndNeverHeardFromIsNotResponding) {
   config::NodeConfig layout = config_.nodes[0];
   layout.features = {"ib"};
   layout.weight = 5;
-  canopy::v1::Node wire = NodeToProto(node, layout, {"gpu"}, *topology_, node.last_heard);
+  canopy::v1::Node wire = NodeToProto(node, {}, layout, {"gpu"}, *topology_, node.last_heard);
   EXPECT_TRUE(wire.not_responding());  // never registered: Slurm's "*", +NOT_RESPONDING
   EXPECT_EQ(wire.slurm_state(), "unk*");
   EXPECT_THAT(wire.features(), ElementsAre("ib"));
@@ -132,7 +132,7 @@ TEST_F(ProtoConvertTest, NodeCarriesItsConfigAndNeverHeardFromIsNotResponding) {
   layout.boards = 1;
   node.ever_registered = true;
   node.connected = true;
-  wire = NodeToProto(node, layout, {"gpu"}, *topology_, node.last_heard);
+  wire = NodeToProto(node, {}, layout, {"gpu"}, *topology_, node.last_heard);
   EXPECT_FALSE(wire.not_responding());
   EXPECT_EQ(wire.sockets(), 2);
   EXPECT_EQ(wire.cores_per_socket(), 4);

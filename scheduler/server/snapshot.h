@@ -35,6 +35,9 @@ struct ClusterSnapshot {
   // Indexed by NodeId; shared between snapshots and copied only when a node or the jobs' use of
   // nodes changed. Their last_heard is stale: heartbeats move only `last_heard` below.
   std::shared_ptr<const std::vector<state::NodeRecord>> nodes;
+  // What jobs hold on each node (indexed by NodeId), as of this snapshot: rebuilt whenever a job
+  // starts or ends, where the records above are copied only when a node's own facts change.
+  std::shared_ptr<const std::vector<state::NodeUse>> node_use;
   // When each node was last heard from (indexed by NodeId; InfinitePast = never), as of this
   // snapshot: 16 bytes a node to copy, where a node record holds strings and GPUs.
   std::shared_ptr<const std::vector<absl::Time>> last_heard;
@@ -47,6 +50,12 @@ struct ClusterSnapshot {
   // Running srun steps of every job, by job id then step id (squeue -s, scontrol show steps).
   // Shared between snapshots; rebuilt only when a step starts or ends.
   std::shared_ptr<const absl::btree_map<uint32_t, std::vector<core::StepRecord>>> steps;
+
+  state::NodeUse UseOf(core::NodeId id) const {
+    const auto index = static_cast<size_t>(id.value());
+    return node_use != nullptr && id.valid() && index < node_use->size() ? (*node_use)[index]
+                                                                         : state::NodeUse{};
+  }
 
   absl::Time LastHeard(core::NodeId id) const {
     const auto index = static_cast<size_t>(id.value());

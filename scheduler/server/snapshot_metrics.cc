@@ -85,7 +85,8 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
   int late_nodes = 0;
   const absl::Duration late_after = 2 * snapshot.config->heartbeat_interval;
   for (const state::NodeRecord& node : *snapshot.nodes) {
-    nodes.Add({{"state", state::SlurmStateName(node, /*long_form=*/true)}}, 1);
+    const state::NodeUse use = snapshot.UseOf(node.id);
+    nodes.Add({{"state", state::SlurmStateName(node, /*long_form=*/true, use)}}, 1);
     connected += node.connected ? 1 : 0;
     late_nodes +=
         node.connected && snapshot.taken - snapshot.LastHeard(node.id) > late_after ? 1 : 0;
@@ -94,7 +95,7 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
         findings.Add({{"kind", FindingKind(g.health_reason)}}, 1);
       }
     }
-    const NodeUsage usage = UsageOf(node);
+    const NodeUsage usage = UsageOf(node, use);
     const int idle = std::max(0, usage.total_gpus - usage.used_gpus - usage.down_gpus);
     for (const std::string& partition : partitions_of[node.name]) {
       const Labels base = {{"partition", partition}, {"gpu_type", node.gpu_type}};

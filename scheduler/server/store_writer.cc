@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/log/absl_format.h"
+#include "common/os/thread_name.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::server {
@@ -10,7 +11,10 @@ namespace canopy::server {
 StoreWriter::StoreWriter(persistence::Store* store, ControllerMetrics* metrics,
                          std::function<void()> finished)
     : store_(store), metrics_(metrics), finished_(std::move(finished)) {
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    os::NameThisThread("canopyd-store");
+    Run();
+  });
 }
 
 StoreWriter::~StoreWriter() {

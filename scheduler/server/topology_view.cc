@@ -7,10 +7,10 @@
 namespace canopy::server {
 namespace {}  // namespace
 
-NodeUsage UsageOf(const state::NodeRecord& n) {
+NodeUsage UsageOf(const state::NodeRecord& n, const state::NodeUse& use) {
   NodeUsage u;
   u.total_gpus = n.gpus_configured;
-  u.used_gpus = std::min(n.alloc_gpus, n.gpus_configured);
+  u.used_gpus = std::min(use.gpus, n.gpus_configured);
   u.down = !n.Usable();
   if (u.down) {
     u.down_gpus = u.total_gpus - u.used_gpus;
@@ -21,7 +21,7 @@ NodeUsage UsageOf(const state::NodeRecord& n) {
     }
     u.down_gpus = std::min(unhealthy, u.total_gpus - u.used_gpus);
   }
-  u.idle = !u.down && n.BaseState() == state::NodeBaseState::kIdle;
+  u.idle = !u.down && n.BaseState(use) == state::NodeBaseState::kIdle;
   return u;
 }
 
@@ -94,7 +94,7 @@ absl::Status FillTopology(const ClusterSnapshot& snapshot, const std::string& no
   std::vector<NodeUsage> usage;
   usage.reserve(snapshot.nodes->size());
   for (const state::NodeRecord& n : *snapshot.nodes) {
-    usage.push_back(UsageOf(n));
+    usage.push_back(UsageOf(n, snapshot.UseOf(n.id)));
   }
 
   std::vector<core::SwitchId> wanted;

@@ -20,7 +20,7 @@ struct NodeUsage {
   bool idle = false;
   bool down = false;  // not usable: down, drained or not responding
 };
-NodeUsage UsageOf(const state::NodeRecord& node);
+NodeUsage UsageOf(const state::NodeRecord& node, const state::NodeUse& use);
 
 // `node` (optional) restricts the answer to the switches above that node, as
 // `scontrol show topology NODE` does; NotFound for an unknown node.

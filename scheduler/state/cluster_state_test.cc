@@ -121,13 +121,13 @@ TEST(ClusterStateTest, AllocationDecidesMixedAndAllocated) {
   ClusterState s(TwoNodes(), kStart);
   ASSERT_TRUE(s.RegisterNode("gpu001", FullRegistration(), kStart).ok());
   NodeRecord n = s.node(core::NodeId(0));
-  n.alloc_gpus = 2;
-  n.alloc_cpus = 2;
-  EXPECT_EQ(n.BaseState(), NodeBaseState::kMixed);
-  n.alloc_gpus = 8;
-  EXPECT_EQ(n.BaseState(), NodeBaseState::kAllocated);
+  NodeUse use{.cpus = 2, .gpus = 2};
+  EXPECT_EQ(n.BaseState(use), NodeBaseState::kMixed);
+  use.gpus = 8;
+  EXPECT_EQ(n.BaseState(use), NodeBaseState::kAllocated);
   n.drain = true;
-  EXPECT_EQ(SlurmStateName(n, false), "drng");
+  EXPECT_EQ(SlurmStateName(n, false, use), "drng");
+  EXPECT_EQ(SlurmStateName(n, false), "drain") << "idle once nothing holds it";
 }
 
 }  // namespace

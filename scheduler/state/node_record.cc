@@ -2,27 +2,27 @@
 
 namespace canopy::state {
 
-NodeBaseState NodeRecord::BaseState() const {
+NodeBaseState NodeRecord::BaseState(const NodeUse& use) const {
   if (admin_down || not_responding) {
     return NodeBaseState::kDown;
   }
   if (!ever_registered) {
     return NodeBaseState::kUnknown;
   }
-  const bool any = alloc_cpus > 0 || alloc_gpus > 0 || alloc_memory_mib > 0;
+  const bool any = use.cpus > 0 || use.gpus > 0 || use.memory_mib > 0;
   if (!any) {
     return NodeBaseState::kIdle;
   }
   // A node is fully allocated when no CPU (or, on a GPU node, no GPU) is left: either leaves
   // nothing schedulable on it.
-  const bool cpus_full = alloc_cpus >= cpus;
-  const bool gpus_full = gpus_configured > 0 && alloc_gpus >= gpus_configured;
+  const bool cpus_full = use.cpus >= cpus;
+  const bool gpus_full = gpus_configured > 0 && use.gpus >= gpus_configured;
   return (cpus_full || gpus_full) ? NodeBaseState::kAllocated : NodeBaseState::kMixed;
 }
 
-std::string SlurmStateName(const NodeRecord& node, bool long_form) {
+std::string SlurmStateName(const NodeRecord& node, bool long_form, const NodeUse& use) {
   std::string name;
-  const NodeBaseState base = node.BaseState();
+  const NodeBaseState base = node.BaseState(use);
   if (node.drain && base != NodeBaseState::kDown) {
     // Slurm: DRAINING while jobs still run on it, DRAINED once idle.
     const bool busy = base == NodeBaseState::kMixed || base == NodeBaseState::kAllocated;

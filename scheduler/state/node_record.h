@@ -37,6 +37,14 @@ struct NodeRegistration {
   absl::Time boot_time = absl::InfinitePast();
 };
 
+// What jobs hold on a node. Not part of NodeRecord: it changes with every job that starts or
+// ends, and a published snapshot copies it (16 bytes a node) far more often than the records.
+struct NodeUse {
+  int cpus = 0;
+  int gpus = 0;
+  int64_t memory_mib = 0;
+};
+
 struct NodeRecord {
   // From the configuration; never changes while the controller runs.
   core::NodeId id;
@@ -62,18 +70,14 @@ struct NodeRecord {
   absl::Time reason_time = absl::InfinitePast();
   std::string reason_user;
 
-  // Allocation totals (kept by the job code; zero until jobs run).
-  int alloc_cpus = 0;
-  int alloc_gpus = 0;
-  int64_t alloc_memory_mib = 0;
-
-  NodeBaseState BaseState() const;
+  // Idle, mixed or allocated by what jobs hold on it (`use`), or down or unknown by the above.
+  NodeBaseState BaseState(const NodeUse& use = {}) const;
   // True when new work may be placed here: responding, not down, not drained.
   bool Usable() const { return ever_registered && !not_responding && !admin_down && !drain; }
 };
 
 // Slurm's spelling of a node's state for sinfo's %t/%T: "idle", "mix", "alloc", "down*",
 // "drain", "drng", "unk*" (long = true gives "mixed", "allocated", "draining", "unknown*").
-std::string SlurmStateName(const NodeRecord& node, bool long_form);
+std::string SlurmStateName(const NodeRecord& node, bool long_form, const NodeUse& use = {});
 
 }  // namespace canopy::state

@@ -1,0 +1,130 @@
+// A backfill pass planned away from the owner thread (backfill_work.h).
+#include "scheduler/lifecycle/backfill_work.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/clock.h"
+#include "scheduler/lifecycle/launch.h"
+#include "scheduler/lifecycle/lifecycle_state.h"
+#include "scheduler/limits/pass_limits.h"
+
+namespace canopy::lifecycle {
+namespace {
+
+// What the plan for `planned` assumed about the job still holds for `live`.
+bool SameRequest(const core::Job& planned, const core::Job& live) {
+  return planned.resources == live.resources && planned.partition == live.partition &&
+         planned.time_limit == live.time_limit && planned.qos == live.qos &&
+         planned.spec.account == live.spec.account && planned.user_id == live.user_id;
+}
+
+}  // namespace
+
+BackfillWork MakeBackfillWork(LifecycleState& s, absl::Span<const core::Job* const> pending,
+                              const plan::PassOptions& options, absl::Time now) {
+  BackfillWork work;
+  work.now = now;
+  work.view.emplace(s.view);
+  const std::vector<plan::RunningJob> running = RunningJobs(s, now);
+  work.running.reserve(running.size());
+  for (const plan::RunningJob& r : running) {
+    work.running.push_back({r.job, work.running_shares.size(), r.nodes.size(), r.exclusive, r.end});
+    for (const core::NodeShare& share : r.nodes) {
+      // Without the GPU indexes, which planning never reads: a vector less per share.
+      work.running_shares.push_back({share.node, share.gpus, share.cpus, share.mem_mib, {}});
+    }
+  }
+  work.pending.reserve(pending.size());
+  for (const core::Job* job : pending) {
+    std::shared_ptr<const core::Job>& copy = s.frozen[job->id];
+    if (copy == nullptr) {
+      copy = std::make_shared<const core::Job>(*job);
+    }
+    work.pending.push_back(copy);
+  }
+  if (s.limit_usage.rules().enforce) {
+    work.limits.emplace(s.limit_usage);
+  }
+  work.options = options;
+  work.options.limits = nullptr;  // set to the copy when planned
+  work.policy = s.policy.get();
+  return work;
+}
+
+void PlanBackfill(BackfillWork& work) {
+  const absl::Time start = absl::Now();
+  std::vector<plan::RunningJob> running;
+  running.reserve(work.running.size());
+  for (const BackfillWork::Running& r : work.running) {
+    running.push_back(plan::RunningJob{
+        r.job, absl::MakeConstSpan(work.running_shares).subspan(r.first_share, r.shares),
+        r.exclusive, r.end});
+  }
+  std::vector<const core::Job*> pending;
+  pending.reserve(work.pending.size());
+  for (const std::shared_ptr<const core::Job>& job : work.pending) {
+    pending.push_back(job.get());
+  }
+  plan::PassOptions options = work.options;
+  options.limits = work.limits.has_value() ? &*work.limits : nullptr;
+  work.plan = plan::RunPass(*work.view, running, pending, work.now, *work.policy, options);
+  work.planning_time = absl::Now() - start;
+}
+
+plan::Plan CheckBackfillPlan(LifecycleState& s, BackfillWork& work,
+                             std::vector<const core::Job*>& pending) {
+  // Every change that is saved goes through Touch, which lists the job while a work is out; a
+  // job that left the queue without one (none should) is caught by the lookup.
+  auto live = [&](core::JobId id) -> core::Job* {
+    if (s.touched_while_planning.contains(id)) {
+      return nullptr;
+    }
+    auto it = s.pending.find(id);
+    return it != s.pending.end() ? it->second : nullptr;
+  };
+  pending.clear();
+  if (s.config->scheduling.preempt.type != slurm::PreemptType::kNone) {
+    pending.reserve(work.pending.size());
+    for (const std::shared_ptr<const core::Job>& planned : work.pending) {
+      if (core::Job* job = live(planned->id); job != nullptr) {
+        pending.push_back(job);
+      }
+    }
+  }
+  plan::Plan plan = std::move(work.plan);
+  // Limits as they are now: jobs that ended meanwhile gave theirs back, and an edited QOS may
+  // allow less. Starts count against them in plan order, as in the pass.
+  limits::PassLimits limits(&s.limit_usage);
+  absl::flat_hash_map<core::JobId, const core::Job*> planned_copy;
+  for (const plan::PlannedStart& start : plan.starts) {
+    planned_copy.emplace(start.job, nullptr);
+  }
+  for (const std::shared_ptr<const core::Job>& planned : work.pending) {
+    if (auto it = planned_copy.find(planned->id); it != planned_copy.end()) {
+      it->second = planned.get();
+    }
+  }
+  std::erase_if(plan.starts, [&](const plan::PlannedStart& start) {
+    const core::Job* job = live(start.job);
+    const core::Job* copy = planned_copy[start.job];
+    if (job == nullptr || copy == nullptr || !SameRequest(*copy, *job)) {
+      return true;
+    }
+    if (limits.Check(*job, nullptr) != core::JobReason::kNone) {
+      return true;
+    }
+    limits.Take(*job, start.nodes);
+    return false;
+  });
+  // A job held, cancelled or edited meanwhile keeps the reason that change gave it.
+  std::erase_if(plan.pending,
+                [&](const plan::PendingNote& note) { return live(note.job) == nullptr; });
+  std::erase_if(plan.reservations,
+                [&](const plan::PlannedReservation& r) { return live(r.job) == nullptr; });
+  return plan;
+}
+
+}  // namespace canopy::lifecycle
