@@ -252,6 +252,51 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
   return absl::OkStatus();
 }
 
+// The scripts and environments of the rows read so far, keyed by their stored bytes.
+class TextsByBytes {
+ public:
+  // Gives `job` the text already read for the same bytes in `column`; false if there is none.
+  bool Reuse(sqlite3_stmt* s, int column, bool script, core::Job& job) {
+    const absl::string_view bytes = Bytes(s, column);
+    if (script) {
+      auto it = scripts_.find(bytes);
+      if (it != scripts_.end()) {
+        job.spec.script = it->second;
+        return true;
+      }
+    } else {
+      auto it = environments_.find(bytes);
+      if (it != environments_.end()) {
+        job.spec.environment = it->second;
+        return true;
+      }
+    }
+    return false;
+  }
+  // Keeps what `column` was just read into, under its bytes.
+  void Remember(sqlite3_stmt* s, int column, bool script, const core::Job& job) {
+    const absl::string_view bytes = Bytes(s, column);
+    if (bytes.empty()) {
+      return;
+    }
+    if (script) {
+      scripts_.try_emplace(std::string(bytes), job.spec.script);
+    } else {
+      environments_.try_emplace(std::string(bytes), job.spec.environment);
+    }
+  }
+
+ private:
+  static absl::string_view Bytes(sqlite3_stmt* s, int column) {
+    const void* data = sqlite3_column_blob(s, column);
+    const int size = sqlite3_column_bytes(s, column);
+    return data == nullptr ? absl::string_view()
+                           : absl::string_view(static_cast<const char*>(data), size);
+  }
+  absl::flat_hash_map<std::string, core::SharedText> scripts_;
+  absl::flat_hash_map<std::string, core::SharedEnvironment> environments_;
+};
+
 absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
                          absl::FunctionRef<void(sqlite3_stmt*)> bind, bool slim,
                          std::vector<core::Job>& out, std::vector<JobLoadProblem>& unreadable) {
@@ -267,6 +312,10 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
   // them to array_texts.
   absl::flat_hash_map<uint32_t, std::pair<core::SharedText, core::SharedEnvironment>> array_texts;
   ArrayTextReader stored_array_texts(db);
+  // Scripts and environments read so far, by their stored bytes: jobs submitted from one shell
+  // (an sbatch loop, a workflow engine) carry the same ones, and share one copy in memory
+  // instead of each parsing its own (an environment is a map of some fifty strings).
+  TextsByBytes texts;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     core::Job& job = out.emplace_back();
@@ -276,8 +325,15 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
     // Every field comes from its column; the exclusive flag of the allocation is the spec's.
     absl::Status bad = absl::OkStatus();
     for (size_t i = 0; i < std::size(kColumns) && bad.ok(); ++i) {
-      if (absl::Status st = kColumns[i].read(s, static_cast<int>(i) + 1, job); !st.ok()) {
+      const int column = static_cast<int>(i) + 1;
+      if ((i == kScriptColumn || i == kEnvironmentColumn) && !slim &&
+          texts.Reuse(s, column, i == kScriptColumn, job)) {
+        continue;
+      }
+      if (absl::Status st = kColumns[i].read(s, column, job); !st.ok()) {
         bad = absl::DataLossError(absl::StrCat("column ", kColumns[i].name, ": ", st.message()));
+      } else if ((i == kScriptColumn || i == kEnvironmentColumn) && !slim) {
+        texts.Remember(s, column, i == kScriptColumn, job);
       }
     }
     bool texts_in_array = false;
@@ -315,7 +371,13 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
 }
 
 absl::Status LoadJobRows(sqlite3* db, const topology::Topology& topology, StoredJobs& out) {
-  // Jobs that left memory after MinJobAge stay in the table for accounting only.
+  // Jobs that left memory after MinJobAge stay in the table for accounting only. Counted first
+  // (from the partial index alone), so that 100,000 records are not moved as the vector grows.
+  if (absl::StatusOr<SqliteStatement> count =
+          Prepare(db, "SELECT COUNT(*) FROM jobs WHERE in_memory = 1");
+      count.ok() && sqlite3_step(count->get()) == SQLITE_ROW) {
+    out.jobs.reserve(out.jobs.size() + static_cast<size_t>(sqlite3_column_int64(count->get(), 0)));
+  }
   if (absl::Status st = ReadJobRows(
           db, "in_memory = 1", [](sqlite3_stmt*) {}, /*slim=*/false, out.jobs, out.quarantined);
       !st.ok()) {
