@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "scheduler/lifecycle/launch.h"
 #include "scheduler/lifecycle/lifecycle_state.h"
@@ -107,13 +108,21 @@ plan::Plan CheckBackfillPlan(LifecycleState& s, BackfillWork& work,
       it->second = planned.get();
     }
   }
+  // Later starts were planned around the earlier ones: one that goes on a node a dropped start
+  // was given could take what that job, still pending and now without a reservation, needs.
+  absl::flat_hash_set<core::NodeId> dropped_nodes;
   std::erase_if(plan.starts, [&](const plan::PlannedStart& start) {
     const core::Job* job = live(start.job);
     const core::Job* copy = planned_copy[start.job];
-    if (job == nullptr || copy == nullptr || !SameRequest(*copy, *job)) {
-      return true;
-    }
-    if (limits.Check(*job, nullptr) != core::JobReason::kNone) {
+    bool drop = job == nullptr || copy == nullptr || !SameRequest(*copy, *job) ||
+                std::any_of(start.nodes.begin(), start.nodes.end(), [&](const core::NodeShare& n) {
+                  return dropped_nodes.contains(n.node);
+                });
+    drop = drop || limits.Check(*job, nullptr) != core::JobReason::kNone;
+    if (drop) {
+      for (const core::NodeShare& n : start.nodes) {
+        dropped_nodes.insert(n.node);
+      }
       return true;
     }
     limits.Take(*job, start.nodes);

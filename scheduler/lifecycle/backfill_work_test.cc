@@ -158,23 +158,51 @@ TEST_F(BackfillWorkTest, ANodeLostMeanwhileRefusesTheStartsPlannedOnIt) {
   }
 }
 
-TEST_F(BackfillWorkTest, AWorkThatNeverComesBackIsGivenUp) {
+TEST_F(BackfillWorkTest, AWorkThatNeverComesBackIsGivenUpAndTheNextPassPlannedInline) {
   const uint32_t id = Submit(1, 1);
   std::shared_ptr<BackfillWork> lost = HandOut();
   ASSERT_NE(lost, nullptr);
   clock_.Advance(kBackfillWorkTimeout - absl::Seconds(1));
   EXPECT_EQ(Schedule().backfill_work, nullptr);  // still waiting for it
+  EXPECT_EQ(Job(id).state, JobState::kPending);
   clock_.Advance(absl::Seconds(1));
   Effects after = Schedule();
   ASSERT_EQ(after.warnings.size(), 1u);
   EXPECT_THAT(after.warnings[0], ::testing::HasSubstr("did not come back"));
-  ASSERT_NE(after.backfill_work, nullptr) << "a new backfill pass is due";
-  GiveBack(*after.backfill_work);
+  // A planner that slow would be given up on again: this pass is planned here.
+  EXPECT_EQ(after.backfill_work, nullptr);
+  EXPECT_TRUE(after.pass_backfilled);
   EXPECT_EQ(Job(id).state, JobState::kConfiguring);
   // The lost one, should it come back after all, changes nothing.
   Effects late = GiveBack(*lost);
   EXPECT_FALSE(late.pass.has_value());
   EXPECT_TRUE(late.messages.empty());
+}
+
+TEST_F(BackfillWorkTest, StartsPlannedOnTheNodesOfADroppedStartAreDroppedToo) {
+  const uint32_t gang = Submit(3, 4);  // three whole nodes: one node keeps 4 free GPUs
+  std::shared_ptr<BackfillWork> first = HandOut();
+  ASSERT_NE(first, nullptr);
+  GiveBack(*first);
+  ASSERT_EQ(Job(gang).state, JobState::kConfiguring);
+  const uint32_t before = Submit(1, 2);
+  const uint32_t after = Submit(1, 2);
+  clock_.Advance(config_->scheduling.scheduler.parameters.bf_interval);
+  std::shared_ptr<BackfillWork> second = HandOut();
+  ASSERT_NE(second, nullptr);
+  PlanBackfill(*second);
+  ASSERT_EQ(second->plan.starts.size(), 2u) << "both on the one free node";
+  // `before` changes while the plan is made: its start is dropped, and so is the start of
+  // `after` on the same node, which would otherwise take half of what `before` waits for.
+  Effects e;
+  JobEdit two_nodes;
+  two_nodes.min_nodes = 2;
+  ASSERT_TRUE(jobs_->EditJob(core::JobId(before), two_nodes, alice_, e).ok());
+  Effects applied;
+  jobs_->BackfillPlanned(*second, applied);
+  EXPECT_EQ(Job(before).state, JobState::kPending);
+  EXPECT_EQ(Job(after).state, JobState::kPending);
+  EXPECT_TRUE(applied.schedule);
 }
 
 }  // namespace

@@ -237,14 +237,18 @@ void Schedule(LifecycleState& s, Effects& effects) {
     return;
   }
   const absl::Time now = s.Now();
+  bool plan_here = !s.plan_backfill_elsewhere;
   if (s.backfill_in_flight != 0) {
     if (now - s.backfill_sent < kBackfillWorkTimeout) {
       return;  // BackfillPlanned asks for the next pass
     }
+    // A planner this slow would be given up on again and again, and no job would start: this
+    // pass is planned here, whatever it costs the calls waiting meanwhile.
     effects.warnings.push_back(absl::StrCat("the backfill pass planned since ",
                                             absl::FormatTime(s.backfill_sent),
-                                            " did not come back: scheduling without it"));
+                                            " did not come back: planning this one inline"));
     s.backfill_in_flight = 0;
+    plan_here = true;
   }
   std::vector<const core::Job*> pending;
   pending.reserve(s.pending.size());
@@ -286,7 +290,7 @@ void Schedule(LifecycleState& s, Effects& effects) {
     s.last_backfill = now;
     s.backfill_due = absl::InfiniteFuture();
   }
-  if (backfill && s.plan_backfill_elsewhere) {
+  if (backfill && !plan_here) {
     auto work = std::make_shared<BackfillWork>(MakeBackfillWork(s, pending, options, now));
     work->id = ++s.last_backfill_work;
     s.backfill_in_flight = work->id;

@@ -170,6 +170,7 @@ void Controller::Start() {
           // Dropped once canopyd stops: the lifecycle goes with it.
           (void)Post([this, work = std::move(work)](Batch& batch) {
             const absl::Time apply_start = absl::Now();
+            batch.effects.pass.reset();  // another pass of this batch was counted already
             jobs_->BackfillPlanned(*work, batch.effects);
             if (metrics_ != nullptr && batch.effects.pass.has_value()) {
               metrics_->ObservePass(work->planning_time + (absl::Now() - apply_start),

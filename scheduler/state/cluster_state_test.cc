@@ -37,11 +37,11 @@ NodeRegistration FullRegistration() {
 
 TEST(ClusterStateTest, NewNodesAreUnknownUntilTheyRegister) {
   ClusterState s(TwoNodes(), kStart);
-  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(), NodeBaseState::kUnknown);
-  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false), "unk*");
+  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(NodeUse{}), NodeBaseState::kUnknown);
+  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false, NodeUse{}), "unk*");
   ASSERT_TRUE(s.RegisterNode("gpu001", FullRegistration(), kStart).ok());
-  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(), NodeBaseState::kIdle);
-  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false), "idle");
+  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(NodeUse{}), NodeBaseState::kIdle);
+  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false, NodeUse{}), "idle");
   EXPECT_TRUE(s.node(core::NodeId(0)).Usable());
 }
 
@@ -64,14 +64,14 @@ TEST(ClusterStateTest, LostStreamMakesNodeDownAfterTimeoutAndRegistrationBringsI
   EXPECT_THAT(s.CheckTimeouts(kStart + absl::Seconds(4), absl::Seconds(2)),
               ElementsAre(core::NodeId(0)));
   const NodeRecord& n = s.node(core::NodeId(0));
-  EXPECT_EQ(n.BaseState(), NodeBaseState::kDown);
+  EXPECT_EQ(n.BaseState(NodeUse{}), NodeBaseState::kDown);
   EXPECT_EQ(n.reason, "Not responding");
-  EXPECT_EQ(SlurmStateName(n, false), "down*");
+  EXPECT_EQ(SlurmStateName(n, false, NodeUse{}), "down*");
   // Reported once, not on every check.
   EXPECT_TRUE(s.CheckTimeouts(kStart + absl::Seconds(4), absl::Seconds(2)).empty());
 
   ASSERT_TRUE(s.RegisterNode("gpu001", FullRegistration(), kStart + absl::Seconds(9)).ok());
-  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(), NodeBaseState::kIdle);
+  EXPECT_EQ(s.node(core::NodeId(0)).BaseState(NodeUse{}), NodeBaseState::kIdle);
   EXPECT_EQ(s.node(core::NodeId(0)).reason, "");
 }
 
@@ -95,7 +95,7 @@ TEST(ClusterStateTest, MissingGpusDrainWithSlurmReason) {
   EXPECT_TRUE(n.drain);
   EXPECT_FALSE(n.Usable());
   EXPECT_EQ(n.reason, "gres/gpu count reported lower than configured (6 < 8)");
-  EXPECT_EQ(SlurmStateName(n, false), "drain");
+  EXPECT_EQ(SlurmStateName(n, false, NodeUse{}), "drain");
 }
 
 TEST(ClusterStateTest, AdminDrainNeedsReasonAndResumeClearsIt) {
@@ -110,10 +110,10 @@ TEST(ClusterStateTest, AdminDrainNeedsReasonAndResumeClearsIt) {
   EXPECT_FALSE(s.node(core::NodeId(0)).drain) << "all-or-nothing: nothing changed";
 
   ASSERT_TRUE(s.UpdateNodes({"gpu001"}, NodeAdminAction::kDrain, "bad fan", "root", kStart).ok());
-  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), true), "drained");
+  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), true, NodeUse{}), "drained");
   EXPECT_EQ(s.node(core::NodeId(0)).reason_user, "root");
   ASSERT_TRUE(s.UpdateNodes({"gpu001"}, NodeAdminAction::kResume, "", "root", kStart).ok());
-  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false), "idle");
+  EXPECT_EQ(SlurmStateName(s.node(core::NodeId(0)), false, NodeUse{}), "idle");
   EXPECT_EQ(s.node(core::NodeId(0)).reason, "");
 }
 
@@ -127,7 +127,7 @@ TEST(ClusterStateTest, AllocationDecidesMixedAndAllocated) {
   EXPECT_EQ(n.BaseState(use), NodeBaseState::kAllocated);
   n.drain = true;
   EXPECT_EQ(SlurmStateName(n, false, use), "drng");
-  EXPECT_EQ(SlurmStateName(n, false), "drain") << "idle once nothing holds it";
+  EXPECT_EQ(SlurmStateName(n, false, NodeUse{}), "drain") << "idle once nothing holds it";
 }
 
 }  // namespace

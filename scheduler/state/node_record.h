@@ -71,13 +71,13 @@ struct NodeRecord {
   std::string reason_user;
 
   // Idle, mixed or allocated by what jobs hold on it (`use`), or down or unknown by the above.
-  NodeBaseState BaseState(const NodeUse& use = {}) const;
+  NodeBaseState BaseState(const NodeUse& use) const;
   // True when new work may be placed here: responding, not down, not drained.
   bool Usable() const { return ever_registered && !not_responding && !admin_down && !drain; }
 };
 
 // Slurm's spelling of a node's state for sinfo's %t/%T: "idle", "mix", "alloc", "down*",
 // "drain", "drng", "unk*" (long = true gives "mixed", "allocated", "draining", "unknown*").
-std::string SlurmStateName(const NodeRecord& node, bool long_form, const NodeUse& use = {});
+std::string SlurmStateName(const NodeRecord& node, bool long_form, const NodeUse& use);
 
 }  // namespace canopy::state
