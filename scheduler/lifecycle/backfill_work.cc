@@ -2,10 +2,8 @@
 #include "scheduler/lifecycle/backfill_work.h"
 
 #include <algorithm>
-#include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "scheduler/lifecycle/launch.h"
@@ -13,16 +11,6 @@
 #include "scheduler/limits/pass_limits.h"
 
 namespace canopy::lifecycle {
-namespace {
-
-// What the plan for `planned` assumed about the job still holds for `live`.
-bool SameRequest(const core::Job& planned, const core::Job& live) {
-  return planned.resources == live.resources && planned.partition == live.partition &&
-         planned.time_limit == live.time_limit && planned.qos == live.qos &&
-         planned.spec.account == live.spec.account && planned.user_id == live.user_id;
-}
-
-}  // namespace
 
 BackfillWork MakeBackfillWork(LifecycleState& s, absl::Span<const core::Job* const> pending,
                               const plan::PassOptions& options, absl::Time now) {
@@ -77,8 +65,9 @@ void PlanBackfill(BackfillWork& work) {
 
 plan::Plan CheckBackfillPlan(LifecycleState& s, BackfillWork& work,
                              std::vector<const core::Job*>& pending) {
-  // Every change that is saved goes through Touch, which lists the job while a work is out; a
-  // job that left the queue without one (none should) is caught by the lookup.
+  // Every change that is saved goes through Touch, which lists the job while a work is out (an
+  // edited request, a hold, a cancel), so a job not listed and still queued is the one planned
+  // for; a job that left the queue without a Touch (none should) is caught by the lookup.
   auto live = [&](core::JobId id) -> core::Job* {
     if (s.touched_while_planning.contains(id)) {
       return nullptr;
@@ -99,22 +88,12 @@ plan::Plan CheckBackfillPlan(LifecycleState& s, BackfillWork& work,
   // Limits as they are now: jobs that ended meanwhile gave theirs back, and an edited QOS may
   // allow less. Starts count against them in plan order, as in the pass.
   limits::PassLimits limits(&s.limit_usage);
-  absl::flat_hash_map<core::JobId, const core::Job*> planned_copy;
-  for (const plan::PlannedStart& start : plan.starts) {
-    planned_copy.emplace(start.job, nullptr);
-  }
-  for (const std::shared_ptr<const core::Job>& planned : work.pending) {
-    if (auto it = planned_copy.find(planned->id); it != planned_copy.end()) {
-      it->second = planned.get();
-    }
-  }
   // Later starts were planned around the earlier ones: one that goes on a node a dropped start
   // was given could take what that job, still pending and now without a reservation, needs.
   absl::flat_hash_set<core::NodeId> dropped_nodes;
   std::erase_if(plan.starts, [&](const plan::PlannedStart& start) {
     const core::Job* job = live(start.job);
-    const core::Job* copy = planned_copy[start.job];
-    bool drop = job == nullptr || copy == nullptr || !SameRequest(*copy, *job) ||
+    bool drop = job == nullptr ||
                 std::any_of(start.nodes.begin(), start.nodes.end(), [&](const core::NodeShare& n) {
                   return dropped_nodes.contains(n.node);
                 });

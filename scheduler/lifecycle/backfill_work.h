@@ -11,9 +11,10 @@
 // While a work is out, no other pass runs (a main pass could take what the plan gives to
 // others, or count against the same limits). When it comes back, the plan is checked against
 // what changed meanwhile before anything is applied: a start is taken only for a job still
-// pending and eligible, whose request (resources, partition, time limit, QOS, account) is the
-// one planned for, within the limits as they are now, on nodes that can still hold it (the
-// applier's own re-check). What is dropped waits for the next pass, which follows at once.
+// pending and eligible and not touched since (an edit, a hold, a cancel: every saved change goes
+// through LifecycleState::Touch), not on a node given to a dropped start, within the limits as
+// they are now, on nodes that can still hold it (the applier's own re-check). What is dropped
+// waits for the next pass, which follows at once.
 // canopy-sim plans inline, as before: its passes happen at simulated instants.
 #pragma once
 
