@@ -22,41 +22,16 @@ FINISHED="${CANOPY_BENCH_FINISHED:-1000000}"
 CANOPYD="$BUILD/scheduler/server/canopyd"
 AGENT="$BUILD/agent/server/canopy-agent"
 CTL="$BUILD/ctl/canopyctl"
-for binary in "$CANOPYD" "$AGENT" "$CTL"; do
-  [ -x "$binary" ] || { echo "restart_bench: $binary is missing: build first (./deploy/build.sh)" >&2; exit 2; }
-done
+. "$ROOT/tests/scale/cluster_work.sh"
+canopy_require restart_bench "$CANOPYD" "$AGENT" "$CTL"
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/canopy-restart.XXXXXX")"
 CANOPYD_PID=""
 AGENT_PID=""
-cleanup() {
-  local pid
-  for pid in $AGENT_PID $CANOPYD_PID; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $AGENT_PID $CANOPYD_PID; do
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ -n "${KEEP_WORK:-}" ]; then
-    echo "restart_bench: logs kept in $WORK"
-  else
-    rm -rf "$WORK"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-mkdir -p "$WORK/conf" "$WORK/bin"
-cp "$ROOT/tests/data/clusters/fat-tree-16k/slurm.conf" "$ROOT/tests/data/clusters/fat-tree-16k/topology.conf" \
-  "$WORK/conf/"
+work_pids() { echo $AGENT_PID $CANOPYD_PID; }
+canopy_fat_tree_work restart "$CTL"
 # Room for the pending jobs (MaxJobCount counts the jobs canopyd holds, 10,000 by default).
 printf '\nMaxJobCount=%d\n' $((PENDING + 10000)) >>"$WORK/conf/slurm.conf"
-CONF="$WORK/conf/slurm.conf"
 DB="$WORK/state/canopy.db"
-export SLURM_CONF="$CONF"
-export CANOPY_CONTROLLER="unix:$WORK/state/canopyd.sock"
-"$CTL" install-links "$WORK/bin" >/dev/null
-export PATH="$WORK/bin:$PATH"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }

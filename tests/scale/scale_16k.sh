@@ -21,44 +21,19 @@ NODES=16384
 CANOPYD="$BUILD/scheduler/server/canopyd"
 AGENT="$BUILD/agent/server/canopy-agent"
 CTL="$BUILD/ctl/canopyctl"
-for binary in "$CANOPYD" "$AGENT" "$CTL"; do
-  [ -x "$binary" ] || { echo "scale_16k: $binary is missing: build first (./deploy/build.sh)" >&2; exit 2; }
-done
+. "$ROOT/tests/scale/cluster_work.sh"
+canopy_require scale_16k "$CANOPYD" "$AGENT" "$CTL"
 if (( NODES % AGENTS != 0 )); then
   echo "scale_16k: CANOPY_SCALE_AGENTS must divide $NODES, got $AGENTS" >&2
   exit 2
 fi
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/canopy-scale.XXXXXX")"
 CANOPYD_PID=""
 AGENT_PIDS=()
-cleanup() {
-  local pid
-  for pid in "${AGENT_PIDS[@]}" $CANOPYD_PID; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in "${AGENT_PIDS[@]}" $CANOPYD_PID; do
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ -n "${KEEP_WORK:-}" ]; then
-    echo "scale_16k: logs kept in $WORK"
-  else
-    rm -rf "$WORK"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-mkdir -p "$WORK/conf" "$WORK/bin"
-cp "$ROOT/tests/data/clusters/fat-tree-16k/slurm.conf" "$ROOT/tests/data/clusters/fat-tree-16k/topology.conf" \
-  "$WORK/conf/"
+work_pids() { echo "${AGENT_PIDS[@]}" $CANOPYD_PID; }
+canopy_fat_tree_work scale "$CTL"
 # Nodes go DOWN after SlurmdTimeout (300 s here) without a word; agents beat every 30 s.
 echo "heartbeat_interval: 30s" >"$WORK/conf/canopy.conf"
-CONF="$WORK/conf/slurm.conf"
-export SLURM_CONF="$CONF"
-export CANOPY_CONTROLLER="unix:$WORK/state/canopyd.sock"
-"$CTL" install-links "$WORK/bin" >/dev/null
-export PATH="$WORK/bin:$PATH"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
