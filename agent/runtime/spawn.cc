@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "agent/runtime/spawn_report.h"
 #include "common/os/unique_fd.h"
 
@@ -34,7 +37,7 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   return out;
 }
 
-// The child side of fork() for a request with a wrapper: it execs the wrapper as root, with the
+// The child side for a request with a wrapper: it execs the wrapper as root, with the
 // report pipe on kWrapperReportFd and the agent's log on kWrapperLogFd; the wrapper does the
 // rest (spawn_report.h). Async-signal-safe calls only.
 template <typename Fail>
@@ -78,7 +81,8 @@ template <typename Fail>
   _exit(127);
 }
 
-// The child side of fork(): async-signal-safe calls only. Never returns.
+// The child side (StartChild): async-signal-safe calls only, none that touches state the agent's
+// threads share (locks, the heap, errno aside). Never returns.
 [[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
                             const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
                             int report_fd, char* const* wrapper_argv, const int* wrapper_fds,
@@ -89,16 +93,17 @@ template <typename Fail>
     _exit(127);
   };
   // The agent blocks SIGINT/SIGTERM (its main thread waits for them) and gRPC ignores SIGPIPE:
-  // both would be inherited across exec.
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // both would be inherited across exec. Handlers go first, while every signal is still blocked
+  // (StartChild): a handler of the agent's must never run here, on the agent's memory.
   struct sigaction dfl;
   std::memset(&dfl, 0, sizeof(dfl));
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) {
     sigaction(sig, &dfl, nullptr);  // fails harmlessly for SIGKILL, SIGSTOP and RT internals
   }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int fd : request.cgroup_procs_fds) {
     if (write(fd, "0", 1) != 1) {
       fail(Stage::kCgroup);
@@ -124,14 +129,19 @@ template <typename Fail>
                 fail);
   }
   if (request.credentials.has_value()) {
-    // Groups first: after setuid we may no longer change them.
-    if (setgroups(ngroups, groups) != 0) {
+    // Raw system calls, not glibc's setuid() and kin: those apply the change to every thread of
+    // a threaded process, which for a child sharing the agent's memory would be the agent's own
+    // threads. The kernel's calls change this task only. Groups first: after setuid we may no
+    // longer change them.
+    const uid_t uid = request.credentials->uid;
+    const gid_t gid = request.credentials->gid;
+    if (syscall(SYS_setgroups, ngroups, groups) != 0) {
       fail(Stage::kSetgroups);
     }
-    if (setgid(request.credentials->gid) != 0) {
+    if (syscall(SYS_setresgid, gid, gid, gid) != 0) {
       fail(Stage::kSetgid);
     }
-    if (setuid(request.credentials->uid) != 0) {
+    if (syscall(SYS_setresuid, uid, uid, uid) != 0) {
       fail(Stage::kSetuid);
     }
   }
@@ -181,6 +191,101 @@ template <typename Fail>
   }
   fail(Stage::kExec);
   _exit(127);  // not reached
+}
+
+// What ExecChild needs, prepared by Spawn before the child starts.
+struct ChildArgs {
+  const SpawnRequest* request;
+  char* const* argv;
+  char* const* envp;
+  const gid_t* groups;
+  size_t ngroups;
+  bool stderr_is_stdout;
+  int report_fd;
+  char* const* wrapper_argv;  // null without a wrapper
+  const int* wrapper_fds;
+  size_t wrapper_nfds;
+  int* wrapper_extra;
+};
+
+int ChildEntry(void* arg) {
+  const ChildArgs& a = *static_cast<const ChildArgs*>(arg);
+  ExecChild(*a.request, a.argv, a.envp, a.groups, a.ngroups, a.stderr_is_stdout, a.report_fd,
+            a.wrapper_argv, a.wrapper_fds, a.wrapper_nfds, a.wrapper_extra);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kShareMemoryWithChild = false;  // the sanitizers' runtimes assume fork()
+#else
+constexpr bool kShareMemoryWithChild = true;
+#endif
+
+// A stack for a child that shares the agent's memory, taken from a pool and put back when done:
+// the child no longer uses it once clone has returned (it has exec'ed or exited). Reused rather
+// than unmapped, since every munmap in a threaded process flushes the TLB of every CPU.
+class ChildStack {
+ public:
+  static constexpr size_t kSize = 256 * 1024;
+  ChildStack() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!free_->empty()) {
+        base_ = free_->back();
+        free_->pop_back();
+        return;
+      }
+    }
+    void* mapped = mmap(nullptr, kSize, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    base_ = mapped == MAP_FAILED ? nullptr : mapped;
+  }
+  ~ChildStack() {
+    if (base_ != nullptr) {
+      absl::MutexLock lock(&mu_);
+      free_->push_back(base_);
+    }
+  }
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+
+  // Where the stack starts (it grows down); null if none could be mapped.
+  void* top() const { return base_ == nullptr ? nullptr : static_cast<char*>(base_) + kSize; }
+
+ private:
+  static absl::Mutex mu_;
+  static std::vector<void*>* const free_;  // as many as spawns ever ran at once
+  void* base_;
+};
+absl::Mutex ChildStack::mu_(absl::kConstInit);
+std::vector<void*>* const ChildStack::free_ = new std::vector<void*>();
+
+// Starts the child: the parent's pid of it, or -1 with errno. The child shares the agent's
+// memory until its exec (CLONE_VM | CLONE_VFORK, as posix_spawn does), and this thread waits
+// until then. fork() instead copied the agent's page tables for every job and then took a
+// copy-on-write fault, with a TLB flush on every CPU, for each page the agent's threads wrote
+// before the child's exec: most of the agent's time when it launched many short jobs
+// (docs/performance.md). Every signal is blocked meanwhile, so none is handled in the child.
+pid_t StartChild(ChildArgs& args) {
+  if (!kShareMemoryWithChild) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ChildEntry(&args);
+    }
+    return pid;
+  }
+  ChildStack stack;
+  if (stack.top() == nullptr) {
+    return -1;
+  }
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = clone(ChildEntry, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  const int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = clone_errno;
+  return pid;
 }
 
 std::string Describe(const SpawnRequest& request, const ChildError& e) {
@@ -350,14 +455,20 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   const bool stderr_is_stdout =
       !request.stderr_path.empty() && request.stderr_path == request.stdout_path;
   ChildReaper::SpawnGuard guard(&reaper);
-  const pid_t pid = fork();
+  ChildArgs args{&request,
+                 argv.data(),
+                 envp.data(),
+                 groups.data(),
+                 groups.size(),
+                 stderr_is_stdout,
+                 report_write.get(),
+                 request.wrapper.empty() ? nullptr : wrapper_argv.data(),
+                 wrapper_fds.data(),
+                 wrapper_fds.size(),
+                 wrapper_extra.data()};
+  const pid_t pid = StartChild(args);
   if (pid < 0) {
-    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ExecChild(request, argv.data(), envp.data(), groups.data(), groups.size(), stderr_is_stdout,
-              report_write.get(), request.wrapper.empty() ? nullptr : wrapper_argv.data(),
-              wrapper_fds.data(), wrapper_fds.size(), wrapper_extra.data());
+    return absl::InternalError(absl::StrCat("starting a child: ", std::strerror(errno)));
   }
   report_write.reset();
   // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message.

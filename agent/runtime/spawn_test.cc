@@ -1,22 +1,160 @@
 // Spawn: a program that another process holds open for writing (the agent's own batch script,
 // inherited for a moment by a fork in another thread) still starts once that writer is gone,
-// instead of failing the launch with "Text file busy".
+// instead of failing the launch with "Text file busy". And what the child does between its
+// start and exec, which it does on the agent's own memory (CLONE_VM): becoming the user must
+// change the child only, signals are back to their defaults, failures come back as Statuses.
 #include "agent/runtime/spawn.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/runtime/child_reaper.h"
 #include "gtest/gtest.h"
 
 namespace canopy::agent::runtime {
 namespace {
+
+std::string MakeTempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "spawn-XXXXXX").string();
+  return mkdtemp(tmpl.data());
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Runs /bin/sh -c `command` with stdout into `out`; the exit status (wait(2)'s) or the Status.
+absl::StatusOr<int> RunShell(ChildReaper& reaper, const std::string& command,
+                             const std::string& work_dir, const std::string& out,
+                             std::optional<Credentials> credentials = std::nullopt) {
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", command};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.work_dir = work_dir;
+  req.stdin_path = "/dev/null";
+  req.stdout_path = out;
+  req.stderr_path = out;
+  req.credentials = std::move(credentials);
+  absl::Notification exited;
+  int status = -1;
+  absl::StatusOr<pid_t> pid = Spawn(req, reaper, [&](int s) {
+    status = s;
+    exited.Notify();
+  });
+  if (!pid.ok()) {
+    return pid.status();
+  }
+  if (!exited.WaitForNotificationWithTimeout(absl::Seconds(20))) {
+    return absl::DeadlineExceededError("the child did not exit");
+  }
+  return status;
+}
+
+TEST(SpawnTest, TheChildBecomesTheUserAndTheAgentDoesNot) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to change user";
+  }
+  const std::string dir = MakeTempDir();
+  std::filesystem::permissions(dir, std::filesystem::perms::all);  // nobody writes its output
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  // Other threads, as the agent has: glibc's setuid() would change theirs too.
+  std::atomic<bool> stop{false};
+  std::atomic<uid_t> seen_by_thread{0};
+  std::thread other([&] {
+    while (!stop.load()) {
+      if (geteuid() != 0) {
+        seen_by_thread = geteuid();
+      }
+      usleep(1000);
+    }
+  });
+  Credentials nobody{65534, 65534, {65534}};
+  absl::StatusOr<int> status = RunShell(**reaper, "id -u; id -g; id -G", dir, dir + "/out", nobody);
+  stop = true;
+  other.join();
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << ReadFile(dir + "/out");
+  EXPECT_EQ(ReadFile(dir + "/out"), "65534\n65534\n65534\n");
+  EXPECT_EQ(geteuid(), 0u);
+  EXPECT_EQ(getuid(), 0u);
+  EXPECT_EQ(getegid(), 0u);
+  EXPECT_EQ(seen_by_thread.load(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SpawnTest, TheChildStartsWithDefaultSignalsWhateverTheAgentHandlesOrBlocks) {
+  const std::string dir = MakeTempDir();
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  // The agent ignores SIGPIPE (gRPC) and blocks SIGTERM on this thread.
+  struct sigaction ignore {};
+  struct sigaction old_pipe {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGPIPE, &ignore, &old_pipe), 0);
+  sigset_t term;
+  sigset_t old_mask;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &term, &old_mask), 0);
+  // SigBlk and SigIgn are both zero: nothing blocked, nothing ignored.
+  absl::StatusOr<int> status =
+      RunShell(**reaper, "grep -E '^Sig(Blk|Ign)' /proc/self/status", dir, dir + "/out");
+  sigset_t now;
+  pthread_sigmask(SIG_SETMASK, &old_mask, &now);
+  sigaction(SIGPIPE, &old_pipe, nullptr);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(ReadFile(dir + "/out"), "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+  EXPECT_EQ(sigismember(&now, SIGTERM), 1) << "the agent's own mask was changed";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SpawnTest, FailuresBeforeExecComeBackAsStatusesAndTheAgentCarriesOn) {
+  const std::string dir = MakeTempDir();
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  absl::StatusOr<int> no_dir = RunShell(**reaper, "true", dir + "/missing", dir + "/out");
+  EXPECT_EQ(no_dir.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(no_dir.status().message(), "chdir to " + dir + "/missing: No such file or directory");
+  absl::StatusOr<int> no_output = RunShell(**reaper, "true", dir, dir + "/missing/out");
+  EXPECT_EQ(no_output.status().message(),
+            "open " + dir + "/missing/out for output: No such file or directory");
+  // Many in a row, from several threads at once: each child gets a stack of its own.
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        const std::string out = absl::StrCat(dir, "/out.", t, ".", i);
+        absl::StatusOr<int> s = RunShell(**reaper, absl::StrCat("echo ", t, ".", i), dir, out);
+        if (s.ok() && WIFEXITED(*s) && WEXITSTATUS(*s) == 0 &&
+            ReadFile(out) == absl::StrCat(t, ".", i, "\n")) {
+          ++ok;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  EXPECT_EQ(ok.load(), 100);
+  std::filesystem::remove_all(dir);
+}
 
 TEST(SpawnTest, ProgramHeldOpenForWritingStartsOnceTheWriterCloses) {
   std::string tmpl = (std::filesystem::temp_directory_path() / "spawn-XXXXXX").string();

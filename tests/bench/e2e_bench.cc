@@ -1,0 +1,300 @@
+// End to end (issue #16, item 6): trivial jobs, the request `sbatch -o /dev/null --wrap true`
+// sends (built by sbatch's own code), submitted by 8 client threads to a real canopyd over its
+// unix socket and run by a real canopy-agent hosting the demo-16 cluster's 16 nodes (64 CPUs
+// each: up to 1,024 such jobs at once). Measured: jobs completed per second, sustained over a
+// window after a warm-up, and the CPU time canopyd, the agent and the jobs themselves took.
+//
+// In the same run, first, the machine's ceiling for this work: 8 threads that do nothing but
+// posix_spawn the same script (/bin/sh and its `true`) and wait for it. No scheduler can run
+// more jobs per second than that, whatever it does between them.
+//
+//   ./build/tests/bench/canopy_e2e_bench              # CANOPY_E2E_SECONDS=20 by default
+//
+// The submitters keep about 2,048 jobs in the controller (queued or running), so every CPU of
+// the 16 nodes has a job waiting; a submission refused because the controller is full is
+// retried after a millisecond. Not a Google Benchmark: one long run, one line per measure.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "canopy/v1/controller.grpc.pb.h"
+#include "common/slurm/sbatch_options.h"
+#include "ctl/sbatch/job_spec.h"
+#include "grpcpp/create_channel.h"
+#include "tests/testing/subprocess.h"
+
+extern char** environ;
+
+namespace canopy {
+namespace {
+
+constexpr int kClientThreads = 8;
+constexpr int64_t kKeepInController = 2048;
+
+int Seconds() {
+  const char* env = std::getenv("CANOPY_E2E_SECONDS");
+  int seconds = 20;
+  return env != nullptr && absl::SimpleAtoi(env, &seconds) && seconds > 0 ? seconds : 20;
+}
+
+[[noreturn]] void Die(const std::string& why) {
+  std::fprintf(stderr, "e2e_bench: %s\n", why.c_str());
+  std::exit(1);
+}
+
+// CPU seconds a process has used (utime + stime) and those of its reaped children.
+struct CpuTimes {
+  double self = 0;
+  double children = 0;
+};
+CpuTimes CpuOf(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) {
+    return {};
+  }
+  std::vector<std::string> f = absl::StrSplit(text.substr(close + 2), ' ');
+  auto field = [&](int n) {  // n as numbered in proc(5)
+    double v = 0;
+    (void)absl::SimpleAtod(f[static_cast<size_t>(n - 3)], &v);
+    return v / static_cast<double>(sysconf(_SC_CLK_TCK));
+  };
+  return {field(14) + field(15), field(16) + field(17)};
+}
+
+// The ceiling: `threads` threads each spawning `script` and waiting for it, for `seconds`.
+double SpawnCeiling(const std::string& script, int threads, absl::Duration seconds) {
+  std::atomic<int64_t> done{0};
+  const absl::Time end = absl::Now() + seconds;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      char* argv[] = {const_cast<char*>(script.c_str()), nullptr};
+      while (absl::Now() < end) {
+        pid_t pid;
+        if (posix_spawn(&pid, script.c_str(), nullptr, nullptr, argv, environ) != 0) {
+          Die("posix_spawn " + script + " failed");
+        }
+        int status;
+        waitpid(pid, &status, 0);
+        ++done;
+      }
+    });
+  }
+  const absl::Time start = absl::Now();
+  for (std::thread& w : workers) {
+    w.join();
+  }
+  return static_cast<double>(done.load()) / absl::ToDoubleSeconds(absl::Now() - start);
+}
+
+// What sbatch -o /dev/null --wrap true submits, from sbatch's own option parser and spec builder.
+canopy::v1::SubmitJobRequest WrapTrueRequest(const std::string& work_dir) {
+  const std::vector<std::string> args = {"-o", "/dev/null", "--wrap", "true"};
+  ctl::sbatch::SubmitContext context;
+  context.script = ctl::sbatch::WrapScript("true");
+  context.default_name = "wrap";
+  context.cwd = work_dir;
+  context.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", work_dir}};
+  context.now = absl::Now();
+  context.short_hostname = "localhost";
+  context.caller_uid = getuid();
+  absl::StatusOr<slurm::SbatchOptions> options =
+      slurm::ParseSbatch(context.script, args, context.env, {});
+  if (!options.ok()) {
+    Die(std::string(options.status().message()));
+  }
+  absl::StatusOr<canopy::v1::JobSpec> spec = ctl::sbatch::BuildJobSpec(*options, context);
+  if (!spec.ok()) {
+    Die(std::string(spec.status().message()));
+  }
+  canopy::v1::SubmitJobRequest request;
+  *request.mutable_spec() = *std::move(spec);
+  return request;
+}
+
+// Jobs the controller still holds as queued or running.
+int64_t ActiveJobs(canopy::v1::Controller::Stub& stub) {
+  canopy::v1::ListJobsRequest req;
+  for (canopy::v1::JobState s : {canopy::v1::JOB_STATE_PENDING, canopy::v1::JOB_STATE_CONFIGURING,
+                                 canopy::v1::JOB_STATE_RUNNING, canopy::v1::JOB_STATE_COMPLETING}) {
+    req.add_states(s);
+  }
+  grpc::ClientContext ctx;
+  canopy::v1::ListJobsResponse resp;
+  const grpc::Status s = stub.ListJobs(&ctx, req, &resp);
+  if (!s.ok()) {
+    Die("ListJobs: " + s.error_message());
+  }
+  return resp.jobs_size();
+}
+
+int Run() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "canopy-e2e-XXXXXX").string();
+  const std::string dir = mkdtemp(tmpl.data());
+  chmod(dir.c_str(), 0755);
+  const absl::Duration window = absl::Seconds(Seconds());
+  const canopy::v1::SubmitJobRequest request = WrapTrueRequest(dir);
+
+  // 1. The ceiling, with the very script the agent will run.
+  const std::string script = dir + "/script";
+  std::ofstream(script) << request.spec().script();
+  chmod(script.c_str(), 0755);
+  const double ceiling = SpawnCeiling(script, kClientThreads, absl::Seconds(5));
+  std::printf("ceiling: %d threads spawning the wrap script and waiting: %.0f/s\n", kClientThreads,
+              ceiling);
+  std::fflush(stdout);
+
+  // 2. canopyd and one agent with the 16 nodes. MaxJobCount is raised: finished jobs stay in the
+  // controller for MinJobAge (300 s), and the default 10,000 would refuse submissions.
+  for (const char* name : {"slurm.conf", "topology.conf"}) {
+    std::filesystem::copy_file(absl::StrCat(CANOPY_TEST_DATA_DIR, "/clusters/demo-16/", name),
+                               dir + "/" + name);
+  }
+  std::ofstream(dir + "/slurm.conf", std::ios::app) << "\nMaxJobCount=1000000\n";
+  absl::StatusOr<testing::Subprocess> started = testing::Subprocess::Start(
+      {CANOPYD_PATH, "--config", dir + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
+       dir + "/state", "--port_file", dir + "/port", "--log_level", "warn"},
+      {}, dir + "/canopyd.log");
+  if (!started.ok()) {
+    Die(std::string(started.status().message()));
+  }
+  std::optional<testing::Subprocess> canopyd(*std::move(started));
+  if (!testing::WaitUntil([&] { return std::filesystem::exists(dir + "/port"); },
+                          absl::Seconds(60))) {
+    Die("canopyd did not start: see " + dir + "/canopyd.log");
+  }
+  std::string port;
+  std::ifstream(dir + "/port") >> port;
+  std::vector<std::string> agent_argv = {CANOPY_AGENT_PATH, "--controller", "127.0.0.1:" + port,
+                                         "--virtual_nodes", "gpu[001-016]", "--spool_dir",
+                                         dir + "/spool",    "--log_level",  "warn"};
+  if (geteuid() == 0) {
+    agent_argv.push_back("--allow_root_jobs");
+  }
+  started = testing::Subprocess::Start(agent_argv, {{"SLURM_CONF", dir + "/slurm.conf"}},
+                                       dir + "/agent.log");
+  if (!started.ok()) {
+    Die(std::string(started.status().message()));
+  }
+  std::optional<testing::Subprocess> agent(*std::move(started));
+  auto channel = grpc::CreateChannel(absl::StrCat("unix:", dir, "/state/canopyd.sock"),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = canopy::v1::Controller::NewStub(channel);
+  const bool up = testing::WaitUntil(
+      [&] {
+        canopy::v1::ListNodesRequest req;
+        canopy::v1::ListNodesResponse resp;
+        grpc::ClientContext ctx;
+        if (!stub->ListNodes(&ctx, req, &resp).ok()) {
+          return false;
+        }
+        int idle = 0;
+        for (const canopy::v1::Node& n : resp.nodes()) {
+          idle += n.state() == canopy::v1::NODE_STATE_IDLE ? 1 : 0;
+        }
+        return idle == 16;
+      },
+      absl::Seconds(60));
+  if (!up) {
+    Die("the agent's 16 nodes did not come up: see " + dir + "/agent.log");
+  }
+
+  // 3. Eight submitters, a sampler of the controller's active jobs.
+  std::atomic<int64_t> submitted{0};
+  std::atomic<int64_t> active{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kClientThreads; ++t) {
+    clients.emplace_back([&] {
+      auto my_stub = canopy::v1::Controller::NewStub(channel);
+      while (!stop.load()) {
+        // Only the sampler's view of the controller, so a little over the mark at times.
+        if (active.load() >= kKeepInController) {
+          absl::SleepFor(absl::Milliseconds(1));
+          continue;
+        }
+        grpc::ClientContext ctx;
+        canopy::v1::SubmitJobResponse resp;
+        const grpc::Status s = my_stub->SubmitJob(&ctx, request, &resp);
+        if (s.ok()) {
+          ++submitted;
+          ++active;  // until the sampler looks again
+        } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+          absl::SleepFor(absl::Milliseconds(1));
+        } else {
+          Die("SubmitJob: " + s.error_message());
+        }
+      }
+    });
+  }
+  auto completed = [&] {
+    const int64_t before = submitted.load();
+    const int64_t now_active = ActiveJobs(*stub);
+    active = now_active;
+    return before - now_active;  // a job submitted meanwhile counts as active: never over
+  };
+  const absl::Duration warm_up = absl::Seconds(5);
+  absl::SleepFor(warm_up);
+  const int64_t done_at_start = completed();
+  const CpuTimes canopyd_start = CpuOf(canopyd->pid());
+  const CpuTimes agent_start = CpuOf(agent->pid());
+  const absl::Time start = absl::Now();
+  int64_t done_now = done_at_start;
+  while (absl::Now() - start < window) {
+    absl::SleepFor(absl::Milliseconds(250));
+    done_now = completed();
+  }
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+  const CpuTimes canopyd_end = CpuOf(canopyd->pid());
+  const CpuTimes agent_end = CpuOf(agent->pid());
+  stop = true;
+  for (std::thread& c : clients) {
+    c.join();
+  }
+  const double jobs = static_cast<double>(done_now - done_at_start);
+  if (jobs <= 0) {
+    Die("no job completed in the window: see " + dir + "/agent.log and canopyd.log");
+  }
+  const double rate = jobs / elapsed;
+  std::printf(
+      "end to end: %d submitting threads, 16 nodes: %.0f jobs/s completed (%.0f in %.1f s)"
+      ", %.0f%% of the ceiling\n",
+      kClientThreads, rate, jobs, elapsed, 100 * rate / ceiling);
+  const double per_job = 1e3 / jobs;
+  std::printf("CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms\n",
+              (canopyd_end.self - canopyd_start.self) * per_job,
+              (agent_end.self - agent_start.self) * per_job,
+              (agent_end.children - agent_start.children) * per_job);
+  // Leave nothing behind: the processes die with their Subprocess (whole process groups).
+  agent.reset();
+  canopyd.reset();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return 0;
+}
+
+}  // namespace
+}  // namespace canopy
+
+int main() { return canopy::Run(); }
