@@ -9,6 +9,7 @@
 // more jobs per second than that, whatever it does between them.
 //
 //   ./build/tests/bench/canopy_e2e_bench              # CANOPY_E2E_SECONDS=20 by default
+//   CANOPY_E2E_AGENT=/path/to/older/canopy-agent ./build/tests/bench/canopy_e2e_bench
 //
 // The submitters keep about 2,048 jobs in the controller (queued or running), so every CPU of
 // the 16 nodes has a job waiting; a submission refused because the controller is full is
