@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "scheduler/lifecycle/launch.h"
@@ -29,7 +30,9 @@ BackfillWork MakeBackfillWork(LifecycleState& s, absl::Span<const core::Job* con
   work.pending.reserve(pending.size());
   for (const core::Job* job : pending) {
     std::shared_ptr<const core::Job>& copy = s.frozen[job->id];
-    if (copy == nullptr) {
+    // A priority recalculated since (the fair-share cycle changes priorities without a Touch:
+    // nothing is saved for it) makes a new copy: the planner sorts by it.
+    if (copy == nullptr || copy->priority != job->priority) {
       copy = std::make_shared<const core::Job>(*job);
     }
     work.pending.push_back(copy);
@@ -40,6 +43,7 @@ BackfillWork MakeBackfillWork(LifecycleState& s, absl::Span<const core::Job* con
   work.options = options;
   work.options.limits = nullptr;  // set to the copy when planned
   work.policy = s.policy.get();
+  work.sort = s.sort.get();
   return work;
 }
 
@@ -54,8 +58,17 @@ void PlanBackfill(BackfillWork& work) {
   }
   std::vector<const core::Job*> pending;
   pending.reserve(work.pending.size());
-  for (const std::shared_ptr<const core::Job>& job : work.pending) {
+  absl::flat_hash_map<const core::Job*, std::shared_ptr<const core::Job>> owner_of;
+  owner_of.reserve(work.pending.size());
+  for (std::shared_ptr<const core::Job>& job : work.pending) {
     pending.push_back(job.get());
+    owner_of.emplace(job.get(), std::move(job));
+  }
+  work.sort->Sort(pending, work.now);
+  // The copies in queue order too: CheckBackfillPlan hands them to preemption in that order.
+  work.pending.clear();
+  for (const core::Job* job : pending) {
+    work.pending.push_back(std::move(owner_of[job]));
   }
   plan::PassOptions options = work.options;
   options.limits = work.limits.has_value() ? &*work.limits : nullptr;

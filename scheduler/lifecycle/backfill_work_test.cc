@@ -72,6 +72,24 @@ TEST_F(BackfillWorkTest, PlansWhatTheInlinePassPlansAndNoPassRunsMeanwhile) {
   EXPECT_EQ(Job(waits).state, JobState::kPending);
 }
 
+TEST_F(BackfillWorkTest, ThePlannerSortsTheQueueByPriorityItself) {
+  // Two jobs that each need the whole cluster: only the one first in queue order starts.
+  const uint32_t older = Submit(4, 4);
+  const uint32_t urgent = Submit(4, 4);
+  Caller operator_caller = alice_;
+  operator_caller.is_operator = true;
+  Effects e;
+  ASSERT_TRUE(
+      jobs_->SetJobPriority(core::JobId(urgent), Job(older).priority + 1, operator_caller, e).ok());
+  std::shared_ptr<BackfillWork> work = HandOut();
+  ASSERT_NE(work, nullptr);
+  GiveBack(*work);
+  EXPECT_EQ(Job(urgent).state, JobState::kConfiguring);
+  EXPECT_EQ(Job(older).state, JobState::kPending);
+  ASSERT_EQ(work->pending.size(), 2u);
+  EXPECT_EQ(work->pending[0]->id.value(), urgent) << "the copies are left in queue order";
+}
+
 TEST_F(BackfillWorkTest, JobsCancelledHeldOrEditedMeanwhileAreNotStartedFromThePlan) {
   const uint32_t cancelled = Submit(1, 4);
   const uint32_t held = Submit(1, 4);

@@ -277,9 +277,9 @@ void Schedule(LifecycleState& s, Effects& effects) {
     // between backfill cycles: a queue of thousands costs O(n log depth) here, not a full sort
     // and a pass over all of it on every event.
     s.sort->SortTop(pending, kMainQueueDepth, now);
-  } else {
+  } else if (!backfill || plan_here) {
     s.sort->Sort(pending, now);
-  }
+  }  // else the planner sorts its copies (PlanBackfill), off this thread
   if (!s.preemptors.empty()) {
     // What their victims free is theirs: while jobs that preempted wait for their victims to be
     // gone (a bounded time: GraceTime, KillWait, a launch), the pass looks at them alone, so no
