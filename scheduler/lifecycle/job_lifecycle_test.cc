@@ -79,6 +79,19 @@ TEST_F(JobLifecycleTest, ExitAndCleanupReportsAreAcknowledgedEvenForUnknownJobs)
   EXPECT_TRUE(e.messages.empty());
 }
 
+TEST_F(JobLifecycleTest, AWaitingJobsReasonFromAPassIsShownButNotSaved) {
+  AllNodesUp();
+  const uint32_t half = Submit(4, 2);  // half of every node's GPUs
+  Schedule();
+  ASSERT_EQ(Job(half).state, JobState::kConfiguring);
+  const uint32_t waiting = Submit(1, 4);
+  Effects e = Schedule();
+  EXPECT_EQ(Job(waiting).reason, core::JobReason::kResources);
+  // Published (squeue shows it) but not written: every pass finds it again.
+  EXPECT_TRUE(e.republish.contains(core::JobId(waiting)));
+  EXPECT_FALSE(e.dirty.contains(core::JobId(waiting)));
+}
+
 TEST_F(JobLifecycleTest, UnconfirmedLaunchGoesBackToPendingAndKillsWhatStarted) {
   AllNodesUp();
   const uint32_t id = Submit(2, 4);

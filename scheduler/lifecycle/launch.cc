@@ -120,8 +120,14 @@ void ApplyPass(LifecycleState& s, const plan::Plan& plan,
   if (backfill) {
     NoteReservations(s, plan, effects);
   }
-  // The applier sets the reasons of jobs still pending; only a changed reason is saved (the
-  // explanation of a waiting job is refreshed every pass and need not be).
+  // The applier sets the reasons of jobs still pending. A changed reason is shown at once but
+  // not saved: it is the pass's finding, found again by every pass (and by the first after a
+  // restart), and the top of a long queue goes between Priority (behind a job that cannot
+  // start, in a main pass) and Resources (reserved for, in a backfill pass) from one pass to
+  // the next: saving it rewrote some 130 whole job rows per pass, and the commits and copies
+  // that took were the slowest moments of every submission made meanwhile
+  // (docs/performance.md). A reason that takes the job out of the passes or back in is a
+  // change of state, saved. The explanation of a waiting job is neither.
   std::vector<core::JobReason> old_reasons;
   old_reasons.reserve(plan.pending.size());
   for (const plan::PendingNote& note : plan.pending) {
@@ -153,8 +159,13 @@ void ApplyPass(LifecycleState& s, const plan::Plan& plan,
     if (job->placement_explanation != note.detail) {
       job->placement_explanation = note.detail;
     }
-    if (job->reason != old_reasons[i]) {
+    if (job->reason == old_reasons[i]) {
+      continue;
+    }
+    if (BlocksScheduling(job->reason) || BlocksScheduling(old_reasons[i])) {
       s.Touch(note.job, effects);
+    } else {
+      effects.republish.insert(note.job);
     }
   }
   for (const auto& [job, why] : report->refused) {
