@@ -92,6 +92,28 @@ TEST_F(JobLifecycleTest, AWaitingJobsReasonFromAPassIsShownButNotSaved) {
   EXPECT_FALSE(e.dirty.contains(core::JobId(waiting)));
 }
 
+TEST_F(JobLifecycleTest, NoMainPassRunsWhileNoNodeCouldTakeAJob) {
+  // Every node held whole by an exclusive job.
+  AllNodesUp();
+  SubmitRequest whole = Request(4, 4);
+  whole.spec.exclusive = true;
+  Effects e;
+  ASSERT_TRUE(jobs_->Submit(whole, alice_, e).ok());
+  Effects first = Schedule();  // the first pass is a backfill pass: it runs
+  ASSERT_TRUE(first.pass.has_value());
+  const uint32_t waiting = Submit(1, 1);
+  clock_.Advance(absl::Seconds(1));  // within bf_interval: a main pass would be next
+  Effects skipped = Schedule();
+  EXPECT_FALSE(skipped.pass.has_value()) << "nothing could start: the pass sorts in vain";
+  EXPECT_EQ(Job(waiting).state, JobState::kPending);
+  // The backfill pass still runs when due, and finds the job's reason.
+  clock_.Advance(config_->scheduling.scheduler.parameters.bf_interval);
+  Effects backfill = Schedule();
+  ASSERT_TRUE(backfill.pass.has_value());
+  EXPECT_TRUE(backfill.pass_backfilled);
+  EXPECT_EQ(Job(waiting).reason, core::JobReason::kResources);
+}
+
 TEST_F(JobLifecycleTest, UnconfirmedLaunchGoesBackToPendingAndKillsWhatStarted) {
   AllNodesUp();
   const uint32_t id = Submit(2, 4);
