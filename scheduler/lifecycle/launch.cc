@@ -110,6 +110,13 @@ void NoteReservations(LifecycleState& s, const plan::Plan& plan, Effects& effect
   s.reserved.assign(reserved.begin(), reserved.end());
 }
 
+// Whether a pass's change of a waiting job's reason is saved (ApplyPass): one that takes the job
+// out of the passes or back, and the finding that no node can ever hold it (canopy-sim, and any
+// reader of the saved records, learn of it from the change).
+bool SavedReason(core::JobReason reason) {
+  return BlocksScheduling(reason) || reason == core::JobReason::kBadConstraints;
+}
+
 // Applies a pass's plan: starts, reasons, reservations (backfill), then preemption for the jobs
 // in `pending` (queue order) that are still waiting.
 void ApplyPass(LifecycleState& s, const plan::Plan& plan,
@@ -126,8 +133,8 @@ void ApplyPass(LifecycleState& s, const plan::Plan& plan,
   // start, in a main pass) and Resources (reserved for, in a backfill pass) from one pass to
   // the next: saving it rewrote some 130 whole job rows per pass, and the commits and copies
   // that took were the slowest moments of every submission made meanwhile
-  // (docs/performance.md). A reason that takes the job out of the passes or back in is a
-  // change of state, saved. The explanation of a waiting job is neither.
+  // (docs/performance.md). A reason that takes the job out of the passes or back in, or says it
+  // can never run, is saved (SavedReason). The explanation of a waiting job is neither.
   std::vector<core::JobReason> old_reasons;
   old_reasons.reserve(plan.pending.size());
   for (const plan::PendingNote& note : plan.pending) {
@@ -162,7 +169,7 @@ void ApplyPass(LifecycleState& s, const plan::Plan& plan,
     if (job->reason == old_reasons[i]) {
       continue;
     }
-    if (BlocksScheduling(job->reason) || BlocksScheduling(old_reasons[i])) {
+    if (SavedReason(job->reason) || SavedReason(old_reasons[i])) {
       s.Touch(note.job, effects);
     } else {
       effects.republish.insert(note.job);

@@ -3,11 +3,21 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
 namespace canopy::persistence {
+
+void ConfigureSqliteOnce() {
+  static absl::once_flag once;
+  absl::call_once(once, [] {
+    // SQLITE_MISUSE when SQLite is already initialised (a test opened a database with plain
+    // sqlite3_open first): harmless, the statistics then stay on.
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  });
+}
 
 absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what) {
   const std::string msg =

@@ -233,6 +233,7 @@ bool StateSelected(const HistoryQuery& q, core::JobState state) {
 
 absl::StatusOr<std::unique_ptr<SqliteHistoryReader>> SqliteHistoryReader::Open(
     const std::string& path) {
+  ConfigureSqliteOnce();
   sqlite3* raw = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);

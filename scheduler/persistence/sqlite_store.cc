@@ -65,6 +65,7 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
       return s;
     }
   }
+  ConfigureSqliteOnce();
   sqlite3* raw = nullptr;
   const int rc =
       sqlite3_open_v2(path.c_str(), &raw,

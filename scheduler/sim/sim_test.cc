@@ -207,6 +207,31 @@ TEST(SimulatorTest, TimeLimitAndInfeasible) {
   EXPECT_FALSE(RunSimulation(c.config, c.topo, trace, bad).ok());
 }
 
+TEST(SimulatorTest, AJobNoNodesCanEverHoldIsFoundByAPassAndGivenUp) {
+  // n[1-2] have 8 GPUs, n[3-4] only 4: three nodes of 8 GPUs pass the submission's checks
+  // (the cluster has four nodes and 8-GPU nodes) but no pass can ever place them.
+  constexpr char kMixed[] =
+      "ClusterName=t\nTopologyPlugin=topology/tree\nGresTypes=gpu\n"
+      "NodeName=n[1-2] CPUs=64 RealMemory=1000 Gres=gpu:h100:8\n"
+      "NodeName=n[3-4] CPUs=64 RealMemory=1000 Gres=gpu:h100:4\n"
+      "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+  absl::StatusOr<config::ClusterConfig> c = config::ParseSlurmConf(kMixed, "t.conf", false);
+  ASSERT_TRUE(c.ok()) << c.status();
+  c->topology.kind = config::TopologySource::Kind::kSlurmTopologyConf;
+  c->topology.origin = "topology.conf";
+  c->topology.text = kTopology;
+  absl::StatusOr<topology::Topology> t = topology::LoadTopology(*c);
+  ASSERT_TRUE(t.ok()) << t.status();
+  std::vector<TraceJob> trace =
+      *ParseCanopyCsv(absl::StrCat(kHeader, "1,0,1,8,100,,u,a\n2,0,3,8,10,,u,a\n"), "t.csv");
+  SimOptions opts;
+  opts.until = absl::Hours(1);  // without the give-up the run would only end here
+  absl::StatusOr<SimResult> r = RunSimulation(*c, *t, trace, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->metrics.jobs, 1);
+  EXPECT_EQ(r->metrics.unschedulable, 1);
+}
+
 TEST(FailureTest, SameSeedSameRun) {
   FailureInjector a({.mtbf = absl::Hours(10), .seed = 7});
   FailureInjector b({.mtbf = absl::Hours(10), .seed = 7});
