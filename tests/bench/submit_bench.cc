@@ -5,6 +5,7 @@
 //
 //   ./build/tests/bench/canopy_submit_bench                  # 8 client threads
 //   ./build/tests/bench/canopy_submit_bench --benchmark_filter=Rss
+//   CANOPY_BENCH_CANOPYD=/path/to/other/canopyd ./build/tests/bench/canopy_submit_bench
 //
 // Targets (issue: simulator and benchmarks): > 5,000 durable submits/s from 8 client threads;
 // canopyd's RSS < 1 GiB with 16,384 nodes and 100,000 jobs queued. CANOPY_BENCH_CLUSTER
@@ -40,6 +41,12 @@ std::string ClusterConf() {
   return env != nullptr ? env : CANOPY_TEST_DATA_DIR "/clusters/fat-tree-16k/slurm.conf";
 }
 
+// CANOPY_BENCH_CANOPYD runs another build's canopyd, to compare two in one session.
+std::string CanopydPath() {
+  const char* env = std::getenv("CANOPY_BENCH_CANOPYD");
+  return env != nullptr ? env : CANOPYD_PATH;
+}
+
 // One canopyd for the whole program.
 class Daemon {
  public:
@@ -56,7 +63,7 @@ class Daemon {
     }
     std::ofstream(dir_ + "/slurm.conf", std::ios::app) << "\nMaxJobCount=4000000\n";
     absl::StatusOr<testing::Subprocess> p = testing::Subprocess::Start(
-        {CANOPYD_PATH, "--config", dir_ + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
+        {CanopydPath(), "--config", dir_ + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
          dir_ + "/state", "--port_file", dir_ + "/port", "--log_level", "warn"},
         {}, dir_ + "/canopyd.log");
     if (!p.ok()) {
