@@ -10,6 +10,12 @@
 //
 //   ./build/tests/bench/canopy_e2e_bench              # CANOPY_E2E_SECONDS=20 by default
 //   CANOPY_E2E_AGENT=/path/to/older/canopy-agent ./build/tests/bench/canopy_e2e_bench
+//   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
+//
+// Then the same jobs through the command line, as a script would submit them: 8 threads each
+// running `sbatch -o /dev/null --wrap true` one after another (Canopy's sbatch, then, with
+// SLURM_COMPARE_CONF naming a running Slurm on this machine, Slurm's /usr/bin/sbatch), the jobs
+// in the controller counted by squeue.
 //
 // The submitters keep about 2,048 jobs in the controller (queued or running), so every CPU of
 // the 16 nodes has a job waiting; a submission refused because the controller is full is
@@ -20,11 +26,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -148,6 +156,82 @@ int64_t ActiveJobs(canopy::v1::Controller::Stub& stub) {
     Die("ListJobs: " + s.error_message());
   }
   return resp.jobs_size();
+}
+
+// A system driven through its command line.
+struct CliRun {
+  std::string label;
+  std::string sbatch;
+  std::string squeue;
+  std::map<std::string, std::string> env;
+};
+
+// Jobs the system's squeue lists as queued or running.
+int64_t CliActiveJobs(const CliRun& run) {
+  const testing::CommandResult r =
+      testing::RunCommand({run.squeue, "-h", "-t", "PD,CF,R,CG", "-o", "%i"}, run.env);
+  if (r.exit_code != 0) {
+    Die(absl::StrCat(run.label, ": squeue failed: ", r.err));
+  }
+  return static_cast<int64_t>(std::count(r.out.begin(), r.out.end(), '\n'));
+}
+
+// 8 threads running sbatch one after another for the warm-up and the window; prints the rate of
+// completed jobs over the window.
+void MeasureCli(const CliRun& run, absl::Duration window) {
+  // What an earlier measure left running ends first.
+  testing::WaitUntil([&] { return CliActiveJobs(run) == 0; }, absl::Seconds(120));
+  std::atomic<int64_t> submitted{0};
+  std::atomic<int64_t> active{0};
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> failed{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kClientThreads; ++t) {
+    clients.emplace_back([&] {
+      while (!stop.load()) {
+        if (active.load() >= kKeepInController) {
+          absl::SleepFor(absl::Milliseconds(10));
+          continue;
+        }
+        const testing::CommandResult r = testing::RunCommand(
+            {run.sbatch, "-o", "/dev/null", "--wrap", "true"}, run.env, absl::Seconds(120));
+        if (r.exit_code == 0) {
+          ++submitted;
+          ++active;
+        } else if (failed++ == 0) {
+          std::fprintf(stderr, "%s: sbatch failed (%d): %s\n", run.label.c_str(), r.exit_code,
+                       r.err.c_str());
+        }
+      }
+    });
+  }
+  auto completed = [&] {
+    const int64_t before = submitted.load();
+    const int64_t now_active = CliActiveJobs(run);
+    active = now_active;
+    return before - now_active;
+  };
+  absl::SleepFor(absl::Seconds(5));
+  const int64_t done_at_start = completed();
+  const int64_t submitted_at_start = submitted.load();
+  const absl::Time start = absl::Now();
+  int64_t done_now = done_at_start;
+  while (absl::Now() - start < window) {
+    absl::SleepFor(absl::Milliseconds(500));
+    done_now = completed();
+  }
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+  const int64_t submitted_in_window = submitted.load() - submitted_at_start;
+  stop = true;
+  for (std::thread& c : clients) {
+    c.join();
+  }
+  std::printf(
+      "%s: %d threads running `sbatch -o /dev/null --wrap true`: %.0f submitted/s, %.0f "
+      "jobs/s completed (%lld failed submissions)\n",
+      run.label.c_str(), kClientThreads, submitted_in_window / elapsed,
+      (done_now - done_at_start) / elapsed, static_cast<long long>(failed.load()));
+  std::fflush(stdout);
 }
 
 int Run() {
@@ -287,6 +371,25 @@ int Run() {
               (canopyd_end.self - canopyd_start.self) * per_job,
               (agent_end.self - agent_start.self) * per_job,
               (agent_end.children - agent_start.children) * per_job);
+  // 4. The command line: Canopy's sbatch, then Slurm's when one runs here.
+  const std::string bin = dir + "/bin";
+  std::filesystem::create_directories(bin);
+  if (testing::RunCommand({CANOPYCTL_PATH, "install-links", bin}).exit_code != 0) {
+    Die("canopyctl install-links failed");
+  }
+  CliRun canopy_cli{"Canopy (its sbatch)",
+                    bin + "/sbatch",
+                    bin + "/squeue",
+                    {{"SLURM_CONF", dir + "/slurm.conf"},
+                     {"CANOPY_CONTROLLER", absl::StrCat("unix:", dir, "/state/canopyd.sock")}}};
+  MeasureCli(canopy_cli, window);
+  if (const char* slurm_conf = std::getenv("SLURM_COMPARE_CONF"); slurm_conf != nullptr) {
+    MeasureCli(CliRun{"Slurm (/usr/bin/sbatch)",
+                      "/usr/bin/sbatch",
+                      "/usr/bin/squeue",
+                      {{"SLURM_CONF", slurm_conf}}},
+               window);
+  }
   // Leave nothing behind: the processes die with their Subprocess (whole process groups).
   agent.reset();
   canopyd.reset();
