@@ -4,6 +4,7 @@
 #
 #   canopy_require NAME BINARY...   exits 2, naming the first binary that is not built
 #   canopy_fat_tree_work NAME CTL   WORK: a new directory, removed at exit unless KEEP_WORK is set
+#                                   or the script failed
 #                                   (the processes of work_pids are stopped first); CONF: its copy
 #                                   of fat-tree-16k's slurm.conf (topology.conf beside it);
 #                                   SLURM_CONF and CANOPY_CONTROLLER set for the CLI, whose Slurm
@@ -18,7 +19,7 @@ canopy_require() {
 }
 
 canopy_work_cleanup() {
-  local pid pids
+  local status=$? pid pids
   pids=$(work_pids)
   for pid in $pids; do
     kill "$pid" 2>/dev/null || true
@@ -26,7 +27,8 @@ canopy_work_cleanup() {
   for pid in $pids; do
     wait "$pid" 2>/dev/null || true
   done
-  if [ -n "${KEEP_WORK:-}" ]; then
+  # A failed run keeps its logs: what went wrong (an agent that died) is only in them.
+  if [ -n "${KEEP_WORK:-}" ] || [ "$status" -ne 0 ]; then
     echo "$CANOPY_WORK_NAME: logs kept in $WORK"
   else
     rm -rf "$WORK"
