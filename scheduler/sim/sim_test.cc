@@ -30,8 +30,9 @@ struct Cluster {
   topology::Topology topo;
 };
 
-Cluster SmallCluster() {
-  absl::StatusOr<config::ClusterConfig> c = config::ParseSlurmConf(kSlurmConf, "t.conf", false);
+// The cluster of `slurm_conf` under kTopology's switches.
+Cluster LoadCluster(const char* slurm_conf) {
+  absl::StatusOr<config::ClusterConfig> c = config::ParseSlurmConf(slurm_conf, "t.conf", false);
   EXPECT_TRUE(c.ok()) << c.status();
   c->topology.kind = config::TopologySource::Kind::kSlurmTopologyConf;
   c->topology.origin = "topology.conf";
@@ -40,6 +41,8 @@ Cluster SmallCluster() {
   EXPECT_TRUE(t.ok()) << t.status();
   return {*c, *std::move(t)};
 }
+
+Cluster SmallCluster() { return LoadCluster(kSlurmConf); }
 
 TEST(TraceTest, CanopyCsv) {
   auto jobs = ParseCanopyCsv(absl::StrCat(kHeader, "1,0,2,8,100,,alice,a\n2,5.5,1,1,10,60,bob,b\n"),
@@ -215,18 +218,12 @@ TEST(SimulatorTest, AJobNoNodesCanEverHoldIsFoundByAPassAndGivenUp) {
       "NodeName=n[1-2] CPUs=64 RealMemory=1000 Gres=gpu:h100:8\n"
       "NodeName=n[3-4] CPUs=64 RealMemory=1000 Gres=gpu:h100:4\n"
       "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
-  absl::StatusOr<config::ClusterConfig> c = config::ParseSlurmConf(kMixed, "t.conf", false);
-  ASSERT_TRUE(c.ok()) << c.status();
-  c->topology.kind = config::TopologySource::Kind::kSlurmTopologyConf;
-  c->topology.origin = "topology.conf";
-  c->topology.text = kTopology;
-  absl::StatusOr<topology::Topology> t = topology::LoadTopology(*c);
-  ASSERT_TRUE(t.ok()) << t.status();
+  Cluster mixed = LoadCluster(kMixed);
   std::vector<TraceJob> trace =
       *ParseCanopyCsv(absl::StrCat(kHeader, "1,0,1,8,100,,u,a\n2,0,3,8,10,,u,a\n"), "t.csv");
   SimOptions opts;
   opts.until = absl::Hours(1);  // without the give-up the run would only end here
-  absl::StatusOr<SimResult> r = RunSimulation(*c, *t, trace, opts);
+  absl::StatusOr<SimResult> r = RunSimulation(mixed.config, mixed.topo, trace, opts);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->metrics.jobs, 1);
   EXPECT_EQ(r->metrics.unschedulable, 1);

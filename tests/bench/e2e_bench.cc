@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -158,6 +159,31 @@ int64_t ActiveJobs(canopy::v1::Controller::Stub& stub) {
   return resp.jobs_size();
 }
 
+// Jobs completed over `window`, after a 5 s warm-up: `completed` (jobs submitted that the
+// controller no longer holds) is sampled every `poll`; `at_start` and `at_end` run as the window
+// opens and closes (CPU times, submission counts).
+struct Window {
+  double jobs = 0;
+  double seconds = 0;
+};
+Window MeasureWindow(absl::FunctionRef<int64_t()> completed, absl::Duration window,
+                     absl::Duration poll, absl::FunctionRef<void()> at_start,
+                     absl::FunctionRef<void()> at_end) {
+  absl::SleepFor(absl::Seconds(5));
+  const int64_t done_at_start = completed();
+  at_start();
+  const absl::Time start = absl::Now();
+  int64_t done_now = done_at_start;
+  while (absl::Now() - start < window) {
+    absl::SleepFor(poll);
+    done_now = completed();
+  }
+  Window w{static_cast<double>(done_now - done_at_start),
+           absl::ToDoubleSeconds(absl::Now() - start)};
+  at_end();
+  return w;
+}
+
 // A system driven through its command line.
 struct CliRun {
   std::string label;
@@ -211,17 +237,10 @@ void MeasureCli(const CliRun& run, absl::Duration window) {
     active = now_active;
     return before - now_active;
   };
-  absl::SleepFor(absl::Seconds(5));
-  const int64_t done_at_start = completed();
-  const int64_t submitted_at_start = submitted.load();
-  const absl::Time start = absl::Now();
-  int64_t done_now = done_at_start;
-  while (absl::Now() - start < window) {
-    absl::SleepFor(absl::Milliseconds(500));
-    done_now = completed();
-  }
-  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
-  const int64_t submitted_in_window = submitted.load() - submitted_at_start;
+  int64_t submitted_in_window = 0;
+  const Window w = MeasureWindow(
+      completed, window, absl::Milliseconds(500), [&] { submitted_in_window = -submitted.load(); },
+      [&] { submitted_in_window += submitted.load(); });
   stop = true;
   for (std::thread& c : clients) {
     c.join();
@@ -229,8 +248,8 @@ void MeasureCli(const CliRun& run, absl::Duration window) {
   std::printf(
       "%s: %d threads running `sbatch -o /dev/null --wrap true`: %.0f submitted/s, %.0f "
       "jobs/s completed (%lld failed submissions)\n",
-      run.label.c_str(), kClientThreads, submitted_in_window / elapsed,
-      (done_now - done_at_start) / elapsed, static_cast<long long>(failed.load()));
+      run.label.c_str(), kClientThreads, submitted_in_window / w.seconds, w.jobs / w.seconds,
+      static_cast<long long>(failed.load()));
   std::fflush(stdout);
 }
 
@@ -339,25 +358,23 @@ int Run() {
     active = now_active;
     return before - now_active;  // a job submitted meanwhile counts as active: never over
   };
-  const absl::Duration warm_up = absl::Seconds(5);
-  absl::SleepFor(warm_up);
-  const int64_t done_at_start = completed();
-  const CpuTimes canopyd_start = CpuOf(canopyd->pid());
-  const CpuTimes agent_start = CpuOf(agent->pid());
-  const absl::Time start = absl::Now();
-  int64_t done_now = done_at_start;
-  while (absl::Now() - start < window) {
-    absl::SleepFor(absl::Milliseconds(250));
-    done_now = completed();
-  }
-  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
-  const CpuTimes canopyd_end = CpuOf(canopyd->pid());
-  const CpuTimes agent_end = CpuOf(agent->pid());
+  CpuTimes canopyd_start, agent_start, canopyd_end, agent_end;
+  const Window w = MeasureWindow(
+      completed, window, absl::Milliseconds(250),
+      [&] {
+        canopyd_start = CpuOf(canopyd->pid());
+        agent_start = CpuOf(agent->pid());
+      },
+      [&] {
+        canopyd_end = CpuOf(canopyd->pid());
+        agent_end = CpuOf(agent->pid());
+      });
   stop = true;
   for (std::thread& c : clients) {
     c.join();
   }
-  const double jobs = static_cast<double>(done_now - done_at_start);
+  const double jobs = w.jobs;
+  const double elapsed = w.seconds;
   if (jobs <= 0) {
     Die("no job completed in the window: see " + dir + "/agent.log and canopyd.log");
   }
