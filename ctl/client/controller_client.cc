@@ -5,10 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <cstdlib>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/auth/call_signing.h"
 #include "common/auth/tls_credentials.h"
 #include "common/os/hostname.h"
@@ -22,7 +23,7 @@ namespace canopy::ctl::client {
 namespace {
 
 // Interactive commands should fail in seconds, not hang, when canopyd is away.
-constexpr auto kCallTimeout = std::chrono::seconds(10);
+constexpr absl::Duration kCallTimeout = absl::Seconds(10);
 
 std::string UserName() {
   if (const passwd* pw = getpwuid(getuid()); pw != nullptr) {
@@ -31,7 +32,26 @@ std::string UserName() {
   return std::to_string(getuid());
 }
 
+// The socket file of a "unix:PATH" or "unix://PATH" target; empty for other targets.
+std::string UnixSocketPath(const std::string& target) {
+  if (absl::StartsWith(target, "unix://")) {
+    return target.substr(7);
+  }
+  return absl::StartsWith(target, "unix:") ? target.substr(5) : std::string();
+}
+
+// CANOPY_CLI_TRANSPORT=grpc sends unix-socket calls through gRPC's own client as well: a way to
+// compare the two (tests/bench/cli_bench.sh) and a fallback should the direct path misbehave.
+bool UseGrpcForUnixSockets() {
+  const char* transport = std::getenv("CANOPY_CLI_TRANSPORT");
+  return transport != nullptr && absl::string_view(transport) == "grpc";
+}
+
 }  // namespace
+
+// The method's name and the stub's member come from one token, so they cannot disagree.
+#define CANOPY_UNARY(Response, Method, request) \
+  Unary<Response>("/canopy.v1.Controller/" #Method, &Stub::Method, request)
 
 absl::StatusOr<ControllerClient> ControllerClient::Connect(const std::string& controller_flag) {
   absl::StatusOr<rpc::ControllerEndpoint> endpoint =
@@ -39,31 +59,59 @@ absl::StatusOr<ControllerClient> ControllerClient::Connect(const std::string& co
   if (!endpoint.ok()) {
     return endpoint.status();
   }
+  ControllerClient client(endpoint->target, endpoint->security);
+  const std::string socket = UnixSocketPath(endpoint->target);
+  if (!socket.empty() && !UseGrpcForUnixSockets()) {
+    client.unix_ = std::make_unique<UnixGrpcConnection>(socket, rpc::kMaxReplyBytes);
+    return client;
+  }
+  // TLS files are read now, so that a wrong path is reported before anything is sent.
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       auth::ChannelCredentials(endpoint->security, endpoint->target);
   if (!credentials.ok()) {
     return credentials.status();
   }
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);  // squeue of a long queue
-  auto channel = grpc::CreateCustomChannel(endpoint->target, *credentials, args);
-  return ControllerClient(endpoint->target, endpoint->security,
-                          canopy::v1::Controller::NewStub(channel));
+  client.credentials_ = *std::move(credentials);
+  return client;
 }
 
-absl::StatusOr<std::unique_ptr<grpc::ClientContext>> ControllerClient::NewContext(
-    const google::protobuf::Message& request) const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + kCallTimeout);
-  context->AddMetadata("canopy-user", UserName());
-  // Over TCP with AuthType=auth/munge the credential is who we are; over the unix socket the
-  // kernel says so and canopyd ignores it, so local commands work while munged is down.
-  if (!absl::StartsWith(target_, "unix:")) {
-    if (absl::Status s = auth::SignCall(security_, request, *context); !s.ok()) {
-      return s;
-    }
+canopy::v1::Controller::Stub& ControllerClient::stub() {
+  if (stub_ == nullptr) {
+    // Made on the first call: creating a channel starts gRPC's client threads.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(rpc::kMaxReplyBytes);  // squeue of a long queue
+    stub_ = canopy::v1::Controller::NewStub(grpc::CreateCustomChannel(target_, credentials_, args));
   }
-  return context;
+  return *stub_;
+}
+
+template <typename Response, typename Request>
+absl::StatusOr<Response> ControllerClient::Unary(const char* method,
+                                                 StubMethod<Request, Response> call,
+                                                 const Request& request) {
+  Response response;
+  const absl::Time deadline = absl::Now() + kCallTimeout;
+  grpc::Status status;
+  if (unix_ != nullptr) {
+    // Over the unix socket the kernel tells canopyd who calls; the name is for its logs.
+    status = unix_->Call(method, request, {{"canopy-user", UserName()}}, deadline, &response);
+  } else {
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(deadline));
+    context.AddMetadata("canopy-user", UserName());
+    // Over TCP with AuthType=auth/munge the credential is who we are; over the unix socket
+    // the kernel says so and canopyd ignores it, so local commands work while munged is down.
+    if (!absl::StartsWith(target_, "unix:")) {
+      if (absl::Status s = auth::SignCall(security_, request, context); !s.ok()) {
+        return s;
+      }
+    }
+    status = (stub().*call)(&context, request, &response);
+  }
+  if (!status.ok()) {
+    return Explain(status);
+  }
+  return response;
 }
 
 absl::Status ControllerClient::Explain(const grpc::Status& status) const {
@@ -84,379 +132,134 @@ absl::Status ControllerClient::Explain(const grpc::Status& status) const {
 
 absl::StatusOr<canopy::v1::ListNodesResponse> ControllerClient::ListNodes(
     const canopy::v1::ListNodesRequest& request) {
-  canopy::v1::ListNodesResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListNodes(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListNodesResponse, ListNodes, request);
 }
 
 absl::StatusOr<canopy::v1::ListPartitionsResponse> ControllerClient::ListPartitions() {
-  canopy::v1::ListPartitionsResponse response;
-  const canopy::v1::ListPartitionsRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListPartitions(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListPartitionsResponse, ListPartitions,
+                      canopy::v1::ListPartitionsRequest());
 }
 
 absl::StatusOr<canopy::v1::GetTopologyResponse> ControllerClient::GetTopology(
     const canopy::v1::GetTopologyRequest& request) {
-  canopy::v1::GetTopologyResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->GetTopology(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::GetTopologyResponse, GetTopology, request);
 }
 
 absl::StatusOr<canopy::v1::UpdateNodeResponse> ControllerClient::UpdateNode(
     const canopy::v1::UpdateNodeRequest& request) {
-  canopy::v1::UpdateNodeResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->UpdateNode(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::UpdateNodeResponse, UpdateNode, request);
 }
 
 absl::StatusOr<canopy::v1::PingResponse> ControllerClient::Ping() {
-  canopy::v1::PingResponse response;
-  const canopy::v1::PingRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->Ping(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::PingResponse, Ping, canopy::v1::PingRequest());
 }
 
 absl::StatusOr<canopy::v1::SubmitJobResponse> ControllerClient::SubmitJob(
     const canopy::v1::SubmitJobRequest& request) {
-  canopy::v1::SubmitJobResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->SubmitJob(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::SubmitJobResponse, SubmitJob, request);
 }
 
 absl::StatusOr<canopy::v1::CancelJobResponse> ControllerClient::CancelJob(
     const canopy::v1::CancelJobRequest& request) {
-  canopy::v1::CancelJobResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->CancelJob(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::CancelJobResponse, CancelJob, request);
 }
 
 absl::StatusOr<canopy::v1::Job> ControllerClient::GetJob(uint32_t job_id) {
   canopy::v1::GetJobRequest request;
   request.set_job_id(job_id);
-  canopy::v1::Job response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->GetJob(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::Job, GetJob, request);
 }
 
 absl::StatusOr<canopy::v1::ListJobsResponse> ControllerClient::ListJobs(
     const canopy::v1::ListJobsRequest& request) {
-  canopy::v1::ListJobsResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListJobs(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListJobsResponse, ListJobs, request);
 }
 
 absl::StatusOr<canopy::v1::CreateStepResponse> ControllerClient::CreateStep(
     const canopy::v1::CreateStepRequest& request) {
-  canopy::v1::CreateStepResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->CreateStep(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::CreateStepResponse, CreateStep, request);
 }
 
 absl::Status ControllerClient::CancelStep(const canopy::v1::CancelStepRequest& request) {
-  canopy::v1::CancelStepResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->CancelStep(context->get(), request, &response);
-  return s.ok() ? absl::OkStatus() : Explain(s);
+  return CANOPY_UNARY(canopy::v1::CancelStepResponse, CancelStep, request).status();
 }
 
 absl::Status ControllerClient::CompleteJob(const canopy::v1::CompleteJobRequest& request) {
-  canopy::v1::CompleteJobResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->CompleteJob(context->get(), request, &response);
-  return s.ok() ? absl::OkStatus() : Explain(s);
+  return CANOPY_UNARY(canopy::v1::CompleteJobResponse, CompleteJob, request).status();
 }
 
 absl::StatusOr<canopy::v1::WhoAmIResponse> ControllerClient::WhoAmI() {
-  canopy::v1::WhoAmIResponse response;
-  const canopy::v1::WhoAmIRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->WhoAmI(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::WhoAmIResponse, WhoAmI, canopy::v1::WhoAmIRequest());
 }
 
 absl::StatusOr<canopy::v1::ListAssociationsResponse> ControllerClient::ListAssociations() {
-  canopy::v1::ListAssociationsResponse response;
-  const canopy::v1::ListAssociationsRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListAssociations(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListAssociationsResponse, ListAssociations,
+                      canopy::v1::ListAssociationsRequest());
 }
 
 absl::StatusOr<canopy::v1::UpdateAssociationsResponse> ControllerClient::UpdateAssociations(
     const canopy::v1::UpdateAssociationsRequest& request) {
-  canopy::v1::UpdateAssociationsResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->UpdateAssociations(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::UpdateAssociationsResponse, UpdateAssociations, request);
 }
 
 absl::StatusOr<canopy::v1::ListQosResponse> ControllerClient::ListQos() {
-  canopy::v1::ListQosResponse response;
-  const canopy::v1::ListQosRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListQos(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListQosResponse, ListQos, canopy::v1::ListQosRequest());
 }
 
 absl::StatusOr<canopy::v1::UpdateQosResponse> ControllerClient::UpdateQos(
     const canopy::v1::UpdateQosRequest& request) {
-  canopy::v1::UpdateQosResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->UpdateQos(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::UpdateQosResponse, UpdateQos, request);
 }
 
 absl::StatusOr<canopy::v1::GetSharesResponse> ControllerClient::GetShares() {
-  canopy::v1::GetSharesResponse response;
-  const canopy::v1::GetSharesRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->GetShares(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::GetSharesResponse, GetShares, canopy::v1::GetSharesRequest());
 }
 
 absl::StatusOr<canopy::v1::ListPrioritiesResponse> ControllerClient::ListPriorities(
     const canopy::v1::ListPrioritiesRequest& request) {
-  canopy::v1::ListPrioritiesResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListPriorities(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListPrioritiesResponse, ListPriorities, request);
 }
 
 absl::StatusOr<canopy::v1::ListAccountingResponse> ControllerClient::ListAccounting(
     const canopy::v1::ListAccountingRequest& request) {
-  canopy::v1::ListAccountingResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ListAccounting(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ListAccountingResponse, ListAccounting, request);
 }
 
 absl::StatusOr<canopy::v1::GetConfigResponse> ControllerClient::GetConfig() {
-  canopy::v1::GetConfigResponse response;
-  const canopy::v1::GetConfigRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->GetConfig(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::GetConfigResponse, GetConfig, canopy::v1::GetConfigRequest());
 }
 
 absl::StatusOr<canopy::v1::ReconfigureResponse> ControllerClient::Reconfigure() {
-  canopy::v1::ReconfigureResponse response;
-  const canopy::v1::ReconfigureRequest request;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->Reconfigure(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::ReconfigureResponse, Reconfigure,
+                      canopy::v1::ReconfigureRequest());
 }
 
 absl::Status ControllerClient::NotifyJob(const canopy::v1::NotifyJobRequest& request) {
-  canopy::v1::NotifyJobResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->NotifyJob(context->get(), request, &response);
-  return s.ok() ? absl::OkStatus() : Explain(s);
+  return CANOPY_UNARY(canopy::v1::NotifyJobResponse, NotifyJob, request).status();
 }
 
 absl::StatusOr<canopy::v1::AttachStepResponse> ControllerClient::AttachStep(
     const canopy::v1::AttachStepRequest& request) {
-  canopy::v1::AttachStepResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->AttachStep(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::AttachStepResponse, AttachStep, request);
 }
 
 absl::Status ControllerClient::UpdateJob(const canopy::v1::UpdateJobRequest& request) {
-  canopy::v1::UpdateJobResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->UpdateJob(context->get(), request, &response);
-  return s.ok() ? absl::OkStatus() : Explain(s);
+  return CANOPY_UNARY(canopy::v1::UpdateJobResponse, UpdateJob, request).status();
 }
 
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::HoldJobs(
     const canopy::v1::HoldJobsRequest& request) {
-  canopy::v1::JobActionResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->HoldJobs(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::JobActionResponse, HoldJobs, request);
 }
 
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::ReleaseJobs(
     const canopy::v1::ReleaseJobsRequest& request) {
-  canopy::v1::JobActionResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->ReleaseJobs(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::JobActionResponse, ReleaseJobs, request);
 }
 
 absl::StatusOr<canopy::v1::JobActionResponse> ControllerClient::RequeueJobs(
     const canopy::v1::RequeueJobsRequest& request) {
-  canopy::v1::JobActionResponse response;
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> context = NewContext(request);
-  if (!context.ok()) {
-    return context.status();
-  }
-  grpc::Status s = stub_->RequeueJobs(context->get(), request, &response);
-  if (!s.ok()) {
-    return Explain(s);
-  }
-  return response;
+  return CANOPY_UNARY(canopy::v1::JobActionResponse, RequeueJobs, request);
 }
 
 std::string ControllerClient::AddressSeenByNodes() const {

@@ -2,7 +2,9 @@
 // common/rpc/controller_target.h), signs calls with MUNGE and speaks TLS when the cluster's
 // config says so (docs/security.md), tags calls with the caller's user name, sets deadlines, and
 // turns failures into messages a person can act on ("cannot reach canopyd at X: ... is it
-// running?"). One per command invocation; thread-compatible.
+// running?"). Calls over canopyd's unix socket skip gRPC's client runtime (unix_grpc_call.h);
+// gRPC's channel is made only for TCP targets, on first use. One per command invocation;
+// thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include "absl/status/statusor.h"
 #include "canopy/v1/controller.grpc.pb.h"
 #include "common/config/security_config.h"
+#include "ctl/client/unix_grpc_call.h"
+#include "grpcpp/security/credentials.h"
 
 namespace canopy::ctl::client {
 
@@ -86,17 +90,26 @@ class ControllerClient {
   const config::SecurityConfig& security() const { return security_; }
 
  private:
-  ControllerClient(std::string target, config::SecurityConfig security,
-                   std::unique_ptr<canopy::v1::Controller::Stub> stub)
-      : target_(std::move(target)), security_(std::move(security)), stub_(std::move(stub)) {}
-  // A context with the call's deadline, signed for `request` (AuthType=auth/munge over TCP).
-  absl::StatusOr<std::unique_ptr<grpc::ClientContext>> NewContext(
-      const google::protobuf::Message& request) const;
+  using Stub = canopy::v1::Controller::Stub;
+  template <typename Request, typename Response>
+  using StubMethod = grpc::Status (Stub::*)(grpc::ClientContext*, const Request&, Response*);
+
+  ControllerClient(std::string target, config::SecurityConfig security)
+      : target_(std::move(target)), security_(std::move(security)) {}
+  // One call of `method` ("/canopy.v1.Controller/Ping"; `call` is the same method of the stub)
+  // with the deadline, the caller's name and, over TCP with MUNGE, its signature.
+  template <typename Response, typename Request>
+  absl::StatusOr<Response> Unary(const char* method, StubMethod<Request, Response> call,
+                                 const Request& request);
+  Stub& stub();  // gRPC's channel, made on first use
   absl::Status Explain(const grpc::Status& status) const;
 
   std::string target_;
   config::SecurityConfig security_;
-  std::unique_ptr<canopy::v1::Controller::Stub> stub_;
+  // unix: targets are called directly (unix_grpc_call.h); others through gRPC's channel.
+  std::unique_ptr<UnixGrpcConnection> unix_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  std::unique_ptr<Stub> stub_;
 };
 
 }  // namespace canopy::ctl::client

@@ -4,6 +4,9 @@
 # SUBMITS sequential `sbatch --wrap true` (their rate and median) and QUERIES sequential `squeue`
 # calls (median, p90), each timed from fork to exit as a script or workflow engine sees it.
 #
+# The Canopy loops run twice: as shipped, and with CANOPY_CLI_TRANSPORT=grpc (calls over the unix
+# socket through gRPC's own client runtime, as before the direct path).
+#
 # With SLURM_COMPARE_CONF set to the slurm.conf of a running Slurm (16 nodes on this machine:
 # slurmctld and one slurmd per node on loopback, Slurm's multiple-slurmd build), the same loops
 # run against it with Slurm's own sbatch and squeue (/usr/bin) in the same run, after it too has
@@ -109,6 +112,9 @@ PIDS+=($!)
   fill "$WORK/bin"
   echo "Canopy: 16 nodes, $FINISHED finished and $PENDING pending jobs in the controller"
   measure Canopy "$WORK/bin"
+  # The same commands with their unix-socket calls through gRPC's own client (before issue #16's
+  # direct calls, ctl/client/unix_grpc_call.h).
+  CANOPY_CLI_TRANSPORT=grpc measure "Canopy, gRPC client" "$WORK/bin"
 )
 if [ -n "${SLURM_COMPARE_CONF:-}" ]; then
   (

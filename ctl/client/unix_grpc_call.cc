@@ -1,0 +1,405 @@
+#include "ctl/client/unix_grpc_call.h"
+
+#include <nghttp2/nghttp2.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace canopy::ctl::client {
+namespace {
+
+// Large windows, so that a long squeue arrives without waiting for window updates.
+constexpr int32_t kWindowBytes = 16 * 1024 * 1024;
+constexpr size_t kPrefixBytes = 5;  // gRPC's message prefix: compressed flag, 4-byte length
+constexpr size_t kReadChunk = 64 * 1024;
+
+nghttp2_nv Header(absl::string_view name, absl::string_view value) {
+  return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                    value.size(), NGHTTP2_NV_FLAG_NONE};
+}
+
+// poll()'s timeout for what is left until `deadline`, rounded up so a call never gives up early.
+int PollTimeoutMs(absl::Time deadline) {
+  const absl::Duration left = deadline - absl::Now();
+  if (left <= absl::ZeroDuration()) {
+    return 0;
+  }
+  return static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1 << 30));
+}
+
+grpc::Status Unavailable(std::string message) {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::move(message));
+}
+
+}  // namespace
+
+grpc::StatusCode StatusCodeForHttpStatus(int http_status) {
+  switch (http_status) {
+    case 400:
+      return grpc::StatusCode::INTERNAL;
+    case 401:
+      return grpc::StatusCode::UNAUTHENTICATED;
+    case 403:
+      return grpc::StatusCode::PERMISSION_DENIED;
+    case 404:
+      return grpc::StatusCode::UNIMPLEMENTED;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return grpc::StatusCode::UNAVAILABLE;
+    default:
+      return grpc::StatusCode::UNKNOWN;
+  }
+}
+
+std::string PercentDecode(absl::string_view text) {
+  auto hex = [](char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// nghttp2's session and what its callbacks record about the call in progress.
+struct UnixGrpcConnection::Session {
+  ~Session() { nghttp2_session_del(h2); }
+
+  nghttp2_session* h2 = nullptr;
+  int fd = -1;
+  size_t max_response_bytes = 0;
+
+  // The call in progress.
+  int32_t stream_id = -1;
+  std::string request;  // prefixed message
+  size_t request_sent = 0;
+  bool closed = false;      // its stream has ended
+  uint32_t reset_code = 0;  // HTTP/2 error code when it ended in a reset
+  int http_status = 0;
+  std::optional<int> grpc_status;
+  std::string grpc_message;
+  std::string body;  // DATA received
+  bool too_big = false;
+
+  void StartCall() {
+    stream_id = -1;
+    request.clear();
+    request_sent = 0;
+    closed = false;
+    reset_code = 0;
+    http_status = 0;
+    grpc_status.reset();
+    grpc_message.clear();
+    body.clear();
+    too_big = false;
+  }
+
+  static Session& Of(void* user_data) { return *static_cast<Session*>(user_data); }
+
+  static ssize_t Send(nghttp2_session*, const uint8_t* data, size_t length, int, void* user) {
+    const ssize_t n = ::send(Of(user).fd, data, length, MSG_NOSIGNAL);
+    if (n < 0) {
+      return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+                 ? NGHTTP2_ERR_WOULDBLOCK
+                 : NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return n;
+  }
+
+  static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t name_length, const uint8_t* value, size_t value_length, uint8_t,
+                      void* user) {
+    Session& s = Of(user);
+    if (frame->hd.stream_id != s.stream_id) {
+      return 0;
+    }
+    const absl::string_view key(reinterpret_cast<const char*>(name), name_length);
+    const absl::string_view text(reinterpret_cast<const char*>(value), value_length);
+    int number = 0;
+    if (key == ":status" && absl::SimpleAtoi(text, &number)) {
+      s.http_status = number;
+    } else if (key == "grpc-status" && absl::SimpleAtoi(text, &number)) {
+      s.grpc_status = number;
+    } else if (key == "grpc-message") {
+      s.grpc_message = PercentDecode(text);
+    }
+    return 0;
+  }
+
+  static int OnData(nghttp2_session* h2, uint8_t, int32_t stream_id, const uint8_t* data,
+                    size_t length, void* user) {
+    Session& s = Of(user);
+    if (stream_id != s.stream_id || s.too_big) {
+      return 0;
+    }
+    if (s.body.size() + length > s.max_response_bytes + kPrefixBytes) {
+      s.too_big = true;
+      s.body.clear();
+      nghttp2_submit_rst_stream(h2, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
+      return 0;
+    }
+    s.body.append(reinterpret_cast<const char*>(data), length);
+    return 0;
+  }
+
+  static int OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user) {
+    Session& s = Of(user);
+    if (stream_id == s.stream_id) {
+      s.closed = true;
+      s.reset_code = error_code;
+    }
+    return 0;
+  }
+
+  static ssize_t ReadRequest(nghttp2_session*, int32_t, uint8_t* buffer, size_t length,
+                             uint32_t* flags, nghttp2_data_source*, void* user) {
+    Session& s = Of(user);
+    const size_t n = std::min(length, s.request.size() - s.request_sent);
+    std::memcpy(buffer, s.request.data() + s.request_sent, n);
+    s.request_sent += n;
+    if (s.request_sent == s.request.size()) {
+      *flags |= NGHTTP2_DATA_FLAG_EOF;
+    }
+    return static_cast<ssize_t>(n);
+  }
+};
+
+UnixGrpcConnection::UnixGrpcConnection(std::string socket_path, size_t max_response_bytes)
+    : socket_path_(std::move(socket_path)), max_response_bytes_(max_response_bytes) {}
+UnixGrpcConnection::~UnixGrpcConnection() = default;
+UnixGrpcConnection::UnixGrpcConnection(UnixGrpcConnection&&) noexcept = default;
+UnixGrpcConnection& UnixGrpcConnection::operator=(UnixGrpcConnection&&) noexcept = default;
+
+grpc::Status UnixGrpcConnection::Open(absl::Time deadline) {
+  session_.reset();
+  fd_.reset();
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (socket_path_.empty() || socket_path_.size() >= sizeof(address.sun_path)) {
+    return grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("unix socket path '", socket_path_, "' is empty or longer than ",
+                     sizeof(address.sun_path) - 1, " bytes"));
+  }
+  std::memcpy(address.sun_path, socket_path_.data(), socket_path_.size());
+  os::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) {
+    return Unavailable(absl::StrCat("socket: ", std::strerror(errno)));
+  }
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    if (errno != EAGAIN && errno != EINPROGRESS) {
+      return Unavailable(absl::StrCat("connect to ", socket_path_, ": ", std::strerror(errno)));
+    }
+    // The listener's backlog is full: wait for room until the deadline.
+    pollfd p{fd.get(), POLLOUT, 0};
+    int error = 0;
+    socklen_t length = sizeof(error);
+    if (::poll(&p, 1, PollTimeoutMs(deadline)) <= 0) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          absl::StrCat("connect to ", socket_path_, ": timed out"));
+    }
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
+      return Unavailable(absl::StrCat("connect to ", socket_path_, ": ", std::strerror(error)));
+    }
+  }
+
+  auto session = std::make_unique<Session>();
+  session->fd = fd.get();
+  session->max_response_bytes = max_response_bytes_;
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory");
+  }
+  nghttp2_session_callbacks_set_send_callback(callbacks, &Session::Send);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, &Session::OnHeader);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Session::OnData);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Session::OnStreamClose);
+  const int made = nghttp2_session_client_new(&session->h2, callbacks, session.get());
+  nghttp2_session_callbacks_del(callbacks);
+  if (made != 0) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory");
+  }
+  const nghttp2_settings_entry settings[] = {
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kWindowBytes)},
+  };
+  nghttp2_submit_settings(session->h2, NGHTTP2_FLAG_NONE, settings,
+                          sizeof(settings) / sizeof(settings[0]));
+  nghttp2_session_set_local_window_size(session->h2, NGHTTP2_FLAG_NONE, 0, kWindowBytes);
+  fd_ = std::move(fd);
+  session_ = std::move(session);
+  return grpc::Status::OK;
+}
+
+grpc::Status UnixGrpcConnection::Call(absl::string_view method,
+                                      const google::protobuf::MessageLite& request,
+                                      const Metadata& metadata, absl::Time deadline,
+                                      google::protobuf::MessageLite* response) {
+  if (session_ == nullptr ||
+      (!nghttp2_session_want_read(session_->h2) && !nghttp2_session_want_write(session_->h2))) {
+    if (grpc::Status opened = Open(deadline); !opened.ok()) {
+      return opened;
+    }
+  }
+  Session& s = *session_;
+  s.StartCall();
+  const size_t size = request.ByteSizeLong();
+  if (size > 0xffffffffu) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "request larger than 4 GiB");
+  }
+  s.request.resize(kPrefixBytes + size);
+  s.request[0] = 0;  // not compressed
+  for (int i = 0; i < 4; ++i) {
+    s.request[1 + i] = static_cast<char>((size >> (24 - 8 * i)) & 0xff);
+  }
+  if (!request.SerializeToArray(s.request.data() + kPrefixBytes, static_cast<int>(size))) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "could not serialize the request");
+  }
+
+  const std::string timeout = absl::StrCat(
+      std::clamp<int64_t>(absl::ToInt64Milliseconds(deadline - absl::Now()), 1, 99'999'999), "m");
+  std::vector<nghttp2_nv> headers = {
+      Header(":method", "POST"),       Header(":scheme", "http"),
+      Header(":path", method),         Header(":authority", "localhost"),
+      Header("te", "trailers"),        Header("content-type", "application/grpc"),
+      Header("grpc-timeout", timeout),
+  };
+  for (const auto& [key, value] : metadata) {
+    headers.push_back(Header(key, value));
+  }
+  nghttp2_data_provider body{};
+  body.read_callback = &Session::ReadRequest;
+  s.stream_id =
+      nghttp2_submit_request(s.h2, nullptr, headers.data(), headers.size(), &body, nullptr);
+  if (s.stream_id < 0) {
+    session_.reset();
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        absl::StrCat("could not start the call: ", nghttp2_strerror(s.stream_id)));
+  }
+
+  char buffer[kReadChunk];
+  while (!s.closed) {
+    if (const int sent = nghttp2_session_send(s.h2); sent != 0) {
+      session_.reset();
+      return Unavailable(absl::StrCat("sending to ", socket_path_, ": ", nghttp2_strerror(sent)));
+    }
+    if (s.closed) {
+      break;
+    }
+    if (!nghttp2_session_want_read(s.h2) && !nghttp2_session_want_write(s.h2)) {
+      // nghttp2 ended the session (the peer broke the protocol, or went away with GOAWAY).
+      session_.reset();
+      return Unavailable(absl::StrCat("the connection to ", socket_path_,
+                                      " ended before the answer (is it canopyd's socket?)"));
+    }
+    pollfd p{fd_.get(),
+             static_cast<int16_t>(POLLIN | (nghttp2_session_want_write(s.h2) ? POLLOUT : 0)), 0};
+    const int ready = ::poll(&p, 1, PollTimeoutMs(deadline));
+    if (ready < 0 && errno == EINTR) {
+      continue;
+    }
+    if (ready == 0) {
+      // The connection may still carry the late answer: start afresh on the next call.
+      session_.reset();
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
+    }
+    if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) {
+      continue;  // writable only
+    }
+    const ssize_t n = ::read(fd_.get(), buffer, sizeof(buffer));
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      continue;
+    }
+    if (n <= 0) {
+      const std::string why = n == 0 ? "canopyd closed the connection" : std::strerror(errno);
+      session_.reset();
+      return Unavailable(absl::StrCat("reading from ", socket_path_, ": ", why));
+    }
+    if (const ssize_t used = nghttp2_session_mem_recv(s.h2, reinterpret_cast<uint8_t*>(buffer),
+                                                      static_cast<size_t>(n));
+        used < 0) {
+      session_.reset();
+      return grpc::Status(grpc::StatusCode::INTERNAL,
+                          absl::StrCat("canopyd's answer is not valid HTTP/2: ",
+                                       nghttp2_strerror(static_cast<int>(used))));
+    }
+  }
+  // Flush what the answer asked for (window updates, a reset), so the server is not left waiting.
+  nghttp2_session_send(s.h2);
+
+  if (s.too_big) {
+    return grpc::Status(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        absl::StrCat("Received message larger than max (over ", s.max_response_bytes, " bytes)"));
+  }
+  if (s.grpc_status.has_value()) {
+    if (*s.grpc_status != 0) {
+      const int code = *s.grpc_status;
+      return grpc::Status(code > 0 && code <= grpc::StatusCode::UNAUTHENTICATED
+                              ? static_cast<grpc::StatusCode>(code)
+                              : grpc::StatusCode::UNKNOWN,
+                          s.grpc_message);
+    }
+  } else if (s.http_status != 0 && s.http_status != 200) {
+    return grpc::Status(StatusCodeForHttpStatus(s.http_status),
+                        absl::StrCat("Received http2 header with status: ", s.http_status));
+  } else if (s.reset_code == NGHTTP2_REFUSED_STREAM) {
+    return Unavailable("canopyd refused the call (it is shutting down or busy)");
+  } else if (s.reset_code == NGHTTP2_CANCEL) {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled");
+  } else {
+    return grpc::Status(
+        grpc::StatusCode::INTERNAL,
+        s.reset_code != 0 ? absl::StrCat("canopyd reset the call (HTTP/2 error ", s.reset_code, ")")
+                          : std::string("canopyd's answer carried no grpc-status"));
+  }
+
+  // One message: a flag byte (0: not compressed; nothing asked canopyd to compress), its
+  // length (big-endian), the message.
+  const std::string& b = s.body;
+  if (b.size() < kPrefixBytes) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "canopyd's answer carried no message");
+  }
+  if (b[0] != 0) {
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        "canopyd's answer is compressed, which was not asked for");
+  }
+  size_t length = 0;
+  for (int i = 1; i < 5; ++i) {
+    length = (length << 8) | static_cast<unsigned char>(b[i]);
+  }
+  if (b.size() != kPrefixBytes + length) {
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        absl::StrCat("canopyd's answer holds ", b.size() - kPrefixBytes,
+                                     " bytes where its prefix announced ", length));
+  }
+  if (!response->ParseFromArray(b.data() + kPrefixBytes, static_cast<int>(length))) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "could not parse canopyd's answer");
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace canopy::ctl::client

@@ -1,0 +1,264 @@
+// UnixGrpcConnection against a real gRPC server on a unix socket: what gRPC's own client would
+// get back (answers, statuses, metadata, limits, deadlines), one connection for many calls.
+#include "ctl/client/unix_grpc_call.h"
+
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "canopy/v1/controller.grpc.pb.h"
+#include "common/os/unique_fd.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+
+namespace canopy::ctl::client {
+namespace {
+
+constexpr size_t kLimit = 64 * 1024 * 1024;
+// grpc-message travels percent-encoded: non-ASCII text and '%' must come back as sent.
+constexpr char kMessage[] = "Job 12 not found: 100% gone, naïve ✓";
+
+std::string MakeTempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "unix-grpc-XXXXXX").string();
+  return mkdtemp(tmpl.data());
+}
+
+// Answers Ping with the caller's canopy-user metadata; ListJobs with as many jobs as the request
+// has ids (each id a job, its name padded to 100 bytes); CancelJob with the status the request's
+// signal asks for, its message the reason; GetJob after sleeping job_id milliseconds.
+class FakeController final : public canopy::v1::Controller::Service {
+ public:
+  grpc::Status Ping(grpc::ServerContext* context, const canopy::v1::PingRequest*,
+                    canopy::v1::PingResponse* response) override {
+    auto user = context->client_metadata().find("canopy-user");
+    if (user != context->client_metadata().end()) {
+      response->set_hostname(std::string(user->second.data(), user->second.size()));
+    }
+    response->set_cluster_name("demo");
+    response->set_uptime_seconds(++pings_);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListJobs(grpc::ServerContext*, const canopy::v1::ListJobsRequest* request,
+                        canopy::v1::ListJobsResponse* response) override {
+    const uint32_t count = request->job_ids_size() == 1 ? request->job_ids(0) : 0;
+    for (uint32_t i = 1; i <= count; ++i) {
+      canopy::v1::Job* job = response->add_jobs();
+      job->set_job_id(i);
+      job->mutable_spec()->set_name(std::string(100, 'a' + i % 26));
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CancelJob(grpc::ServerContext*, const canopy::v1::CancelJobRequest* request,
+                         canopy::v1::CancelJobResponse*) override {
+    return grpc::Status(static_cast<grpc::StatusCode>(request->signal()), kMessage);
+  }
+
+  grpc::Status GetJob(grpc::ServerContext* context, const canopy::v1::GetJobRequest* request,
+                      canopy::v1::Job* response) override {
+    const absl::Time until = absl::Now() + absl::Milliseconds(request->job_id());
+    while (absl::Now() < until && !context->IsCancelled()) {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+    response->set_job_id(request->job_id());
+    return grpc::Status::OK;
+  }
+
+ private:
+  int pings_ = 0;
+};
+
+class UnixGrpcCallTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir();
+    socket_ = dir_ + "/canopyd.sock";
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
+    builder.SetMaxSendMessageSize(-1);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void TearDown() override {
+    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+    std::filesystem::remove_all(dir_);
+  }
+  static absl::Time Soon() { return absl::Now() + absl::Seconds(10); }
+
+  std::string dir_;
+  std::string socket_;
+  FakeController service_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST_F(UnixGrpcCallTest, CallsRunOneAfterAnotherOnOneConnectionWithTheCallersMetadata) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  for (int i = 1; i <= 3; ++i) {
+    canopy::v1::PingResponse response;
+    grpc::Status status = connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(),
+                                          {{"canopy-user", "alice"}}, Soon(), &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.cluster_name(), "demo");
+    EXPECT_EQ(response.hostname(), "alice");
+    EXPECT_EQ(response.uptime_seconds(), i);
+  }
+}
+
+TEST_F(UnixGrpcCallTest, AnAnswerOfManyMegabytesArrivesWhole) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::ListJobsRequest request;
+  request.add_job_ids(200'000);  // about 22 MB: more than the flow-control windows
+  canopy::v1::ListJobsResponse response;
+  grpc::Status status =
+      connection.Call("/canopy.v1.Controller/ListJobs", request, {}, Soon(), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.jobs_size(), 200'000);
+  EXPECT_EQ(response.jobs(199'999).job_id(), 200'000u);
+  EXPECT_EQ(response.jobs(199'999).spec().name(), std::string(100, 'a' + 200'000 % 26));
+}
+
+TEST_F(UnixGrpcCallTest, AnAnswerOverTheLimitIsResourceExhaustedAndTheConnectionStaysUsable) {
+  UnixGrpcConnection connection(socket_, 1024 * 1024);
+  canopy::v1::ListJobsRequest request;
+  request.add_job_ids(20'000);  // about 2.2 MB
+  canopy::v1::ListJobsResponse response;
+  grpc::Status status =
+      connection.Call("/canopy.v1.Controller/ListJobs", request, {}, Soon(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  canopy::v1::PingResponse ping;
+  EXPECT_TRUE(
+      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping)
+          .ok());
+}
+
+TEST_F(UnixGrpcCallTest, TheServersStatusAndMessageComeBackAsSent) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  for (grpc::StatusCode code : {grpc::StatusCode::NOT_FOUND, grpc::StatusCode::PERMISSION_DENIED,
+                                grpc::StatusCode::FAILED_PRECONDITION}) {
+    canopy::v1::CancelJobRequest request;
+    request.set_signal(code);
+    canopy::v1::CancelJobResponse response;
+    grpc::Status status =
+        connection.Call("/canopy.v1.Controller/CancelJob", request, {}, Soon(), &response);
+    EXPECT_EQ(status.error_code(), code);
+    EXPECT_EQ(status.error_message(), kMessage);
+  }
+}
+
+TEST_F(UnixGrpcCallTest, AMethodTheServerLacksIsUnimplemented) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::GetConfigResponse response;
+  grpc::Status status = connection.Call("/canopy.v1.Controller/GetConfig",
+                                        canopy::v1::GetConfigRequest(), {}, Soon(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(UnixGrpcCallTest, ACallPastItsDeadlineIsDeadlineExceededAndTheNextCallWorks) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::GetJobRequest slow;
+  slow.set_job_id(2'000);  // the server sleeps 2 s
+  canopy::v1::Job job;
+  const absl::Time start = absl::Now();
+  grpc::Status status = connection.Call("/canopy.v1.Controller/GetJob", slow, {},
+                                        absl::Now() + absl::Milliseconds(200), &job);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  canopy::v1::GetJobRequest quick;
+  quick.set_job_id(1);
+  ASSERT_TRUE(connection.Call("/canopy.v1.Controller/GetJob", quick, {}, Soon(), &job).ok());
+  EXPECT_EQ(job.job_id(), 1u);
+}
+
+TEST_F(UnixGrpcCallTest, NothingListeningIsUnavailableWithTheSocketsPath) {
+  UnixGrpcConnection connection(dir_ + "/missing.sock", kLimit);
+  canopy::v1::PingResponse response;
+  grpc::Status status = connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {},
+                                        Soon(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(status.error_message().find(dir_ + "/missing.sock"), std::string::npos)
+      << status.error_message();
+}
+
+TEST_F(UnixGrpcCallTest, AServerThatGoesAwayMidCallIsUnavailableAndAFreshOneIsReachedAgain) {
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::PingResponse ping;
+  ASSERT_TRUE(
+      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping)
+          .ok());
+  server_->Shutdown(absl::ToChronoTime(absl::Now()));
+  server_->Wait();
+  std::filesystem::remove(socket_);
+  grpc::Status status =
+      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+
+  // A restarted server on the same path: the next call connects again.
+  FakeController again;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
+  builder.RegisterService(&again);
+  server_ = builder.BuildAndStart();
+  ASSERT_NE(server_, nullptr);
+  status =
+      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(UnixGrpcCallTest, ASocketThatIsNotHttp2IsAnErrorNotAHang) {
+  // Something else listens on the path and answers with text.
+  const std::string path = dir_ + "/other.sock";
+  os::UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  path.copy(address.sun_path, sizeof(address.sun_path) - 1);
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(::listen(listener.get(), 4), 0);
+  absl::Notification answered;
+  std::thread other([&] {
+    os::UniqueFd peer(::accept(listener.get(), nullptr, nullptr));
+    const char text[] = "HTTP/1.1 400 Bad Request\r\n\r\n";
+    (void)!::write(peer.get(), text, sizeof(text) - 1);
+    answered.WaitForNotificationWithTimeout(absl::Seconds(10));
+  });
+  UnixGrpcConnection connection(path, kLimit);
+  canopy::v1::PingResponse response;
+  const absl::Time start = absl::Now();
+  grpc::Status status = connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {},
+                                        Soon(), &response);
+  const absl::Duration took = absl::Now() - start;
+  answered.Notify();  // the peer keeps its end open until now: the error is not its closing
+  other.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_LT(took, absl::Seconds(5));
+}
+
+TEST(PercentDecodeTest, DecodesEscapesAndLeavesTheRest) {
+  EXPECT_EQ(PercentDecode("100%25 done"), "100% done");
+  EXPECT_EQ(PercentDecode("na%C3%AFve"), "naïve");
+  EXPECT_EQ(PercentDecode("50% off"), "50% off");  // not an escape
+  EXPECT_EQ(PercentDecode("end%4"), "end%4");
+  EXPECT_EQ(PercentDecode("%41"), "A");
+}
+
+TEST(StatusCodeForHttpStatusTest, FollowsGrpcsMapping) {
+  EXPECT_EQ(StatusCodeForHttpStatus(400), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(StatusCodeForHttpStatus(401), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(StatusCodeForHttpStatus(403), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(StatusCodeForHttpStatus(404), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(StatusCodeForHttpStatus(503), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(StatusCodeForHttpStatus(500), grpc::StatusCode::UNKNOWN);
+}
+
+}  // namespace
+}  // namespace canopy::ctl::client
