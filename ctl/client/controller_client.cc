@@ -86,15 +86,13 @@ canopy::v1::Controller::Stub& ControllerClient::stub() {
 }
 
 template <typename Response, typename Request>
-absl::StatusOr<Response> ControllerClient::Unary(const char* method,
-                                                 StubMethod<Request, Response> call,
-                                                 const Request& request) {
-  Response response;
+absl::Status ControllerClient::UnaryInto(const char* method, StubMethod<Request, Response> call,
+                                         const Request& request, Response* response) {
   const absl::Time deadline = absl::Now() + kCallTimeout;
   grpc::Status status;
   if (unix_ != nullptr) {
     // Over the unix socket the kernel tells canopyd who calls; the name is for its logs.
-    status = unix_->Call(method, request, {{"canopy-user", UserName()}}, deadline, &response);
+    status = unix_->Call(method, request, {{"canopy-user", UserName()}}, deadline, response);
   } else {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(deadline));
@@ -106,10 +104,18 @@ absl::StatusOr<Response> ControllerClient::Unary(const char* method,
         return s;
       }
     }
-    status = (stub().*call)(&context, request, &response);
+    status = (stub().*call)(&context, request, response);
   }
-  if (!status.ok()) {
-    return Explain(status);
+  return status.ok() ? absl::OkStatus() : Explain(status);
+}
+
+template <typename Response, typename Request>
+absl::StatusOr<Response> ControllerClient::Unary(const char* method,
+                                                 StubMethod<Request, Response> call,
+                                                 const Request& request) {
+  Response response;
+  if (absl::Status s = UnaryInto(method, call, request, &response); !s.ok()) {
+    return s;
   }
   return response;
 }
@@ -173,6 +179,11 @@ absl::StatusOr<canopy::v1::Job> ControllerClient::GetJob(uint32_t job_id) {
 absl::StatusOr<canopy::v1::ListJobsResponse> ControllerClient::ListJobs(
     const canopy::v1::ListJobsRequest& request) {
   return CANOPY_UNARY(canopy::v1::ListJobsResponse, ListJobs, request);
+}
+
+absl::Status ControllerClient::ListJobs(const canopy::v1::ListJobsRequest& request,
+                                        canopy::v1::ListJobsResponse* response) {
+  return UnaryInto("/canopy.v1.Controller/ListJobs", &Stub::ListJobs, request, response);
 }
 
 absl::StatusOr<canopy::v1::CreateStepResponse> ControllerClient::CreateStep(

@@ -41,6 +41,10 @@ class ControllerClient {
       const canopy::v1::CancelJobRequest& request);
   absl::StatusOr<canopy::v1::Job> GetJob(uint32_t job_id);
   absl::StatusOr<canopy::v1::ListJobsResponse> ListJobs(const canopy::v1::ListJobsRequest& request);
+  // The same into `response`, which may live on an arena: squeue parses its list into one
+  // block instead of a malloc per field and string (docs/performance.md, "The command line").
+  absl::Status ListJobs(const canopy::v1::ListJobsRequest& request,
+                        canopy::v1::ListJobsResponse* response);
   absl::StatusOr<canopy::v1::CreateStepResponse> CreateStep(
       const canopy::v1::CreateStepRequest& request);
   absl::Status CancelStep(const canopy::v1::CancelStepRequest& request);
@@ -101,6 +105,9 @@ class ControllerClient {
   template <typename Response, typename Request>
   absl::StatusOr<Response> Unary(const char* method, StubMethod<Request, Response> call,
                                  const Request& request);
+  template <typename Response, typename Request>
+  absl::Status UnaryInto(const char* method, StubMethod<Request, Response> call,
+                         const Request& request, Response* response);
   Stub& stub();  // gRPC's channel, made on first use
   absl::Status Explain(const grpc::Status& status) const;
 
