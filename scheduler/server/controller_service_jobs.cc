@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -231,7 +232,7 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
     states.insert(s);
   }
   const absl::Duration min_age = controller_->config().min_job_age;
-  snap->ForEachJob([&](const core::Job& job) {
+  auto list = [&](const core::Job& job) {
     if (!states.empty()) {
       if (!states.contains(ToProtoState(job.state))) {
         return;
@@ -248,7 +249,31 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
     canopy::v1::Job* out = response->add_jobs();
     *out = ListRecord(caller, job, *snap);
     AddSteps(*snap, *out);
-  });
+  };
+  // A workflow engine polls `squeue -j ID` for each of its jobs: those ids are looked up, not
+  // found by a walk over the whole queue. An id that is an array's (its tasks are listed too)
+  // or that is not found (it may be an array whose first task is gone) needs the walk.
+  std::vector<const core::Job*> by_id;
+  bool walk = request->job_ids().empty();
+  for (uint32_t id : request->job_ids()) {
+    const core::Job* job = snap->FindJob(id);
+    if (job == nullptr || job->array_job_id == id) {
+      walk = true;
+      break;
+    }
+    by_id.push_back(job);
+  }
+  if (walk) {
+    snap->ForEachJob(list);
+  } else {
+    // In id order, each once, as the walk lists them.
+    std::sort(by_id.begin(), by_id.end(),
+              [](const core::Job* a, const core::Job* b) { return a->id < b->id; });
+    by_id.erase(std::unique(by_id.begin(), by_id.end()), by_id.end());
+    for (const core::Job* job : by_id) {
+      list(*job);
+    }
+  }
   if (!request->job_ids().empty() && response->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
   }

@@ -13,7 +13,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "canopy/v1/controller.grpc.pb.h"
 #include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "tests/integration/front_end_test.h"
 
@@ -100,6 +102,41 @@ TEST_F(DropInTest, UpdatePendingJobPartitionNameNodesAndDependency) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("Job is no longer pending execution"));
   EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(running)}).exit_code, 0);
+}
+
+TEST_F(DropInTest, SqueueByIdListsJobsArraysAndTasksAsAWalkWould) {
+  // canopyd looks ids up rather than walking the queue, except for arrays' ids and ids it does
+  // not find: every case lists what the whole-queue walk listed.
+  const uint32_t single = Sbatch({"-H", "-J", "single", "--wrap", "true"});
+  const uint32_t array = Sbatch({"-H", "-J", "arr", "--array=1-3", "--wrap", "true"});
+  const uint32_t other = Sbatch({"-H", "-J", "other", "--wrap", "true"});
+  auto ids = [&](const std::string& which) {
+    CommandResult r = cluster_.FrontEnd("squeue", {"-h", "-r", "-j", which, "-o", "%i %j"});
+    return absl::StrCat(r.exit_code, ": ", r.out, r.err);
+  };
+  EXPECT_EQ(ids(absl::StrCat(single)), absl::StrCat("0: ", single, " single\n"));
+  // The array's id: every task. A task's own id: that task.
+  EXPECT_EQ(ids(absl::StrCat(array)),
+            absl::StrCat("0: ", array, "_1 arr\n", array, "_2 arr\n", array, "_3 arr\n"));
+  EXPECT_EQ(ids(absl::StrCat(array + 1)), absl::StrCat("0: ", array, "_2 arr\n"));
+  // Several ids, given out of order and twice: each job once, in id order (asked directly:
+  // squeue would sort and drop repeats itself).
+  auto stub = canopy::v1::Controller::NewStub(
+      grpc::CreateChannel(cluster_.socket_target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  canopy::v1::ListJobsRequest request;
+  for (uint32_t id : {other, single, other}) {
+    request.add_job_ids(id);
+  }
+  canopy::v1::ListJobsResponse listed;
+  ASSERT_TRUE(stub->ListJobs(&context, request, &listed).ok());
+  ASSERT_EQ(listed.jobs_size(), 2);
+  EXPECT_EQ(listed.jobs(0).job_id(), single);
+  EXPECT_EQ(listed.jobs(1).job_id(), other);
+  // An id nobody has, with one that exists: the one that exists; alone: squeue's error.
+  EXPECT_EQ(ids(absl::StrCat(single, ",", other + 100)), absl::StrCat("0: ", single, " single\n"));
+  EXPECT_THAT(ids(absl::StrCat(other + 100)), HasSubstr("Invalid job id specified"));
+  EXPECT_THAT(ids(absl::StrCat(other + 100)), ::testing::StartsWith("1: "));
 }
 
 TEST_F(DropInTest, RunningStepsShowInSqueueAndScontrol) {

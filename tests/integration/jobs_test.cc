@@ -4,6 +4,7 @@
 // an sbatch job (8 ranks, the right SLURM_* values), the batch environment, output files and
 // patterns, exit codes, the time-limit kill, cancel (nothing survives), and that a queued job
 // survives kill -9 of canopyd.
+#include <algorithm>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -453,7 +454,14 @@ TEST_F(JobsTest, JobsRunAsTheSubmitterAndOnlyTheOwnerMayCancel) {
       << Diagnostics(id);
   EXPECT_EQ(GetJob(id).user_name(), "nobody");
   EXPECT_EQ(GetJob(id).user_id(), 65534u);
-  ASSERT_TRUE(WaitUntil([&] { return !ReadFile(home + "/id.out").empty(); }, absl::Seconds(10)));
+  // Both lines: the script writes them one `id` after the other.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const std::string written = ReadFile(home + "/id.out");
+        return std::count(written.begin(), written.end(), '\n') >= 2;
+      },
+      absl::Seconds(10)))
+      << ReadFile(home + "/id.out");
   EXPECT_EQ(ReadFile(home + "/id.out"), "65534\n65534\n");  // never as root
 
   // Another user may neither cancel the job nor drain a node.
