@@ -4,12 +4,12 @@
 // an sbatch job (8 ranks, the right SLURM_* values), the batch environment, output files and
 // patterns, exit codes, the time-limit kill, cancel (nothing survives), and that a queued job
 // survives kill -9 of canopyd.
-#include <algorithm>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
