@@ -103,6 +103,8 @@ struct UnixGrpcConnection::Session {
   std::string grpc_message;
   std::string body;  // DATA received
   bool too_big = false;
+  bool answered = false;  // a frame of the call's stream arrived
+  int send_errno = 0;     // why the last send() failed
 
   void StartCall() {
     stream_id = -1;
@@ -115,16 +117,21 @@ struct UnixGrpcConnection::Session {
     grpc_message.clear();
     body.clear();
     too_big = false;
+    answered = false;
+    send_errno = 0;
   }
 
   static Session& Of(void* user_data) { return *static_cast<Session*>(user_data); }
 
   static ssize_t Send(nghttp2_session*, const uint8_t* data, size_t length, int, void* user) {
-    const ssize_t n = ::send(Of(user).fd, data, length, MSG_NOSIGNAL);
+    Session& s = Of(user);
+    const ssize_t n = ::send(s.fd, data, length, MSG_NOSIGNAL);
     if (n < 0) {
-      return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-                 ? NGHTTP2_ERR_WOULDBLOCK
-                 : NGHTTP2_ERR_CALLBACK_FAILURE;
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        return NGHTTP2_ERR_WOULDBLOCK;
+      }
+      s.send_errno = errno;
+      return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     return n;
   }
@@ -136,6 +143,7 @@ struct UnixGrpcConnection::Session {
     if (frame->hd.stream_id != s.stream_id) {
       return 0;
     }
+    s.answered = true;
     const absl::string_view key(reinterpret_cast<const char*>(name), name_length);
     const absl::string_view text(reinterpret_cast<const char*>(value), value_length);
     int number = 0;
@@ -155,6 +163,7 @@ struct UnixGrpcConnection::Session {
     if (stream_id != s.stream_id || s.too_big) {
       return 0;
     }
+    s.answered = true;
     if (s.body.size() + length > s.max_response_bytes + kPrefixBytes) {
       s.too_big = true;
       s.body.clear();
@@ -209,21 +218,21 @@ grpc::Status UnixGrpcConnection::Open(absl::Time deadline) {
   if (!fd.valid()) {
     return Unavailable(absl::StrCat("socket: ", std::strerror(errno)));
   }
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-    if (errno != EAGAIN && errno != EINPROGRESS) {
+  // A unix socket's connect() does not go on in the background: EAGAIN means the listener's
+  // backlog is full (canopyd is busy), so try again, briefly, until the deadline.
+  while (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    if (errno == EINTR) {
+      continue;
+    }
+    if (errno != EAGAIN) {
       return Unavailable(absl::StrCat("connect to ", socket_path_, ": ", std::strerror(errno)));
     }
-    // The listener's backlog is full: wait for room until the deadline.
-    pollfd p{fd.get(), POLLOUT, 0};
-    int error = 0;
-    socklen_t length = sizeof(error);
-    if (::poll(&p, 1, PollTimeoutMs(deadline)) <= 0) {
+    if (absl::Now() >= deadline) {
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                          absl::StrCat("connect to ", socket_path_, ": timed out"));
+                          absl::StrCat("connect to ", socket_path_,
+                                       ": its listen backlog stayed full until the deadline"));
     }
-    if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
-      return Unavailable(absl::StrCat("connect to ", socket_path_, ": ", std::strerror(error)));
-    }
+    absl::SleepFor(absl::Milliseconds(2));
   }
 
   auto session = std::make_unique<Session>();
@@ -254,12 +263,57 @@ grpc::Status UnixGrpcConnection::Open(absl::Time deadline) {
   return grpc::Status::OK;
 }
 
+void UnixGrpcConnection::DropIfEnded() {
+  if (session_ == nullptr) {
+    return;
+  }
+  // Between calls nothing reads the socket: what canopyd sent meanwhile (a GOAWAY before it
+  // stopped, a keepalive PING, the end of the connection) is read now, and PINGs answered.
+  char buffer[kReadChunk];
+  while (true) {
+    pollfd p{fd_.get(), POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0 || (p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) {
+      break;
+    }
+    const ssize_t n = ::read(fd_.get(), buffer, sizeof(buffer));
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      break;
+    }
+    if (n <= 0 || nghttp2_session_mem_recv(session_->h2, reinterpret_cast<uint8_t*>(buffer),
+                                           static_cast<size_t>(n)) < 0) {
+      session_.reset();
+      return;
+    }
+  }
+  if (nghttp2_session_send(session_->h2) != 0 || !nghttp2_session_want_read(session_->h2)) {
+    session_.reset();  // ended (GOAWAY) or broken: the next call opens a new connection
+  }
+}
+
 grpc::Status UnixGrpcConnection::Call(absl::string_view method,
                                       const google::protobuf::MessageLite& request,
                                       const Metadata& metadata, absl::Time deadline,
                                       google::protobuf::MessageLite* response) {
-  if (session_ == nullptr ||
-      (!nghttp2_session_want_read(session_->h2) && !nghttp2_session_want_write(session_->h2))) {
+  DropIfEnded();
+  const bool reused = session_ != nullptr;
+  bool unprocessed = false;
+  grpc::Status status = CallOnce(method, request, metadata, deadline, response, &unprocessed);
+  if (!status.ok() && reused && unprocessed && absl::Now() < deadline) {
+    // canopyd closed the connection as the call was sent (it restarted, or it dropped an idle
+    // connection), so it never saw the request: send it once more on a new connection, as
+    // gRPC's own client does.
+    status = CallOnce(method, request, metadata, deadline, response, &unprocessed);
+  }
+  return status;
+}
+
+grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
+                                          const google::protobuf::MessageLite& request,
+                                          const Metadata& metadata, absl::Time deadline,
+                                          google::protobuf::MessageLite* response,
+                                          bool* unprocessed) {
+  *unprocessed = false;
+  if (session_ == nullptr) {
     if (grpc::Status opened = Open(deadline); !opened.ok()) {
       return opened;
     }
@@ -281,6 +335,7 @@ grpc::Status UnixGrpcConnection::Call(absl::string_view method,
 
   const std::string timeout = absl::StrCat(
       std::clamp<int64_t>(absl::ToInt64Milliseconds(deadline - absl::Now()), 1, 99'999'999), "m");
+  // nghttp2 copies names and values (NGHTTP2_NV_FLAG_NONE) when the request is submitted.
   std::vector<nghttp2_nv> headers = {
       Header(":method", "POST"),       Header(":scheme", "http"),
       Header(":path", method),         Header(":authority", "localhost"),
@@ -292,19 +347,24 @@ grpc::Status UnixGrpcConnection::Call(absl::string_view method,
   }
   nghttp2_data_provider body{};
   body.read_callback = &Session::ReadRequest;
-  s.stream_id =
+  const int32_t stream_id =
       nghttp2_submit_request(s.h2, nullptr, headers.data(), headers.size(), &body, nullptr);
-  if (s.stream_id < 0) {
+  if (stream_id < 0) {
     session_.reset();
     return grpc::Status(grpc::StatusCode::INTERNAL,
-                        absl::StrCat("could not start the call: ", nghttp2_strerror(s.stream_id)));
+                        absl::StrCat("could not start the call: ", nghttp2_strerror(stream_id)));
   }
+  s.stream_id = stream_id;
 
   char buffer[kReadChunk];
   while (!s.closed) {
     if (const int sent = nghttp2_session_send(s.h2); sent != 0) {
+      const int error = s.send_errno;
+      // A request canopyd did not read whole is one it did not act on.
+      *unprocessed = !s.answered && (error == EPIPE || error == ECONNRESET);
       session_.reset();
-      return Unavailable(absl::StrCat("sending to ", socket_path_, ": ", nghttp2_strerror(sent)));
+      return Unavailable(absl::StrCat("sending to ", socket_path_, ": ",
+                                      error != 0 ? std::strerror(error) : nghttp2_strerror(sent)));
     }
     if (s.closed) {
       break;
@@ -315,19 +375,24 @@ grpc::Status UnixGrpcConnection::Call(absl::string_view method,
       return Unavailable(absl::StrCat("the connection to ", socket_path_,
                                       " ended before the answer (is it canopyd's socket?)"));
     }
-    pollfd p{fd_.get(),
-             static_cast<int16_t>(POLLIN | (nghttp2_session_want_write(s.h2) ? POLLOUT : 0)), 0};
-    const int ready = ::poll(&p, 1, PollTimeoutMs(deadline));
-    if (ready < 0 && errno == EINTR) {
-      continue;
-    }
-    if (ready == 0) {
+    if (absl::Now() >= deadline) {
       // The connection may still carry the late answer: start afresh on the next call.
       session_.reset();
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
     }
+    pollfd p{fd_.get(),
+             static_cast<int16_t>(POLLIN | (nghttp2_session_want_write(s.h2) ? POLLOUT : 0)), 0};
+    const int ready = ::poll(&p, 1, PollTimeoutMs(deadline));
+    if (ready < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      const int error = errno;
+      session_.reset();
+      return Unavailable(absl::StrCat("waiting for ", socket_path_, ": ", std::strerror(error)));
+    }
     if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) {
-      continue;  // writable only
+      continue;  // writable only, or the deadline (checked above)
     }
     const ssize_t n = ::read(fd_.get(), buffer, sizeof(buffer));
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -335,6 +400,7 @@ grpc::Status UnixGrpcConnection::Call(absl::string_view method,
     }
     if (n <= 0) {
       const std::string why = n == 0 ? "canopyd closed the connection" : std::strerror(errno);
+      *unprocessed = !s.answered && n < 0 && errno == ECONNRESET;
       session_.reset();
       return Unavailable(absl::StrCat("reading from ", socket_path_, ": ", why));
     }
@@ -367,7 +433,14 @@ grpc::Status UnixGrpcConnection::Call(absl::string_view method,
     return grpc::Status(StatusCodeForHttpStatus(s.http_status),
                         absl::StrCat("Received http2 header with status: ", s.http_status));
   } else if (s.reset_code == NGHTTP2_REFUSED_STREAM) {
+    // A GOAWAY's refused streams were not acted on (RFC 9113, 8.7).
+    *unprocessed = true;
     return Unavailable("canopyd refused the call (it is shutting down or busy)");
+  } else if (s.reset_code == NGHTTP2_ENHANCE_YOUR_CALM) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "canopyd asked to slow down");
+  } else if (s.reset_code == NGHTTP2_INADEQUATE_SECURITY) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "canopyd refused the connection's security");
   } else if (s.reset_code == NGHTTP2_CANCEL) {
     return grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled");
   } else {

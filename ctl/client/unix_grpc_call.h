@@ -7,7 +7,9 @@
 // request headers, the 5-byte length prefix of a message and the status in the trailers
 // (gRPC's PROTOCOL-HTTP2.md). Streams, TLS and MUNGE-signed TCP calls stay on gRPC itself.
 //
-// One connection per command; calls run one after another on it. Not thread-safe.
+// One connection per command; calls run one after another on it. A connection canopyd ended
+// while it was idle (a restart, an idle timeout) is replaced before or, when the request was
+// refused unread, during the next call, which then goes out once more. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +49,13 @@ class UnixGrpcConnection {
  private:
   struct Session;  // nghttp2's session and what its callbacks fill in
   grpc::Status Open(absl::Time deadline);
+  // Reads what arrived since the last call; drops the session if canopyd has ended it.
+  void DropIfEnded();
+  // One attempt; `unprocessed` is set when it failed in a way that shows canopyd did not act on
+  // the request (the connection was gone as it was sent, or the stream was refused).
+  grpc::Status CallOnce(absl::string_view method, const google::protobuf::MessageLite& request,
+                        const Metadata& metadata, absl::Time deadline,
+                        google::protobuf::MessageLite* response, bool* unprocessed);
 
   std::string socket_path_;
   size_t max_response_bytes_;

@@ -11,11 +11,14 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "canopy/v1/controller.grpc.pb.h"
 #include "common/os/unique_fd.h"
+#include "grpc/grpc.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
@@ -83,16 +86,36 @@ class UnixGrpcCallTest : public ::testing::Test {
   void SetUp() override {
     dir_ = MakeTempDir();
     socket_ = dir_ + "/canopyd.sock";
+    StartServer({});
+  }
+  void TearDown() override {
+    StopServer();
+    std::filesystem::remove_all(dir_);
+  }
+  // A server on socket_ (a new one, as after a restart, when one ran before), with `args`.
+  void StartServer(const std::vector<std::pair<std::string, int>>& args) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
     builder.SetMaxSendMessageSize(-1);
+    for (const auto& [name, value] : args) {
+      builder.AddChannelArgument(name, value);
+    }
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
   }
-  void TearDown() override {
-    server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
-    std::filesystem::remove_all(dir_);
+  void StopServer() {
+    if (server_ != nullptr) {
+      server_->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+      server_->Wait();
+      server_.reset();
+    }
+    std::filesystem::remove(socket_);
+  }
+  grpc::Status Ping(UnixGrpcConnection& connection) {
+    canopy::v1::PingResponse response;
+    return connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(),
+                           &response);
   }
   static absl::Time Soon() { return absl::Now() + absl::Seconds(10); }
 
@@ -190,28 +213,41 @@ TEST_F(UnixGrpcCallTest, NothingListeningIsUnavailableWithTheSocketsPath) {
       << status.error_message();
 }
 
-TEST_F(UnixGrpcCallTest, AServerThatGoesAwayMidCallIsUnavailableAndAFreshOneIsReachedAgain) {
+TEST_F(UnixGrpcCallTest, AStoppedServerIsUnavailableAndARestartedOneIsReachedAgain) {
   UnixGrpcConnection connection(socket_, kLimit);
-  canopy::v1::PingResponse ping;
-  ASSERT_TRUE(
-      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping)
-          .ok());
-  server_->Shutdown(absl::ToChronoTime(absl::Now()));
-  server_->Wait();
-  std::filesystem::remove(socket_);
-  grpc::Status status =
-      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping);
+  ASSERT_TRUE(Ping(connection).ok());
+  StopServer();
+  grpc::Status status = Ping(connection);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  StartServer({});
+  status = Ping(connection);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
 
-  // A restarted server on the same path: the next call connects again.
-  FakeController again;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
-  builder.RegisterService(&again);
-  server_ = builder.BuildAndStart();
-  ASSERT_NE(server_, nullptr);
-  status =
-      connection.Call("/canopy.v1.Controller/Ping", canopy::v1::PingRequest(), {}, Soon(), &ping);
+TEST_F(UnixGrpcCallTest, AConnectionEndedBetweenCallsIsReplacedWithoutAFailedCall) {
+  // canopyd restarted while the command waited (srun through a long step): the next call must
+  // not fail on the old connection.
+  UnixGrpcConnection connection(socket_, kLimit);
+  ASSERT_TRUE(Ping(connection).ok());
+  StopServer();
+  StartServer({});
+  for (int i = 0; i < 3; ++i) {
+    grpc::Status status = Ping(connection);
+    EXPECT_TRUE(status.ok()) << i << ": " << status.error_message();
+  }
+}
+
+TEST_F(UnixGrpcCallTest, AnIdleConnectionTheServerDroppedIsReplacedWithoutAFailedCall) {
+  // The server pings idle connections and drops those that do not answer; an idle command
+  // does not read its socket, so it cannot answer. Its next call must still work.
+  StopServer();
+  StartServer({{GRPC_ARG_KEEPALIVE_TIME_MS, 200},
+               {GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 100},
+               {GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1}});
+  UnixGrpcConnection connection(socket_, kLimit);
+  ASSERT_TRUE(Ping(connection).ok());
+  absl::SleepFor(absl::Milliseconds(1500));
+  grpc::Status status = Ping(connection);
   EXPECT_TRUE(status.ok()) << status.error_message();
 }
 

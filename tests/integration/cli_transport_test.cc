@@ -15,6 +15,7 @@ namespace canopy::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kConfig[] = R"(
@@ -95,6 +96,15 @@ TEST_F(CliTransportTest, AStoppedControllerIsReportedAsUnreachableBothWays) {
                 HasSubstr(absl::StrCat("cannot reach canopyd at ", cluster_.socket_target())))
         << (grpc ? "grpc" : "direct");
     EXPECT_THAT(r.err, HasSubstr("is it running")) << (grpc ? "grpc" : "direct");
+    // Which client spoke: the direct one names the socket it could not connect to, gRPC's
+    // says it in its own words. So the variable is honoured and the default path is direct.
+    const std::string direct_words =
+        absl::StrCat("(connect to ", cluster_.socket_target().substr(5), ": ");
+    if (grpc) {
+      EXPECT_THAT(r.err, Not(HasSubstr(direct_words)));
+    } else {
+      EXPECT_THAT(r.err, HasSubstr(direct_words));
+    }
   }
 }
 
