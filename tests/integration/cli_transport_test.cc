@@ -59,8 +59,10 @@ TEST_F(CliTransportTest, BothWaysSubmitListShowAndCancelAlike) {
   const uint32_t through_grpc = SubmitHeld(true, "same");
   ASSERT_EQ(through_grpc, direct + 1);
 
+  // Sorted by id: squeue's default order puts newer submissions first, and these two may fall
+  // in one second or in two.
   for (bool grpc : {false, true}) {
-    const CommandResult listed = Run(grpc, "squeue", {"-h", "-o", "%i %j %T %r"});
+    const CommandResult listed = Run(grpc, "squeue", {"-h", "-S", "i", "-o", "%i %j %T %r"});
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_EQ(listed.out, absl::StrCat(direct, " same PENDING JobHeldUser\n", through_grpc,
                                        " same PENDING JobHeldUser\n"));
