@@ -92,7 +92,19 @@ TEST_F(CrashLoopTest, EveryAcknowledgedJobRunsExactlyOnceAcrossTenKill9s) {
                     s.second != "COMPLETING";
            });
   };
-  ASSERT_TRUE(WaitUntil(finished, absl::Seconds(240))) << Diagnostics();
+  // Should some never finish: what canopyd says of each, beside both daemons' logs.
+  auto unfinished = [&] {
+    std::string out;
+    for (const auto& [id, state] : AllStates()) {
+      if (state == "PENDING" || state == "RUNNING" || state == "CONFIGURING" ||
+          state == "COMPLETING") {
+        absl::StrAppend(&out, Scontrol({"show", "job", absl::StrCat(id)}).out, "\n");
+      }
+    }
+    return out;
+  };
+  ASSERT_TRUE(WaitUntil(finished, absl::Seconds(240))) << "unfinished jobs:\n"
+                                                       << unfinished() << Diagnostics();
 
   const auto states = AllStates();
   std::vector<uint32_t> listed;
