@@ -18,6 +18,7 @@ PACKAGES=(
   libsystemd-dev  # sd_notify: canopyd and canopy-agent as Type=notify units with a watchdog
   python3-grpcio python3-protobuf  # the Python portal example (docs/examples/portal), run by a test
   libmunge-dev munge  # AuthType=auth/munge: libmunge for canopyd, agents and clients; munged for the multi-host test
+  libjemalloc-dev  # canopyd's allocator: its heap in huge pages (scheduler/server/malloc_conf.cc)
   libnghttp2-dev  # HTTP/2 for canopyctl's direct calls over canopyd's unix socket (linked statically)
   libssl-dev openssl  # SHA-256 of each signed request (libcrypto); the site CA script (deploy/make-site-certs.sh)
   iproute2  # the multi-host test's network namespaces
