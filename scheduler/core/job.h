@@ -151,7 +151,7 @@ struct Allocation {
 // of it; the wire (canopy.v1.Job) and database rows are converted from it at the edges.
 struct Job {
   JobId id;
-  JobSpec spec;               // as submitted
+  SharedSpec spec;            // as submitted (shared by the copies of this job)
   ResourceRequest resources;  // spec resolved against the cluster (derived, never stored)
 
   // Who submitted it (from the unix socket's peer credentials).
@@ -201,7 +201,7 @@ struct Job {
   bool warn_sent = false;
 
   // An allocation-only job (srun or salloc outside a batch job) ends when its client says so.
-  bool allocation_only() const { return spec.script.empty(); }
+  bool allocation_only() const { return spec->script.empty(); }
 
   friend bool operator==(const Job&, const Job&) = default;
 };

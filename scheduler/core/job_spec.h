@@ -8,10 +8,13 @@
 // I/O; not thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -118,6 +121,74 @@ struct JobSpec {
   std::string exclusive_mode;                        // --exclusive=user|mcs|oversubscribe
 
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
+};
+
+// A job's JobSpec held once however many copies of the job exist: the lifecycle's record, the
+// snapshot published to readers, the row handed to the store, a LaunchJob's record. A spec is
+// about a kilobyte and almost never changes after submission, while every change of state
+// publishes a new copy of the job; sharing it keeps those copies to the fields that change.
+//
+// A value other holders share is never changed: Mutable() first copies it, so readers of
+// earlier copies of the job (other threads included) keep the spec they had.
+class SharedSpec {
+ public:
+  SharedSpec() = default;  // the default JobSpec, without an allocation
+  // Implicit, so `job.spec = request.spec;` reads as it did when the field was a JobSpec.
+  SharedSpec(JobSpec spec)  // NOLINT(google-explicit-constructor)
+      : value_(std::make_shared<JobSpec>(std::move(spec))), own_(true) {}
+  // Copying shares the value: from then on neither holder changes it in place. (The source's
+  // flag is atomic because readers on other threads copy published jobs; theirs is already
+  // false, so they never write it.)
+  SharedSpec(const SharedSpec& other) : value_(other.value_) { other.Disown(); }
+  SharedSpec& operator=(const SharedSpec& other) {
+    if (this != &other) {
+      value_ = other.value_;
+      own_.store(false, std::memory_order_relaxed);
+      other.Disown();
+    }
+    return *this;
+  }
+  SharedSpec(SharedSpec&& other) noexcept
+      : value_(std::move(other.value_)), own_(other.own_.exchange(false)) {}
+  SharedSpec& operator=(SharedSpec&& other) noexcept {
+    value_ = std::move(other.value_);
+    own_.store(other.own_.exchange(false));
+    return *this;
+  }
+
+  const JobSpec& get() const { return value_ != nullptr ? *value_ : Default(); }
+  const JobSpec& operator*() const { return get(); }
+  const JobSpec* operator->() const { return &get(); }
+  operator const JobSpec&() const { return get(); }  // NOLINT(google-explicit-constructor)
+
+  // The spec to change in place: this holder's own value, copied first if anyone shares it.
+  JobSpec& Mutable() {
+    if (!own_.load(std::memory_order_relaxed)) {
+      value_ = std::make_shared<JobSpec>(get());
+      own_.store(true, std::memory_order_relaxed);
+    }
+    return *value_;
+  }
+  // True when both hold the same allocation (tests: a published copy shares the record's).
+  bool SharesWith(const SharedSpec& other) const { return value_ == other.value_; }
+
+  friend bool operator==(const SharedSpec& a, const SharedSpec& b) {
+    return a.value_ == b.value_ || a.get() == b.get();
+  }
+
+ private:
+  void Disown() const {
+    if (own_.load(std::memory_order_relaxed)) {
+      own_.store(false, std::memory_order_relaxed);
+    }
+  }
+  static const JobSpec& Default() {
+    static const JobSpec* const empty = new JobSpec();
+    return *empty;
+  }
+  std::shared_ptr<JobSpec> value_;
+  // value_ is this holder's alone: Mutable() may change it in place.
+  mutable std::atomic<bool> own_ = false;
 };
 
 // What one job asks of the nodes it runs on, resolved against the cluster: defaults applied,

@@ -1,6 +1,8 @@
 // Tests for the job state machine and the job table.
 #include "scheduler/core/job.h"
 
+#include <utility>
+
 #include "gtest/gtest.h"
 #include "scheduler/core/job_table.h"
 
@@ -160,6 +162,47 @@ TEST(JobTableTest, LookupsSurviveTheIndexShrinkingAndGrowingAgain) {
   EXPECT_NE(t.Find(JobId(25000)), nullptr);
   EXPECT_NE(t.Find(JobId(100)), nullptr);
   EXPECT_EQ(t.Find(JobId(101)), nullptr);
+}
+
+TEST(SharedSpecTest, CopiesShareOneSpecUntilOneChanges) {
+  JobSpec spec;
+  spec.name = "train";
+  Job record;
+  record.spec = std::move(spec);
+  const Job published = record;  // what PublishJobs hands to readers
+  EXPECT_TRUE(record.spec.SharesWith(published.spec));
+
+  record.spec.Mutable().name = "renamed";  // the record's change is not seen by the reader
+  EXPECT_EQ(published.spec->name, "train");
+  EXPECT_EQ(record.spec->name, "renamed");
+  EXPECT_FALSE(record.spec.SharesWith(published.spec));
+
+  // Once its own, the record's spec changes in place: no copy per field.
+  const JobSpec* own = &*record.spec;
+  record.spec.Mutable().nice = 5;
+  EXPECT_EQ(&*record.spec, own);
+  EXPECT_EQ(record.spec->name, "renamed");
+
+  // A copy of a copy shares again, and equality compares values.
+  Job again = record;
+  EXPECT_TRUE(again.spec.SharesWith(record.spec));
+  again.spec.Mutable().nice = 5;  // same value, its own allocation
+  EXPECT_FALSE(again.spec.SharesWith(record.spec));
+  EXPECT_EQ(again.spec, record.spec);
+  EXPECT_EQ(published.spec->nice, 0);
+}
+
+TEST(SharedSpecTest, MovedFromAndDefaultSpecsReadAsDefault) {
+  Job empty;
+  EXPECT_EQ(*empty.spec, JobSpec());
+  empty.spec.Mutable().min_nodes = 2;  // the shared default is never written
+  EXPECT_EQ(Job().spec->min_nodes, 0);
+
+  Job moved = std::move(empty);
+  EXPECT_EQ(moved.spec->min_nodes, 2);
+  const JobSpec* own = &*moved.spec;
+  moved.spec.Mutable().min_nodes = 3;  // ownership moved with the value
+  EXPECT_EQ(&*moved.spec, own);
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ void Accounting::Observe(const core::Job& job, absl::Time now) {
   const bool running = job.state == core::JobState::kRunning;
   if (running && it == charging_.end()) {
     Charge c;
-    c.account = job.spec.account;
+    c.account = job.spec->account;
     c.user = job.user_name;
     c.rate = BillingRate(job);
     c.since = job.start_time != absl::InfinitePast() ? std::min(job.start_time, now) : now;
@@ -152,7 +152,7 @@ void Accounting::ResumeCharging(const core::Job& job) {
     return;
   }
   Charge c;
-  c.account = job.spec.account;
+  c.account = job.spec->account;
   c.user = job.user_name;
   c.rate = BillingRate(job);
   c.since = std::max(job.start_time, charged_through_);
@@ -166,7 +166,7 @@ void Accounting::RecomputeShares(absl::Time now) {
 }
 
 double Accounting::FairShareOf(const core::Job& job) const {
-  const int32_t node = tree_.FindUser(job.user_name, job.spec.account);
+  const int32_t node = tree_.FindUser(job.user_name, job.spec->account);
   if (node < 0 || static_cast<size_t>(node) >= shares_.size()) {
     return 0;
   }
@@ -187,7 +187,7 @@ fairshare::Priority Accounting::PriorityOf(const core::Job& job, absl::Time now)
     context.qos = static_cast<double>(q->priority) / static_cast<double>(qos_->max_priority());
   }
   return fairshare::Weigh(fairshare::ComputeFactors(job, context, weights_), weights_,
-                          job.spec.nice);
+                          job.spec->nice);
 }
 
 uint32_t Accounting::ComputePriority(const core::Job& job, absl::Time now) const {

@@ -161,9 +161,9 @@ class AccountingTest : public ::testing::Test {
 };
 
 TEST_F(AccountingTest, AccountsAreResolvedAndEnforcedAtSubmit) {
-  EXPECT_EQ(jobs_->Find(core::JobId(Submit(alice_, 1)))->spec.account, "vision");
-  EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1)))->spec.account, "nlp");  // DefaultAccount
-  EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1, "vision")))->spec.account, "vision");
+  EXPECT_EQ(jobs_->Find(core::JobId(Submit(alice_, 1)))->spec->account, "vision");
+  EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1)))->spec->account, "nlp");  // DefaultAccount
+  EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1, "vision")))->spec->account, "vision");
   SubmitRequest req;
   req.spec.min_nodes = 1;
   req.spec.script = "#!/bin/sh\n";

@@ -114,9 +114,9 @@ core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Ca
   core::Job job;
   job.id = id;
   job.spec = request.spec;
-  job.spec.account = account;  // the default account when none was named
-  if (job.spec.name.empty()) {
-    job.spec.name = job.allocation_only() ? "interactive" : "sbatch";
+  job.spec.Mutable().account = account;  // the default account when none was named
+  if (job.spec->name.empty()) {
+    job.spec.Mutable().name = job.allocation_only() ? "interactive" : "sbatch";
   }
   job.resources = resolved.resources;
   job.user_id = caller.uid;
@@ -230,8 +230,8 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
       NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id), s.Now());
   absl::StatusOr<WillRunAnswer> answer = WillRun(s, job);
   // Like Slurm's will-run test, dependencies are not looked at; a begin time is.
-  if (answer.ok() && job.spec.begin_time > answer->start) {
-    answer->start = job.spec.begin_time;
+  if (answer.ok() && job.spec->begin_time > answer->start) {
+    answer->start = job.spec->begin_time;
   }
   return answer;
 }

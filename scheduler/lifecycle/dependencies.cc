@@ -154,12 +154,12 @@ void UntrackArray(LifecycleState& s, uint32_t array) {
 // from then on Reindex keeps it (NoteJobState).
 NameGroup& TrackName(LifecycleState& s, const core::Job& job) {
   auto& by_name = s.deps.names[job.user_id];
-  if (auto it = by_name.find(job.spec.name); it != by_name.end()) {
+  if (auto it = by_name.find(job.spec->name); it != by_name.end()) {
     return it->second;
   }
-  NameGroup& group = by_name[job.spec.name];
+  NameGroup& group = by_name[job.spec->name];
   auto add = [&](const core::Job& other) {
-    if (other.user_id == job.user_id && other.spec.name == job.spec.name) {
+    if (other.user_id == job.user_id && other.spec->name == job.spec->name) {
       if (CategoryOf(other) == DependeeCategory::kPending) {
         group.pending.insert(other.id);
       } else if (other.state == core::JobState::kConfiguring ||
@@ -186,7 +186,7 @@ NameGroup* FindName(LifecycleState& s, const core::Job& job) {
   if (user == s.deps.names.end()) {
     return nullptr;
   }
-  auto it = user->second.find(job.spec.name);
+  auto it = user->second.find(job.spec->name);
   return it == user->second.end() ? nullptr : &it->second;
 }
 
@@ -205,7 +205,7 @@ void Watch(LifecycleState& s, const core::Job& job) {
   if (!s.deps.tracked.insert(job.id).second) {
     return;
   }
-  for (const core::Dependency& item : job.spec.dependencies) {
+  for (const core::Dependency& item : job.spec->dependencies) {
     if (item.type == DependencyType::kSingleton) {
       TrackName(s, job).waiting.insert(job.id);
       continue;
@@ -221,7 +221,7 @@ void Unwatch(LifecycleState& s, const core::Job& job) {
   if (s.deps.tracked.erase(job.id) == 0) {
     return;
   }
-  for (const core::Dependency& item : job.spec.dependencies) {
+  for (const core::Dependency& item : job.spec->dependencies) {
     if (item.type == DependencyType::kSingleton) {
       if (NameGroup* group = FindName(s, job); group != nullptr) {
         group->waiting.erase(job.id);
@@ -280,7 +280,7 @@ DependencyState EvaluateItem(LifecycleState& s, const core::Job& job, const core
 }
 
 bool KillInvalid(const LifecycleState& s, const core::Job& job) {
-  return job.spec.kill_on_invalid_dep.value_or(
+  return job.spec->kill_on_invalid_dep.value_or(
       s.config->scheduling.scheduler.kill_invalid_depend());
 }
 
@@ -297,15 +297,19 @@ void Evaluate(LifecycleState& s, core::JobId id, Effects& effects) {
   const absl::Time now = s.Now();
   absl::Time wake = absl::InfiniteFuture();
   bool changed = false;
-  for (core::Dependency& item : job->spec.dependencies) {
+  // The spec is shared with the job's published copies: it is copied (Mutable) only when an
+  // item's state moves, and items are read by index because that copy replaces the vector.
+  for (size_t i = 0; i < job->spec->dependencies.size(); ++i) {
+    const core::Dependency& item = job->spec->dependencies[i];
     if (item.state != DependencyState::kWaiting) {
       continue;
     }
     const DependencyState state = EvaluateItem(s, *job, item, now, wake);
     if (state != item.state) {
-      item.state = state;
+      const DependencyType type = item.type;
+      job->spec.Mutable().dependencies[i].state = state;
       changed = true;
-      if (item.type == DependencyType::kSingleton) {
+      if (type == DependencyType::kSingleton) {
         if (NameGroup* group = FindName(s, *job); group != nullptr) {
           group->waiting.erase(id);
         }
@@ -315,8 +319,13 @@ void Evaluate(LifecycleState& s, core::JobId id, Effects& effects) {
   const DependencyState outcome = DependencyOutcome(job->spec);
   if (outcome == DependencyState::kSatisfied) {
     // Slurm empties the list once it is satisfied: nothing is left to show as unfulfilled.
-    for (core::Dependency& item : job->spec.dependencies) {
-      item.state = DependencyState::kSatisfied;
+    const std::vector<core::Dependency>& items = job->spec->dependencies;
+    if (std::any_of(items.begin(), items.end(), [](const core::Dependency& item) {
+          return item.state != DependencyState::kSatisfied;
+        })) {
+      for (core::Dependency& item : job->spec.Mutable().dependencies) {
+        item.state = DependencyState::kSatisfied;
+      }
     }
   }
   if (outcome != DependencyState::kWaiting) {
@@ -329,7 +338,7 @@ void Evaluate(LifecycleState& s, core::JobId id, Effects& effects) {
   s.Rearm(id);
   if (outcome == DependencyState::kFailed && KillInvalid(s, *job)) {
     std::vector<std::string> failed;
-    for (const core::Dependency& item : job->spec.dependencies) {
+    for (const core::Dependency& item : job->spec->dependencies) {
       if (item.state == DependencyState::kFailed) {
         failed.push_back(DescribeDependency(item));
       }
@@ -364,7 +373,7 @@ core::JobReason GateReason(const LifecycleState& s, const core::Job& job) {
     case DependencyState::kSatisfied:
       break;
   }
-  if (job.spec.begin_time > s.Now()) {
+  if (job.spec->begin_time > s.Now()) {
     return core::JobReason::kBeginTime;
   }
   core::JobSpec spec = job.spec;
@@ -434,8 +443,8 @@ absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpe
     return absl::InvalidArgumentError(message);
   }
   Unwatch(s, job);
-  job.spec.dependencies = std::move(spec.dependencies);
-  job.spec.dependency_any = spec.dependency_any;
+  job.spec.Mutable().dependencies = std::move(spec.dependencies);
+  job.spec.Mutable().dependency_any = spec.dependency_any;
   s.Touch(job.id, effects);
   StartWaiting(s, job.id, effects);
   Regate(s, job, effects);  // an emptied list no longer holds the job back
@@ -443,7 +452,7 @@ absl::Status ReplaceDependencies(LifecycleState& s, core::Job& job, core::JobSpe
 }
 
 void RenameJob(LifecycleState& s, core::Job& job, std::string name, Effects& effects) {
-  if (job.spec.name == name) {
+  if (job.spec->name == name) {
     return;
   }
   const bool was_watched = s.deps.tracked.contains(job.id);
@@ -458,7 +467,7 @@ void RenameJob(LifecycleState& s, core::Job& job, std::string name, Effects& eff
       released = *old->waiting.begin();
     }
   }
-  job.spec.name = std::move(name);
+  job.spec.Mutable().name = std::move(name);
   NoteJobState(s, job);  // joins the new name's group, if singletons look at it
   if (was_watched) {
     Watch(s, job);
@@ -477,7 +486,7 @@ void StartWaiting(LifecycleState& s, core::JobId id, Effects& effects) {
   if (DependencyOutcome(job->spec) == DependencyState::kWaiting) {
     Watch(s, *job);
     Evaluate(s, id, effects);
-  } else if (!job->spec.dependencies.empty() || job->spec.begin_time != absl::InfinitePast()) {
+  } else if (!job->spec->dependencies.empty() || job->spec->begin_time != absl::InfinitePast()) {
     Regate(s, *job, effects);
   }
 }

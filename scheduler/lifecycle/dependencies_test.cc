@@ -211,7 +211,7 @@ class DependenciesTest : public ::testing::Test {
   JobState State(uint32_t id) { return Job(id).state; }
   std::vector<DependencyState> Items(uint32_t id) {
     std::vector<DependencyState> out;
-    for (const core::Dependency& d : Job(id).spec.dependencies) {
+    for (const core::Dependency& d : Job(id).spec->dependencies) {
       out.push_back(d.state);
     }
     return out;
@@ -361,9 +361,9 @@ TEST_F(DependenciesTest, ArrayAsAWholeAndOneTask) {
   array.spec.array_spec = "1-3";
   const uint32_t a = Submit(array);  // tasks 1, 2, 3 are jobs a, a+1, a+2
   const uint32_t whole = Submit({Dep(DependencyType::kAfterOk, a)});
-  EXPECT_TRUE(Job(whole).spec.dependencies[0].whole_array);
+  EXPECT_TRUE(Job(whole).spec->dependencies[0].whole_array);
   const uint32_t task2 = Submit({Dep(DependencyType::kAfterOk, a, 2)});
-  EXPECT_FALSE(Job(task2).spec.dependencies[0].whole_array);
+  EXPECT_FALSE(Job(task2).spec->dependencies[0].whole_array);
   Run(a);  // the pass starts all three (one node each)
   for (uint32_t t : {a + 1, a + 2}) {
     for (size_t i = 0; i < Job(t).allocation.nodes.size(); ++i) {

@@ -65,7 +65,7 @@ absl::Status Requeue(LifecycleState& s, core::Job& job, bool hold, const Caller&
   if (job.state != core::JobState::kConfiguring && job.state != core::JobState::kRunning) {
     return absl::FailedPreconditionError("Job/step already completing or completed");
   }
-  if (!job.spec.requeue) {
+  if (!job.spec->requeue) {
     return absl::FailedPreconditionError(
         "Requested operation is presently disabled (the job was submitted with --no-requeue)");
   }
@@ -181,7 +181,8 @@ absl::Status SetTimeLimit(LifecycleState& s, core::JobId id, const TimeLimitChan
   }
   job.time_limit = limit;
   if (limit != absl::InfiniteDuration()) {
-    job.spec.time_limit = limit;  // as if asked for at submission (restart keeps the job's)
+    job.spec.Mutable().time_limit =
+        limit;  // as if asked for at submission (restart keeps the job's)
   }
   s.Touch(id, effects);     // a running job's deadline moves (Rearm)
   Regate(s, job, effects);  // a pending job may now meet (or miss) its partition's MaxTime

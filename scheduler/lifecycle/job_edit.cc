@@ -58,7 +58,7 @@ absl::Status EditJob(LifecycleState& s, core::JobId id, const JobEdit& edit, con
 
   // Check everything on a copy first, so that a refused edit changes nothing.
   core::Job edited = job;
-  core::JobSpec& spec = edited.spec;
+  core::JobSpec& spec = edited.spec.Mutable();
   if (edit.partition.has_value()) {
     spec.partition = *edit.partition;
   }
@@ -103,14 +103,14 @@ absl::Status EditJob(LifecycleState& s, core::JobId id, const JobEdit& edit, con
     RenameJob(s, job, *edit.name, effects);
   }
   if (edit.comment.has_value()) {
-    job.spec.comment = *edit.comment;
+    job.spec.Mutable().comment = *edit.comment;
   }
   if (placement) {
-    job.spec.partition = spec.partition;
-    job.spec.min_nodes = spec.min_nodes;
-    job.spec.max_nodes = spec.max_nodes;
-    job.spec.excluded_nodes = spec.excluded_nodes;
-    job.spec.required_nodes = spec.required_nodes;
+    job.spec.Mutable().partition = spec.partition;
+    job.spec.Mutable().min_nodes = spec.min_nodes;
+    job.spec.Mutable().max_nodes = spec.max_nodes;
+    job.spec.Mutable().excluded_nodes = spec.excluded_nodes;
+    job.spec.Mutable().required_nodes = spec.required_nodes;
     job.resources = edited.resources;
     job.partition = edited.partition;
     job.time_limit = edited.time_limit;

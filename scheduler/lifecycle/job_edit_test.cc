@@ -59,9 +59,9 @@ TEST_F(JobEditTest, PendingJobMovesToAnotherPartitionAndTakesItsPriorityTier) {
   edit.comment = "moved";
   ASSERT_TRUE(Edit(id, edit).ok());
   EXPECT_EQ(Job(id).partition, "high");
-  EXPECT_EQ(Job(id).spec.partition, "high");
+  EXPECT_EQ(Job(id).spec->partition, "high");
   EXPECT_EQ(Job(id).resources.partition, "high");
-  EXPECT_EQ(Job(id).spec.comment, "moved");
+  EXPECT_EQ(Job(id).spec->comment, "moved");
   EXPECT_TRUE(last_.dirty.contains(core::JobId(id)));  // saved with the batch
   ScheduleAndRun();
   EXPECT_EQ(Job(id).state, JobState::kRunning);
@@ -76,19 +76,19 @@ TEST_F(JobEditTest, RefusedEditChangesNothing) {
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(st.message(), HasSubstr("Invalid partition name specified"));
   EXPECT_THAT(st.message(), ::testing::Not(HasSubstr("Batch job submission failed")));
-  EXPECT_EQ(Job(id).spec.name, "sbatch");
+  EXPECT_EQ(Job(id).spec->name, "sbatch");
   EXPECT_EQ(Job(id).partition, "low");
 
   edit.partition = "restricted";  // AllowAccounts=nlp; alice's job has no such account
   st = Edit(id, edit);
   EXPECT_THAT(st.message(), HasSubstr("Invalid account or account/partition combination"));
   EXPECT_EQ(Job(id).partition, "low");
-  EXPECT_EQ(Job(id).spec.name, "sbatch");
+  EXPECT_EQ(Job(id).spec->name, "sbatch");
 
   JobEdit exclude;
   exclude.excluded_nodes = "gpu9";
   EXPECT_THAT(Edit(id, exclude).message(), HasSubstr("Invalid node name specified"));
-  EXPECT_EQ(Job(id).spec.excluded_nodes, "");
+  EXPECT_EQ(Job(id).spec->excluded_nodes, "");
 }
 
 TEST_F(JobEditTest, RunningJobKeepsItsPlacementButMayBeRenamed) {
@@ -104,8 +104,8 @@ TEST_F(JobEditTest, RunningJobKeepsItsPlacementButMayBeRenamed) {
   rename.name = "train";
   rename.comment = "epoch 3";
   ASSERT_TRUE(Edit(id, rename).ok());
-  EXPECT_EQ(Job(id).spec.name, "train");
-  EXPECT_EQ(Job(id).spec.comment, "epoch 3");
+  EXPECT_EQ(Job(id).spec->name, "train");
+  EXPECT_EQ(Job(id).spec->comment, "epoch 3");
 }
 
 TEST_F(JobEditTest, OnlyTheOwnerOrAnOperatorMayEdit) {
@@ -159,13 +159,13 @@ TEST_F(JobEditTest, DependencyIsReplacedOrCleared) {
   absl::Status st = Edit(second, missing);
   EXPECT_THAT(st.message(), HasSubstr("job 999 does not exist"));
   EXPECT_THAT(st.message(), HasSubstr("Job dependency problem"));
-  ASSERT_EQ(Job(second).spec.dependencies.size(), 1u);
-  EXPECT_EQ(Job(second).spec.dependencies[0].job_id, first);
+  ASSERT_EQ(Job(second).spec->dependencies.size(), 1u);
+  EXPECT_EQ(Job(second).spec->dependencies[0].job_id, first);
 
   JobEdit clear;
   clear.dependencies = std::vector<core::Dependency>{};
   ASSERT_TRUE(Edit(second, clear).ok());
-  EXPECT_TRUE(Job(second).spec.dependencies.empty());
+  EXPECT_TRUE(Job(second).spec->dependencies.empty());
   EXPECT_NE(Job(second).reason, JobReason::kDependency);
   ScheduleAndRun();
   EXPECT_EQ(Job(second).state, JobState::kRunning);
@@ -207,7 +207,7 @@ TEST_F(JobEditTest, ASingletonRenamedAwayFromABusyNameIsFree) {
   JobEdit rename;
   rename.name = "free";
   ASSERT_TRUE(Edit(waiting, rename).ok());
-  EXPECT_EQ(Job(waiting).spec.name, "free");
+  EXPECT_EQ(Job(waiting).spec->name, "free");
   EXPECT_NE(Job(waiting).reason, JobReason::kDependency);
 }
 

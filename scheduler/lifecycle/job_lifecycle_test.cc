@@ -39,7 +39,7 @@ TEST_F(JobLifecycleTest, GangLaunchConfirmExitCleanupComplete) {
   EXPECT_EQ(Nth<LaunchJob>(e, 1).node_index, 1);
   EXPECT_EQ(first.job, Nth<LaunchJob>(e, 1).job);  // one record shared by the gang's messages
   EXPECT_THAT(first.job->allocation.nodes[0].gpu_indexes, ElementsAre(0, 1, 2, 3));
-  EXPECT_EQ(first.job->spec.script, "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(first.job->spec->script, "#!/bin/sh\ntrue\n");
   EXPECT_EQ(first.job->run_id, 1u);
   EXPECT_EQ(FreeGpus(0), 0);
   ASSERT_EQ(e.started.size(), 1u);
@@ -392,7 +392,7 @@ TEST_F(JobLifecycleTest, FewerTasksThanNodesCutTheNodeCountAsSbatchDoes) {
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   EXPECT_EQ(Job(id).resources.min_nodes, 2);
-  EXPECT_EQ(Job(id).spec.min_nodes, 4);  // as submitted
+  EXPECT_EQ(Job(id).spec->min_nodes, 4);  // as submitted
 }
 
 TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit) {
@@ -463,7 +463,7 @@ TEST_F(JobLifecycleTest, AllocationOnlyJobEndsWithCompleteJob) {
   Report(0, id, JobPhase::kCleanedUp);
   EXPECT_EQ(Job(id).state, JobState::kFailed);
   EXPECT_EQ(Job(id).exit_code, 2);
-  EXPECT_EQ(Job(id).spec.name, "interactive");
+  EXPECT_EQ(Job(id).spec->name, "interactive");
 }
 
 TEST_F(JobLifecycleTest, ReportsFromAnEarlierRunAreAcknowledgedButIgnored) {

@@ -37,7 +37,7 @@ void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>&
     }
     auto [it, inserted] = limits.try_emplace(job->array_job_id, 0);
     if (inserted) {
-      it->second = slurm::ArrayThrottle(job->spec.array_spec);
+      it->second = slurm::ArrayThrottle(job->spec->array_spec);
     }
     int& n = running[job->array_job_id];
     if (it->second == 0 || n < it->second) {

@@ -148,8 +148,8 @@ void LifecycleState::Rearm(core::JobId id) {
         if (job->time_limit != absl::InfiniteDuration()) {
           const absl::Time limit = job->start_time + job->time_limit;
           at = std::min(at, limit);
-          if (!job->warn_sent && job->spec.warn_signal > 0) {
-            at = std::min(at, limit - job->spec.warn_time);
+          if (!job->warn_sent && job->spec->warn_signal > 0) {
+            at = std::min(at, limit - job->spec->warn_time);
           }
         }
         break;
@@ -162,7 +162,7 @@ void LifecycleState::Rearm(core::JobId id) {
   } else if (job != nullptr && job->state == core::JobState::kPending) {
     // Waiting for its --begin time, or for an after:ID+MINUTES item to come due.
     if (job->reason == core::JobReason::kBeginTime) {
-      at = job->spec.begin_time;
+      at = job->spec->begin_time;
     }
     if (auto w = deps.wake.find(id); w != deps.wake.end()) {
       at = std::min(at, w->second);

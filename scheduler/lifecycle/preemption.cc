@@ -73,7 +73,7 @@ std::optional<VictimRule> RuleFor(const LifecycleState& s, const core::Job& pree
   }
   // A job that may not be requeued is cancelled instead, as in Slurm.
   rule.requeue =
-      mode == slurm::PreemptMode::kRequeue && victim.spec.requeue && !victim.allocation_only();
+      mode == slurm::PreemptMode::kRequeue && victim.spec->requeue && !victim.allocation_only();
   return rule;
 }
 
@@ -104,9 +104,9 @@ void StartPreemption(LifecycleState& s, core::Job& victim, const core::Job& pree
   effects.info.push_back(absl::StrCat("job ", victim.id.value(), " ", victim.state_message));
   if (rule.grace > absl::ZeroDuration()) {
     // Its own --signal if it asked for one (its way of saving a checkpoint), else SIGTERM.
-    const bool own = victim.spec.warn_signal > 0;
-    s.SendSignal(victim, own ? victim.spec.warn_signal : SIGTERM,
-                 own && victim.spec.warn_batch_only, effects);
+    const bool own = victim.spec->warn_signal > 0;
+    s.SendSignal(victim, own ? victim.spec->warn_signal : SIGTERM,
+                 own && victim.spec->warn_batch_only, effects);
     s.Touch(victim.id, effects);  // saves the message; Reindex rearms for preempt_at
     return;
   }

@@ -115,11 +115,11 @@ absl::Status SetJobNice(LifecycleState& s, core::JobId id, int32_t nice, const C
     return found.status();
   }
   core::Job& job = **found;
-  if (nice < job.spec.nice && !caller.is_operator) {
+  if (nice < job.spec->nice && !caller.is_operator) {
     return absl::PermissionDeniedError(
         "Access/permission denied (only an operator may lower a job's nice value)");
   }
-  job.spec.nice = nice;
+  job.spec.Mutable().nice = nice;
   job.priority = s.accounting.ComputePriority(job, s.Now());
   s.Touch(id, effects);
   effects.schedule = true;
@@ -145,7 +145,7 @@ absl::Status TopJob(LifecycleState& s, core::JobId id, const Caller& caller, Eff
   std::vector<core::Job*> group;
   for (const auto& [other_id, other] : s.jobs.jobs()) {
     if (other->state == core::JobState::kPending && other->user_id == top.user_id &&
-        other->partition == top.partition && other->spec.account == top.spec.account &&
+        other->partition == top.partition && other->spec->account == top.spec->account &&
         !other->priority_fixed) {
       group.push_back(other.get());
     }
@@ -172,8 +172,8 @@ absl::Status TopJob(LifecycleState& s, core::JobId id, const Caller& caller, Eff
   for (size_t i = 0; i <= from; ++i) {
     core::Job& j = *group[i];
     const int64_t delta = static_cast<int64_t>(j.priority) - static_cast<int64_t>(slots[i]);
-    j.spec.nice =
-        static_cast<int32_t>(std::clamp<int64_t>(j.spec.nice + delta, -2147483645, 2147483645));
+    j.spec.Mutable().nice =
+        static_cast<int32_t>(std::clamp<int64_t>(j.spec->nice + delta, -2147483645, 2147483645));
     j.priority = s.accounting.ComputePriority(j, s.Now());
     s.Touch(j.id, effects);
   }

@@ -95,7 +95,7 @@ absl::StatusOr<std::string> ResolveQos(const LifecycleState& s, const core::Job&
       assoc >= 0 && static_cast<size_t>(assoc) < rules.associations.size()
           ? &rules.associations[assoc]
           : nullptr;
-  std::string name = job.spec.qos;
+  std::string name = job.spec->qos;
   if (name.empty()) {
     name =
         l != nullptr && !l->default_qos.empty() ? l->default_qos : std::string(limits::kNormalQos);
@@ -109,7 +109,7 @@ absl::StatusOr<std::string> ResolveQos(const LifecycleState& s, const core::Job&
   if ((e.qos || e.limits || e.safe) && l != nullptr && !l->qos.empty() &&
       std::find(l->qos.begin(), l->qos.end(), name) == l->qos.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the association of user ", job.user_name, " in account '", job.spec.account,
+        absl::StrCat("the association of user ", job.user_name, " in account '", job.spec->account,
                      "' does not allow QOS '", name, "'",
                      "\nBatch job submission failed: Invalid qos specification"));
   }
@@ -120,10 +120,10 @@ absl::Status CheckNeverRunnable(const LifecycleState& s, const core::Job& job) {
   if (const config::PartitionConfig* part = PartitionNamed(*s.config, job.partition);
       part != nullptr && !part->policy.allow_accounts.empty()) {
     const std::vector<std::string>& allow = part->policy.allow_accounts;
-    if (std::find(allow.begin(), allow.end(), job.spec.account) == allow.end()) {
+    if (std::find(allow.begin(), allow.end(), job.spec->account) == allow.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "partition ", part->name, " allows only the accounts ", absl::StrJoin(allow, ","),
-          " (AllowAccounts), not '", job.spec.account, "'",
+          " (AllowAccounts), not '", job.spec->account, "'",
           "\nBatch job submission failed: Invalid account or account/partition combination "
           "specified"));
     }

@@ -104,7 +104,7 @@ absl::Status Restore(LifecycleState& s, persistence::StoredJobs stored, Effects&
       // The first job of a key: an array's tasks share it, and the answer is the array's id.
       s.idempotency.try_emplace(IdempotencyIndexKey(job.user_id, job.idempotency_key), job.id);
     }
-    if (absl::StrContains(job.spec.array_spec, '%')) {
+    if (absl::StrContains(job.spec->array_spec, '%')) {
       s.has_throttled_arrays = true;
     }
     const core::JobId id = job.id;

@@ -29,7 +29,7 @@ core::StepRecord StepStarted(const LifecycleState& s, const core::Job& job,
   record.state = core::JobState::kRunning;
   record.start_time = s.Now();
   record.ntasks = step.layout.ntasks;
-  record.cpus = step.layout.ntasks * std::max(job.spec.cpus_per_task, 1);
+  record.cpus = step.layout.ntasks * std::max(job.spec->cpus_per_task, 1);
   for (int i = 0; i < step.layout.nodes; ++i) {
     record.nodes.push_back(job.allocation.nodes[i].node);
     record.gpus += job.allocation.nodes[i].gpus;
@@ -95,7 +95,7 @@ absl::StatusOr<StepAnswer> CreateStep(LifecycleState& s, const StepRequest& requ
   if (!layout.ok()) {
     return layout.status();
   }
-  if (absl::Status fits = CheckTaskCounts(*layout, job.spec.cpus_per_task); !fits.ok()) {
+  if (absl::Status fits = CheckTaskCounts(*layout, job.spec->cpus_per_task); !fits.ok()) {
     return fits;
   }
   auto step = std::make_shared<StepLaunch>();

@@ -165,7 +165,7 @@ absl::Status CheckSubmitJobsLimit(const LifecycleState& s, const Caller& caller,
   int64_t used = 0;
   for (const auto& [id, other] : s.jobs.jobs()) {
     if (!core::IsTerminal(other->state) && other->user_id == caller.uid &&
-        other->spec.account == account) {
+        other->spec->account == account) {
       ++used;
     }
   }

@@ -123,8 +123,8 @@ TEST_F(SubmitLimitsTest, ArrayTasksShareTheirScriptAndScriptMemoryIsBounded) {
   const core::Job* last = jobs_->Find(core::JobId(*array + 199));
   ASSERT_NE(first, nullptr);
   ASSERT_NE(last, nullptr);
-  EXPECT_TRUE(first->spec.script.SharesWith(last->spec.script));
-  EXPECT_TRUE(first->spec.environment.SharesWith(last->spec.environment));
+  EXPECT_TRUE(first->spec->script.SharesWith(last->spec->script));
+  EXPECT_TRUE(first->spec->environment.SharesWith(last->spec->environment));
 
   // Distinct scripts of 1 MiB each: the 16 MiB are reached within 16 of them.
   absl::Status refused = absl::OkStatus();

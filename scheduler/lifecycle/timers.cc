@@ -33,10 +33,10 @@ void CheckRunning(LifecycleState& s, core::Job& job, LiveJob& live, Effects& eff
   const absl::Time now = s.Now();
   if (job.time_limit != absl::InfiniteDuration()) {
     const absl::Time deadline = job.start_time + job.time_limit;
-    if (!job.warn_sent && job.spec.warn_signal > 0 && now >= deadline - job.spec.warn_time) {
+    if (!job.warn_sent && job.spec->warn_signal > 0 && now >= deadline - job.spec->warn_time) {
       job.warn_sent = true;
       s.Touch(job.id, effects);
-      s.SendSignal(job, job.spec.warn_signal, job.spec.warn_batch_only, effects);
+      s.SendSignal(job, job.spec->warn_signal, job.spec->warn_batch_only, effects);
     }
     if (now >= deadline) {
       job.state_message = "time limit reached";

@@ -90,7 +90,7 @@ Tres TresOfShares(absl::Span<const core::NodeShare> shares) {
 }
 
 int32_t LimitRules::AssociationOf(const core::Job& job) const {
-  return tree->FindUser(job.user_name, job.spec.account);
+  return tree->FindUser(job.user_name, job.spec->account);
 }
 
 void LimitUsage::Held::Add(const Tres& t, int sign) {
@@ -180,13 +180,13 @@ Hit FirstHit(const LimitRules& rules, const core::Job& job, bool alone, HeldOf h
     const AssociationLimits& l = rules.associations[assoc];
     if (const TresKind* k = Over(l.max_tres_per_job, none, asked)) {
       return {k->assoc_per_job,
-              absl::StrCat("account '", job.spec.account, "' MaxTRESPerJob ",
+              absl::StrCat("account '", job.spec->account, "' MaxTRESPerJob ",
                            Limit(*k, l.max_tres_per_job)),
               absl::StrCat("the job asks for ", asked.*k->held, " ", k->unit)};
     }
     if (job.time_limit > l.max_wall) {
       return {JobReason::kAssocMaxWallDurationPerJobLimit,
-              absl::StrCat("account '", job.spec.account, "' MaxWall ",
+              absl::StrCat("account '", job.spec->account, "' MaxWall ",
                            slurm::FormatSlurmDuration(l.max_wall)),
               absl::StrCat("the job's time limit is ", slurm::FormatSlurmDuration(job.time_limit))};
     }
@@ -228,7 +228,7 @@ Hit FirstHit(const LimitRules& rules, const core::Job& job, bool alone, HeldOf h
     const Tres mine = alone ? none : held_of.association(assoc);
     if (own.max_jobs >= 0 && mine.jobs + 1 > own.max_jobs) {
       return {JobReason::kAssocMaxJobsLimit,
-              absl::StrCat("association of ", job.user_name, " in account '", job.spec.account,
+              absl::StrCat("association of ", job.user_name, " in account '", job.spec->account,
                            "' MaxJobs=", own.max_jobs),
               absl::StrCat(job.user_name, " runs ", mine.jobs, " jobs there")};
     }

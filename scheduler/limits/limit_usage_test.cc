@@ -60,7 +60,7 @@ core::Job Job(uint32_t id, const std::string& user, uint32_t uid, int nodes, int
   j.id = core::JobId(id);
   j.user_name = user;
   j.user_id = uid;
-  j.spec.account = "vision";
+  j.spec.Mutable().account = "vision";
   j.qos = qos;
   j.resources.min_nodes = nodes;
   j.resources.gpus_per_node = gpus;

@@ -19,8 +19,8 @@ bool OnlyHolder(const core::SharedText& script, const core::SharedEnvironment& e
 
 absl::StatusOr<bool> ArrayTexts::StoreFor(sqlite3* db, const core::Job& task) {
   const uint32_t array = task.array_job_id;
-  const core::SharedText& script = task.spec.script;
-  const core::SharedEnvironment& env = task.spec.environment;
+  const core::SharedText& script = task.spec->script;
+  const core::SharedEnvironment& env = task.spec->environment;
   // operator== is a pointer comparison for the tasks' shared copy (a full one otherwise).
   auto same = [&](const Texts& t) { return t.first == script && t.second == env; };
   if (auto it = stored_.find(array); it != stored_.end()) {
@@ -93,8 +93,8 @@ absl::Status ArrayTextReader::Fill(core::Job& job) {
     }
     it = read_.emplace(array, std::move(texts)).first;
   }
-  job.spec.script = it->second.first;
-  job.spec.environment = it->second.second;
+  job.spec.Mutable().script = it->second.first;
+  job.spec.Mutable().environment = it->second.second;
   return absl::OkStatus();
 }
 

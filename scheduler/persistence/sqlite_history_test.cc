@@ -53,10 +53,10 @@ class SqliteHistoryTest : public ::testing::Test {
   static core::Job Finished(uint32_t id, uint32_t user, core::JobState state, int node) {
     core::Job j;
     j.id = core::JobId(id);
-    j.spec.name = absl::StrCat("job", id);
-    j.spec.account = user == 1001 ? "ml" : "vision";
-    j.spec.script = "#!/bin/sh\nsleep 1\n";
-    j.spec.environment = std::map<std::string, std::string>{{"SECRET", "x"}};
+    j.spec.Mutable().name = absl::StrCat("job", id);
+    j.spec.Mutable().account = user == 1001 ? "ml" : "vision";
+    j.spec.Mutable().script = "#!/bin/sh\nsleep 1\n";
+    j.spec.Mutable().environment = std::map<std::string, std::string>{{"SECRET", "x"}};
     j.user_id = user;
     j.partition = "gpu";
     j.qos = "normal";
@@ -115,8 +115,8 @@ TEST_F(SqliteHistoryTest, ForgottenJobsAreNotLoadedButStayReadable) {
   EXPECT_EQ(first.nodes[0].name, "gpu1");
   EXPECT_EQ(first.nodes[0].cpus, 4);
   // History is slim: no environment, the script cut to its first line.
-  EXPECT_THAT(first.job.spec.environment, IsEmpty());
-  EXPECT_EQ(first.job.spec.script, "#!/bin/sh");
+  EXPECT_THAT(first.job.spec->environment, IsEmpty());
+  EXPECT_EQ(first.job.spec->script, "#!/bin/sh");
 }
 
 TEST_F(SqliteHistoryTest, QuerySelectsByIdUserStateWindowAndNode) {

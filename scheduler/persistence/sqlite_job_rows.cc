@@ -35,7 +35,11 @@ struct JobColumn {
 };
 
 // kField is a lambda `[](auto& job) -> auto& { return job.field; }`, usable on a const job (to
-// bind) and on a mutable one (to read into).
+// bind) and on a mutable one (to read into); spec fields go through SpecOf, which gives the
+// mutable job's own spec to read into.
+const core::JobSpec& SpecOf(const core::Job& job) { return *job.spec; }
+core::JobSpec& SpecOf(core::Job& job) { return job.spec.Mutable(); }
+
 template <auto kField>
 constexpr JobColumn Column(const char* name) {
   return {name, [](sqlite3_stmt* s, int i, const core::Job& job) { Bind(s, i, kField(job)); },
@@ -76,60 +80,60 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return j.qos; }>("qos"),
     Column<[](auto& j) -> auto& { return j.cancelled_by; }>("cancelled_by"),
     // The spec, as submitted.
-    Column<[](auto& j) -> auto& { return j.spec.name; }>("name"),
-    Column<[](auto& j) -> auto& { return j.spec.partition; }>("requested_partition"),
-    Column<[](auto& j) -> auto& { return j.spec.account; }>("account"),
-    Column<[](auto& j) -> auto& { return j.spec.min_nodes; }>("min_nodes"),
-    Column<[](auto& j) -> auto& { return j.spec.max_nodes; }>("max_nodes"),
-    Column<[](auto& j) -> auto& { return j.spec.ntasks; }>("ntasks"),
-    Column<[](auto& j) -> auto& { return j.spec.ntasks_per_node; }>("ntasks_per_node"),
-    Column<[](auto& j) -> auto& { return j.spec.cpus_per_task; }>("cpus_per_task"),
-    Column<[](auto& j) -> auto& { return j.spec.mem_per_node_mib; }>("mem_per_node_mib"),
-    Column<[](auto& j) -> auto& { return j.spec.gpus_per_node; }>("gpus_per_node"),
-    Column<[](auto& j) -> auto& { return j.spec.gpu_type; }>("gpu_type"),
-    Column<[](auto& j) -> auto& { return j.spec.exclusive; }>("exclusive"),
-    Column<[](auto& j) -> auto& { return j.spec.time_limit; }>("requested_time_limit_us"),
-    Column<[](auto& j) -> auto& { return j.spec.max_switches; }>("max_switches"),
-    Column<[](auto& j) -> auto& { return j.spec.switches_wait; }>("switches_wait_us"),
-    Column<[](auto& j) -> auto& { return j.spec.required_nodes; }>("required_nodes"),
-    Column<[](auto& j) -> auto& { return j.spec.excluded_nodes; }>("excluded_nodes"),
-    Column<[](auto& j) -> auto& { return j.spec.script; }>("script"),
-    Column<[](auto& j) -> auto& { return j.spec.argv; }>("argv"),
-    Column<[](auto& j) -> auto& { return j.spec.environment; }>("environment"),
-    Column<[](auto& j) -> auto& { return j.spec.export_none; }>("export_none"),
-    Column<[](auto& j) -> auto& { return j.spec.work_dir; }>("work_dir"),
-    Column<[](auto& j) -> auto& { return j.spec.stdout_path; }>("stdout_path"),
-    Column<[](auto& j) -> auto& { return j.spec.stderr_path; }>("stderr_path"),
-    Column<[](auto& j) -> auto& { return j.spec.stdin_path; }>("stdin_path"),
-    Column<[](auto& j) -> auto& { return j.spec.open_append; }>("open_append"),
-    Column<[](auto& j) -> auto& { return j.spec.requeue; }>("requeue"),
-    Column<[](auto& j) -> auto& { return j.spec.hold; }>("hold"),
-    Column<[](auto& j) -> auto& { return j.spec.submit_host; }>("submit_host"),
-    Column<[](auto& j) -> auto& { return j.spec.submit_dir; }>("submit_dir"),
-    Column<[](auto& j) -> auto& { return j.spec.nice; }>("nice"),
-    Column<[](auto& j) -> auto& { return j.spec.array_spec; }>("array_spec"),
-    Column<[](auto& j) -> auto& { return j.spec.warn_signal; }>("warn_signal"),
-    Column<[](auto& j) -> auto& { return j.spec.warn_time; }>("warn_time_us"),
-    Column<[](auto& j) -> auto& { return j.spec.warn_batch_only; }>("warn_batch_only"),
-    Column<[](auto& j) -> auto& { return j.spec.dependencies; }>("dependencies"),
-    Column<[](auto& j) -> auto& { return j.spec.dependency_any; }>("dependency_any"),
-    Column<[](auto& j) -> auto& { return j.spec.kill_on_invalid_dep; }>("kill_on_invalid_dep"),
-    Column<[](auto& j) -> auto& { return j.spec.begin_time; }>("begin_time_us"),
-    Column<[](auto& j) -> auto& { return j.spec.qos; }>("requested_qos"),
-    Column<[](auto& j) -> auto& { return j.spec.comment; }>("comment"),
-    Column<[](auto& j) -> auto& { return j.spec.wckey; }>("wckey"),
-    Column<[](auto& j) -> auto& { return j.spec.mail_type; }>("mail_type"),
-    Column<[](auto& j) -> auto& { return j.spec.mail_user; }>("mail_user"),
-    Column<[](auto& j) -> auto& { return j.spec.reservation; }>("reservation"),
-    Column<[](auto& j) -> auto& { return j.spec.deadline; }>("deadline_us"),
-    Column<[](auto& j) -> auto& { return j.spec.delay_boot; }>("delay_boot_us"),
-    Column<[](auto& j) -> auto& { return j.spec.container; }>("container"),
-    Column<[](auto& j) -> auto& { return j.spec.gpus_per_task; }>("gpus_per_task"),
-    Column<[](auto& j) -> auto& { return j.spec.cpus_per_gpu; }>("cpus_per_gpu"),
-    Column<[](auto& j) -> auto& { return j.spec.mem_per_gpu_mib; }>("mem_per_gpu_mib"),
-    Column<[](auto& j) -> auto& { return j.spec.gpu_bind; }>("gpu_bind"),
-    Column<[](auto& j) -> auto& { return j.spec.overcommit; }>("overcommit"),
-    Column<[](auto& j) -> auto& { return j.spec.exclusive_mode; }>("exclusive_mode"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).name; }>("name"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).partition; }>("requested_partition"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).account; }>("account"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).min_nodes; }>("min_nodes"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).max_nodes; }>("max_nodes"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).ntasks; }>("ntasks"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).ntasks_per_node; }>("ntasks_per_node"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).cpus_per_task; }>("cpus_per_task"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).mem_per_node_mib; }>("mem_per_node_mib"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpus_per_node; }>("gpus_per_node"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpu_type; }>("gpu_type"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).exclusive; }>("exclusive"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).time_limit; }>("requested_time_limit_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).max_switches; }>("max_switches"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).switches_wait; }>("switches_wait_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).required_nodes; }>("required_nodes"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).excluded_nodes; }>("excluded_nodes"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).script; }>("script"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).argv; }>("argv"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).environment; }>("environment"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).export_none; }>("export_none"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).work_dir; }>("work_dir"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).stdout_path; }>("stdout_path"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).stderr_path; }>("stderr_path"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).stdin_path; }>("stdin_path"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).open_append; }>("open_append"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).requeue; }>("requeue"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).hold; }>("hold"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).submit_host; }>("submit_host"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).submit_dir; }>("submit_dir"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).nice; }>("nice"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).array_spec; }>("array_spec"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).warn_signal; }>("warn_signal"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).warn_time; }>("warn_time_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).warn_batch_only; }>("warn_batch_only"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).dependencies; }>("dependencies"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).dependency_any; }>("dependency_any"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).kill_on_invalid_dep; }>("kill_on_invalid_dep"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).begin_time; }>("begin_time_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).qos; }>("requested_qos"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).comment; }>("comment"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).wckey; }>("wckey"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).mail_type; }>("mail_type"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).mail_user; }>("mail_user"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).reservation; }>("reservation"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).deadline; }>("deadline_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).delay_boot; }>("delay_boot_us"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).container; }>("container"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpus_per_task; }>("gpus_per_task"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).cpus_per_gpu; }>("cpus_per_gpu"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).mem_per_gpu_mib; }>("mem_per_gpu_mib"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpu_bind; }>("gpu_bind"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).overcommit; }>("overcommit"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).exclusive_mode; }>("exclusive_mode"),
 };
 // clang-format on
 
@@ -261,13 +265,13 @@ class TextsByBytes {
     if (script) {
       auto it = scripts_.find(bytes);
       if (it != scripts_.end()) {
-        job.spec.script = it->second;
+        job.spec.Mutable().script = it->second;
         return true;
       }
     } else {
       auto it = environments_.find(bytes);
       if (it != environments_.end()) {
-        job.spec.environment = it->second;
+        job.spec.Mutable().environment = it->second;
         return true;
       }
     }
@@ -280,9 +284,9 @@ class TextsByBytes {
       return;
     }
     if (script) {
-      scripts_.try_emplace(std::string(bytes), job.spec.script);
+      scripts_.try_emplace(std::string(bytes), job.spec->script);
     } else {
-      environments_.try_emplace(std::string(bytes), job.spec.environment);
+      environments_.try_emplace(std::string(bytes), job.spec->environment);
     }
   }
 
@@ -346,22 +350,22 @@ absl::Status ReadJobRows(sqlite3* db, absl::string_view where,
       out.pop_back();
       continue;
     }
-    job.allocation.exclusive = job.spec.exclusive;
+    job.allocation.exclusive = job.spec->exclusive;
     if (job.array_job_id != 0 && !slim && !texts_in_array) {
       auto [it, added] =
-          array_texts.try_emplace(job.array_job_id, job.spec.script, job.spec.environment);
-      if (!added && it->second.first == job.spec.script &&
-          it->second.second == job.spec.environment) {
-        job.spec.script = it->second.first;
-        job.spec.environment = it->second.second;
+          array_texts.try_emplace(job.array_job_id, job.spec->script, job.spec->environment);
+      if (!added && it->second.first == job.spec->script &&
+          it->second.second == job.spec->environment) {
+        job.spec.Mutable().script = it->second.first;
+        job.spec.Mutable().environment = it->second.second;
       }
     }
     if (slim) {
       // A batch job's script keeps its first line, so allocation_only() still tells them apart.
-      const std::string& script = job.spec.script;
-      job.spec.script = script.substr(0, script.find('\n'));
-      job.spec.environment = {};
-      job.spec.argv.clear();
+      const std::string& script = job.spec->script;
+      job.spec.Mutable().script = script.substr(0, script.find('\n'));
+      job.spec.Mutable().environment = {};
+      job.spec.Mutable().argv.clear();
     }
   }
   if (rc != SQLITE_DONE) {

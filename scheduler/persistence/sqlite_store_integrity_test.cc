@@ -70,19 +70,19 @@ TEST_F(SqliteStoreTest, AnArraysTasksShareTheirTextsAgainAfterLoading) {
     core::Job other = FullJob(core::JobId(23));
     other.array_job_id = 20;
     other.array_task_id = 3;
-    other.spec.script = "#!/bin/sh\necho edited\n";  // not the same text: kept apart
+    other.spec.Mutable().script = "#!/bin/sh\necho edited\n";  // not the same text: kept apart
     m.job_upserts.push_back(std::make_shared<const core::Job>(other));
     ASSERT_TRUE(store->Commit(m).ok());
   }
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 4u);
-  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[1].spec.script));
-  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[2].spec.script));
-  EXPECT_TRUE(jobs->jobs[0].spec.environment.SharesWith(jobs->jobs[2].spec.environment));
-  EXPECT_FALSE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[3].spec.script));
-  EXPECT_EQ(jobs->jobs[3].spec.script, "#!/bin/sh\necho edited\n");
-  EXPECT_EQ(jobs->jobs[0].spec.script, FullJob(core::JobId(20)).spec.script);
+  EXPECT_TRUE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[1].spec->script));
+  EXPECT_TRUE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[2].spec->script));
+  EXPECT_TRUE(jobs->jobs[0].spec->environment.SharesWith(jobs->jobs[2].spec->environment));
+  EXPECT_FALSE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[3].spec->script));
+  EXPECT_EQ(jobs->jobs[3].spec->script, "#!/bin/sh\necho edited\n");
+  EXPECT_EQ(jobs->jobs[0].spec->script, FullJob(core::JobId(20)).spec->script);
 }
 
 // Jobs that are no array but were submitted with the same script and environment (an sbatch
@@ -96,9 +96,10 @@ TEST_F(SqliteStoreTest, SeparateJobsWithTheSameTextsShareThemAfterLoading) {
       core::Job job = FullJob(core::JobId(id));
       job.array_job_id = 0;  // FullJob is an array's task
       job.array_task_id = 0;
-      job.spec.array_spec.clear();
+      job.spec.Mutable().array_spec.clear();
       if (id == 32) {
-        job.spec.environment = std::map<std::string, std::string>{{"HOME", "/home/other"}};
+        job.spec.Mutable().environment =
+            std::map<std::string, std::string>{{"HOME", "/home/other"}};
       }
       m.job_upserts.push_back(std::make_shared<const core::Job>(job));
     }
@@ -107,12 +108,12 @@ TEST_F(SqliteStoreTest, SeparateJobsWithTheSameTextsShareThemAfterLoading) {
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 3u);
-  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[1].spec.script));
-  EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[2].spec.script));
-  EXPECT_TRUE(jobs->jobs[0].spec.environment.SharesWith(jobs->jobs[1].spec.environment));
-  EXPECT_FALSE(jobs->jobs[0].spec.environment.SharesWith(jobs->jobs[2].spec.environment));
-  EXPECT_EQ(jobs->jobs[0].spec.environment, FullJob(core::JobId(30)).spec.environment);
-  EXPECT_EQ(jobs->jobs[2].spec.environment.get().at("HOME"), "/home/other");
+  EXPECT_TRUE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[1].spec->script));
+  EXPECT_TRUE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[2].spec->script));
+  EXPECT_TRUE(jobs->jobs[0].spec->environment.SharesWith(jobs->jobs[1].spec->environment));
+  EXPECT_FALSE(jobs->jobs[0].spec->environment.SharesWith(jobs->jobs[2].spec->environment));
+  EXPECT_EQ(jobs->jobs[0].spec->environment, FullJob(core::JobId(30)).spec->environment);
+  EXPECT_EQ(jobs->jobs[2].spec->environment.get().at("HOME"), "/home/other");
 }
 
 // An array's script and environment are stored once, however many tasks it has and however
@@ -123,7 +124,7 @@ TEST_F(SqliteStoreTest, AnArraysTextsAreStoredOnceAndGoWithItsLastRow) {
   const core::SharedText script(std::string(256 << 10, '#'));  // 256 KiB, shared by the tasks
   core::Job task = FullJob(core::JobId(100));
   task.array_job_id = 100;
-  task.spec.script = script;
+  task.spec.Mutable().script = script;
   task.end_time = absl::FromUnixSeconds(1000);
   auto all_tasks = [&](core::JobState state) {
     Mutations m;
@@ -155,9 +156,9 @@ TEST_F(SqliteStoreTest, AnArraysTextsAreStoredOnceAndGoWithItsLastRow) {
     absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
     ASSERT_TRUE(jobs.ok()) << jobs.status();
     ASSERT_EQ(jobs->jobs.size(), kTasks);
-    EXPECT_EQ(jobs->jobs[0].spec.script, script.get());
-    EXPECT_EQ(jobs->jobs[0].spec.environment, task.spec.environment.get());
-    EXPECT_TRUE(jobs->jobs[0].spec.script.SharesWith(jobs->jobs[kTasks - 1].spec.script));
+    EXPECT_EQ(jobs->jobs[0].spec->script, script.get());
+    EXPECT_EQ(jobs->jobs[0].spec->environment, task.spec->environment.get());
+    EXPECT_TRUE(jobs->jobs[0].spec->script.SharesWith(jobs->jobs[kTasks - 1].spec->script));
     // Saved again after the restart: the texts are written once more, still one row.
     Mutations again;
     for (const core::Job& j : jobs->jobs) {

@@ -74,7 +74,7 @@ TEST_F(SqliteStoreTest, EveryFieldOfAJobSurvivesReopen) {
   expected_plain.resources = {};
   EXPECT_EQ(jobs->jobs[0], expected_plain);
   EXPECT_EQ(jobs->jobs[1], full);
-  EXPECT_EQ(jobs->jobs[1].spec.script.size(), 31u);  // NUL bytes kept
+  EXPECT_EQ(jobs->jobs[1].spec->script.size(), 31u);  // NUL bytes kept
 }
 
 TEST_F(SqliteStoreTest, AnUpdateReplacesTheRowAndItsNodes) {
@@ -148,14 +148,14 @@ TEST_F(SqliteStoreTest, Schema4JobsGetNoDependenciesAndNoBeginTime) {
   absl::StatusOr<StoredJobs> jobs = Open()->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 1u);
-  job.spec.dependencies.clear();
-  job.spec.dependency_any = false;
-  job.spec.kill_on_invalid_dep.reset();
-  job.spec.begin_time = absl::InfinitePast();
-  job.spec.qos.clear();
+  job.spec.Mutable().dependencies.clear();
+  job.spec.Mutable().dependency_any = false;
+  job.spec.Mutable().kill_on_invalid_dep.reset();
+  job.spec.Mutable().begin_time = absl::InfinitePast();
+  job.spec.Mutable().qos.clear();
   job.qos.clear();
-  job.spec.comment.clear();
-  ClearRecordedOptions(job.spec);
+  job.spec.Mutable().comment.clear();
+  ClearRecordedOptions(job.spec.Mutable());
   job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
@@ -181,10 +181,10 @@ TEST_F(SqliteStoreTest, Schema5JobsGetNoQos) {
   absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 1u);
-  job.spec.qos.clear();
+  job.spec.Mutable().qos.clear();
   job.qos.clear();
-  job.spec.comment.clear();
-  ClearRecordedOptions(job.spec);
+  job.spec.Mutable().comment.clear();
+  ClearRecordedOptions(job.spec.Mutable());
   job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);
@@ -211,8 +211,8 @@ TEST_F(SqliteStoreTest, Schema6JobsStayInMemoryAndGetAccountingTables) {
   absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   ASSERT_EQ(jobs->jobs.size(), 1u);
-  job.spec.comment.clear();
-  ClearRecordedOptions(job.spec);
+  job.spec.Mutable().comment.clear();
+  ClearRecordedOptions(job.spec.Mutable());
   job.warn_sent = false;
   job.cancelled_by.reset();
   EXPECT_EQ(jobs->jobs[0], job);

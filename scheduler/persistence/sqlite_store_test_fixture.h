@@ -37,7 +37,7 @@ partitions:
 inline core::Job FullJob(core::JobId id) {
   core::Job j;
   j.id = id;
-  core::JobSpec& s = j.spec;
+  core::JobSpec& s = j.spec.Mutable();
   s.name = "train ünïcode";
   s.partition = "gpu";
   s.account = "ml";

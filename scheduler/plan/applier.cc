@@ -153,10 +153,10 @@ absl::Status FailJobOnNodeLoss(CapacityView& view, core::Job& job, absl::Time no
     return absl::FailedPreconditionError(absl::StrCat(
         "job ", job.id.value(), " is ", core::JobStateName(job.state), ", not running"));
   }
-  if (absl::Status s = Release(view, job, /*keep_record=*/!job.spec.requeue); !s.ok()) {
+  if (absl::Status s = Release(view, job, /*keep_record=*/!job.spec->requeue); !s.ok()) {
     return s;
   }
-  if (!job.spec.requeue) {
+  if (!job.spec->requeue) {
     return core::TransitionTo(job, core::JobState::kNodeFail, now);
   }
   if (absl::Status s = core::TransitionTo(job, core::JobState::kRequeued, now); !s.ok()) {

@@ -151,7 +151,7 @@ TEST_F(PassTest, ApplierRefusesJobNoLongerPending) {
 
 TEST_F(PassTest, EndAndRequeueFreeCapacity) {
   Add(1, 2, 8, true);
-  Add(2, 2, 8, true).spec.requeue = false;
+  Add(2, 2, 8, true).spec.Mutable().requeue = false;
   ASSERT_TRUE(applier_.Apply(Pass(), view_, jobs_, kNow).ok());
   core::Job& a = *jobs_.Find(core::JobId(1));
   core::Job& b = *jobs_.Find(core::JobId(2));

@@ -94,14 +94,14 @@ void SlimForList(canopy::v1::Job& out) {
 // buffer: squeue over an array of 1001 tasks with a 4 MiB script took 6 GiB and did not answer.
 core::Job ListView(const core::Job& job) {
   core::Job view = job;
-  const std::string& script = job.spec.script;
+  const std::string& script = job.spec->script;
   std::string first = script.substr(0, std::min<size_t>(script.find('\n'), 1024));
   if (first.size() < script.size() && script[first.size()] == '\n') {
     first += '\n';
   }
-  view.spec.script = std::move(first);
-  view.spec.argv.clear();
-  view.spec.environment = {};
+  view.spec.Mutable().script = std::move(first);
+  view.spec.Mutable().argv.clear();
+  view.spec.Mutable().environment = {};
   return view;
 }
 

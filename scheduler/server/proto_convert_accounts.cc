@@ -94,7 +94,7 @@ canopy::v1::JobPriority PriorityToProto(const core::Job& job,
   out.set_job_id(job.id.value());
   out.set_partition(job.partition);
   out.set_user(job.user_name);
-  out.set_account(job.spec.account);
+  out.set_account(job.spec->account);
   out.set_priority(job.priority_fixed ? job.priority : p.total);
   out.set_age(p.age);
   out.set_fairshare(p.fairshare);

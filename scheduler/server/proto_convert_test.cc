@@ -25,10 +25,10 @@ class ProtoConvertTest : public ::testing::Test {
   core::Job RunningJob() {
     core::Job job;
     job.id = core::JobId(12);
-    job.spec.name = "train";
-    job.spec.script = "#!/bin/sh\n";
-    job.spec.time_limit = absl::Minutes(5);
-    job.spec.environment = std::map<std::string, std::string>{{"A", "1"}};
+    job.spec.Mutable().name = "train";
+    job.spec.Mutable().script = "#!/bin/sh\n";
+    job.spec.Mutable().time_limit = absl::Minutes(5);
+    job.spec.Mutable().environment = std::map<std::string, std::string>{{"A", "1"}};
     job.user_id = 1001;
     job.user_name = "alice";
     job.partition = "gpu";

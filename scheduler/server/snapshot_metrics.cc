@@ -49,7 +49,7 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
                        "account");
   snapshot.ForEachJob([&](const core::Job& job) {
     const std::string state(core::JobStateName(job.state));
-    jobs.Add({{"state", state}, {"partition", job.partition}, {"account", job.spec.account}}, 1);
+    jobs.Add({{"state", state}, {"partition", job.partition}, {"account", job.spec->account}}, 1);
     if (job.state == core::JobState::kPending) {
       pending.Add(
           {{"partition", job.partition}, {"reason", std::string(core::JobReasonName(job.reason))}},
@@ -60,7 +60,7 @@ std::vector<prometheus::MetricFamily> SnapshotMetricFamilies(const ClusterSnapsh
       for (const core::NodeShare& share : job.allocation.nodes) {
         gpus += share.gpus;
       }
-      job_gpus.Add({{"partition", job.partition}, {"account", job.spec.account}}, gpus);
+      job_gpus.Add({{"partition", job.partition}, {"account", job.spec->account}}, gpus);
     }
   });
 

@@ -176,8 +176,8 @@ class Simulation {
       if (job == nullptr || !sj.holding || sj.run_started != sj.run_id || job->start_time >= end) {
         continue;
       }
-      metrics_.Delivered(job->spec.account, static_cast<double>(sj.gpus) *
-                                                absl::ToDoubleSeconds(end - job->start_time));
+      metrics_.Delivered(job->spec->account, static_cast<double>(sj.gpus) *
+                                                 absl::ToDoubleSeconds(end - job->start_time));
     }
     metrics_.CutOff(end);
   }
@@ -403,8 +403,8 @@ class Simulation {
       sj.holding = false;
       metrics_.GpusChanged(now, -sj.gpus);
       if (sj.run_started == sj.run_id) {  // a launch that never ran delivered nothing
-        metrics_.Delivered(job.spec.account, static_cast<double>(sj.gpus) *
-                                                 absl::ToDoubleSeconds(now - job.start_time));
+        metrics_.Delivered(job.spec->account, static_cast<double>(sj.gpus) *
+                                                  absl::ToDoubleSeconds(now - job.start_time));
       }
     }
     if (job.restart_count > sj.restart_count) {
@@ -418,7 +418,7 @@ class Simulation {
       } else if (job.state == JobState::kNodeFail) {
         metrics_.NodeFailJob();
       }
-      metrics_.JobFinished(job.spec.account, job.submit_time, sj.first_start, job.end_time,
+      metrics_.JobFinished(job.spec->account, job.submit_time, sj.first_start, job.end_time,
                            trace_[sj.trace_index].duration);
       --remaining_;
     }

@@ -87,7 +87,7 @@ struct Fixture {
       core::Job j;
       j.id = core::JobId(i);
       const int a = static_cast<int>(rng() % kAccounts);
-      j.spec.account = absl::StrCat("acct", a);
+      j.spec.Mutable().account = absl::StrCat("acct", a);
       j.user_name = User(a, static_cast<int>(rng() % kUsersPerAccount));
       j.partition = "gpu";
       j.resources.min_nodes = 1 + static_cast<int>(rng() % 8);
