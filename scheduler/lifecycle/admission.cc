@@ -107,17 +107,24 @@ bool AnyNodeFits(const core::ResourceRequest& r, const config::PartitionConfig& 
   return false;
 }
 
+// The spec a queued job keeps: as submitted (dependencies resolved), with the account it was
+// admitted under and Slurm's default name. Made once per submission and shared by the job, the
+// probe that admits its QOS and every task of an array (core::SharedSpec).
+core::SharedSpec QueuedSpec(core::JobSpec spec, const std::string& account) {
+  spec.account = account;  // the default account when none was named
+  if (spec.name.empty()) {
+    spec.name = spec.script.empty() ? "interactive" : "sbatch";
+  }
+  return spec;
+}
+
 // The record of a job about to be queued (array fields aside).
-core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Caller& caller,
-                 const ResolvedSpec& resolved, const std::string& account, const std::string& qos,
-                 core::JobId id, absl::Time now) {
+core::Job NewJob(const LifecycleState& s, const core::SharedSpec& spec,
+                 const SubmitRequest& request, const Caller& caller, const ResolvedSpec& resolved,
+                 const std::string& qos, core::JobId id, absl::Time now) {
   core::Job job;
   job.id = id;
-  job.spec = request.spec;
-  job.spec.Mutable().account = account;  // the default account when none was named
-  if (job.spec->name.empty()) {
-    job.spec.Mutable().name = job.allocation_only() ? "interactive" : "sbatch";
-  }
+  job.spec = spec;
   job.resources = resolved.resources;
   job.user_id = caller.uid;
   job.group_id = caller.gid;
@@ -131,7 +138,7 @@ core::Job NewJob(const LifecycleState& s, const SubmitRequest& request, const Ca
   job.eligible_time = now;
   // A hold comes first; a dependency or begin time is given its reason once the job is queued
   // (StartWaiting).
-  job.reason = request.spec.hold ? core::JobReason::kJobHeldUser : resolved.blocked;
+  job.reason = spec->hold ? core::JobReason::kJobHeldUser : resolved.blocked;
   job.priority = s.accounting.ComputePriority(job, now);
   return job;
 }
@@ -150,11 +157,11 @@ absl::Status NeedIdentity(const LifecycleState& s, const Caller& caller) {
 
 // The QOS a new job runs under; an error for a QOS it may not use, or when no limit would ever
 // let it run (qos_limits.h).
-absl::StatusOr<std::string> AdmitQos(const LifecycleState& s, const SubmitRequest& request,
-                                     const Caller& caller, const ResolvedSpec& resolved,
-                                     const std::string& account) {
+absl::StatusOr<std::string> AdmitQos(const LifecycleState& s, const core::SharedSpec& spec,
+                                     const SubmitRequest& request, const Caller& caller,
+                                     const ResolvedSpec& resolved) {
   core::Job probe =
-      NewJob(s, request, caller, resolved, account, "", core::JobId(s.next_job_id), s.Now());
+      NewJob(s, spec, request, caller, resolved, "", core::JobId(s.next_job_id), s.Now());
   absl::StatusOr<std::string> qos = ResolveQos(s, probe);
   if (!qos.ok()) {
     return qos.status();
@@ -218,16 +225,17 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
                                                       core::JobReasonName(resolved->blocked),
                                                       " (a partition limit it does not meet)"));
   }
-  SubmitRequest checked = request;
-  if (absl::Status deps = ResolveDependencies(s, checked.spec); !deps.ok()) {
+  core::JobSpec checked = request.spec;
+  if (absl::Status deps = ResolveDependencies(s, checked); !deps.ok()) {
     return deps;
   }
-  absl::StatusOr<std::string> qos = AdmitQos(s, checked, caller, *resolved, *account);
+  const core::SharedSpec spec = QueuedSpec(std::move(checked), *account);
+  absl::StatusOr<std::string> qos = AdmitQos(s, spec, request, caller, *resolved);
   if (!qos.ok()) {
     return qos.status();
   }
   const core::Job job =
-      NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id), s.Now());
+      NewJob(s, spec, request, caller, *resolved, *qos, core::JobId(s.next_job_id), s.Now());
   absl::StatusOr<WillRunAnswer> answer = WillRun(s, job);
   // Like Slurm's will-run test, dependencies are not looked at; a begin time is.
   if (answer.ok() && job.spec->begin_time > answer->start) {
@@ -364,24 +372,25 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   if (!resolved.ok()) {
     return resolved.status();
   }
-  SubmitRequest checked = request;  // with its dependencies resolved
-  if (absl::Status deps = ResolveDependencies(s, checked.spec); !deps.ok()) {
+  core::JobSpec checked = request.spec;  // with its dependencies resolved
+  if (absl::Status deps = ResolveDependencies(s, checked); !deps.ok()) {
     return deps;
   }
-  const core::JobSpec& spec = checked.spec;
-  absl::StatusOr<std::string> account = s.accounting.ResolveAccount(caller.user_name, spec.account);
+  absl::StatusOr<std::string> account =
+      s.accounting.ResolveAccount(caller.user_name, checked.account);
   if (!account.ok()) {
     return account.status();
   }
-  absl::StatusOr<std::string> qos = AdmitQos(s, checked, caller, *resolved, *account);
+  const core::SharedSpec spec = QueuedSpec(std::move(checked), *account);
+  absl::StatusOr<std::string> qos = AdmitQos(s, spec, request, caller, *resolved);
   if (!qos.ok()) {
     return qos.status();
   }
   std::vector<uint32_t> task_ids = {0};
   int32_t max_running = 0;
-  const bool is_array = !spec.array_spec.empty();
+  const bool is_array = !spec->array_spec.empty();
   if (is_array) {
-    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, spec.array_spec);
+    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, spec->array_spec);
     if (!array.ok()) {
       return array.status();
     }
@@ -405,7 +414,7 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
   answer.job_id = core::JobId(s.next_job_id);
   for (uint32_t task : task_ids) {
     core::Job job =
-        NewJob(s, checked, caller, *resolved, *account, *qos, core::JobId(s.next_job_id++), now);
+        NewJob(s, spec, request, caller, *resolved, *qos, core::JobId(s.next_job_id++), now);
     if (is_array) {
       job.array_job_id = answer.job_id.value();
       job.array_task_id = task;

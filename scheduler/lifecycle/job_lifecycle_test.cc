@@ -438,6 +438,9 @@ TEST_F(JobLifecycleTest, ArrayTasksGetConsecutiveIdsAndHonourTheThrottle) {
   EXPECT_THAT(r->array_task_job_ids, ElementsAre(core::JobId(1), core::JobId(2), core::JobId(3)));
   EXPECT_EQ(Job(3).array_job_id, 1u);
   EXPECT_EQ(Job(3).array_task_id, 3u);
+  // The tasks hold one spec between them, with the name the submission got.
+  EXPECT_TRUE(Job(1).spec.SharesWith(Job(3).spec));
+  EXPECT_EQ(Job(3).spec->name, "sbatch");
   // A retried submit of the array gets the same answer.
   absl::StatusOr<SubmitAnswer> again = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(again->job_id, core::JobId(1));
