@@ -231,16 +231,11 @@ absl::Status SaveJobRows(sqlite3* db, const std::vector<std::shared_ptr<const co
     if (absl::Status st = Step(db, s, what); !st.ok()) {
       return st;
     }
-    // A job's node rows come from its allocation, which it gets only when it is launched (the
-    // same batch bumps run_id). One never launched has none to clear: skipping the DELETE
-    // saves a fifth of the store's time per submitted job (docs/performance.md).
-    if (job->run_id != 0 || !job->allocation.empty()) {
-      s = clear->get();
-      sqlite3_reset(s);
-      Bind(s, 1, job->id.value());
-      if (absl::Status st = Step(db, s, what); !st.ok()) {
-        return st;
-      }
+    s = clear->get();
+    sqlite3_reset(s);
+    Bind(s, 1, job->id.value());
+    if (absl::Status st = Step(db, s, what); !st.ok()) {
+      return st;
     }
     s = add_node->get();
     for (size_t i = 0; i < job->allocation.nodes.size(); ++i) {
