@@ -154,7 +154,8 @@ void JobRuntime::SenderLoop() {
 
 void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
   if (keep_until_ack) {
-    unacked_[{status.job_id(), status.run_id(), static_cast<int>(status.phase())}] = status;
+    unacked_[{status.job_id(), status.run_id(), static_cast<int>(status.phase())}] = {status,
+                                                                                      absl::Now()};
   }
   canopy::v1::AgentMessage msg;
   *msg.mutable_job_status() = std::move(status);
@@ -172,6 +173,18 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
     }
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) {
+      // (Run 0 comes from a controller that does not number runs: it cannot tell them apart.)
+      if (std::vector<JobStatus> ended = UnacknowledgedOfRun(job_id, run_id);
+          run_id != 0 && !ended.empty()) {
+        spdlog::info(
+            "{}: job {} (run {}) already ran here and ended: not starting it again, "
+            "reporting its end again",
+            options_.node_name, job_id, run_id);
+        for (JobStatus& status : ended) {
+          ReportJob(std::move(status), false);  // still kept until acknowledged
+        }
+        return;
+      }
       StartJob(launch);
       return;
     }
@@ -458,11 +471,34 @@ std::vector<uint32_t> JobRuntime::RunningJobIds() const {
   return ids;
 }
 
+std::vector<JobStatus> JobRuntime::UnacknowledgedOfRun(uint32_t job_id, uint32_t run_id) const {
+  std::vector<JobStatus> out;
+  for (auto it = unacked_.lower_bound({job_id, run_id, 0});
+       it != unacked_.end() && std::get<0>(it->first) == job_id && std::get<1>(it->first) == run_id;
+       ++it) {
+    out.push_back(it->second.status);
+  }
+  return out;
+}
+
 std::vector<JobStatus> JobRuntime::UnacknowledgedStatuses() const {
   absl::MutexLock lock(&mu_);
   std::vector<JobStatus> out;
-  for (const auto& [key, status] : unacked_) {
-    out.push_back(status);
+  for (const auto& [key, kept] : unacked_) {
+    out.push_back(kept.status);
+  }
+  return out;
+}
+
+std::vector<JobStatus> JobRuntime::StatusesToResend(absl::Duration unanswered_for) {
+  const absl::Time now = absl::Now();
+  absl::MutexLock lock(&mu_);
+  std::vector<JobStatus> out;
+  for (auto& [key, kept] : unacked_) {
+    if (now - kept.sent >= unanswered_for) {
+      kept.sent = now;
+      out.push_back(kept.status);
+    }
   }
   return out;
 }

@@ -6,7 +6,7 @@
 // agent, in one leaf cgroup per job, through which a kill reaches everything the job forked.
 // EXITED and CLEANED_UP statuses are kept until the controller acknowledges them
 // (JobStatusAck, per job, run and phase); the session sends UnacknowledgedStatuses() again after
-// every registration.
+// every registration, and StatusesToResend() while one goes unanswered.
 //
 // Runs: a job may be launched again under the same job id (requeue, a launch that timed out);
 // each launch carries Job.run_id and every JobStatus names the run it is about. A LaunchJob for
@@ -93,7 +93,10 @@ class JobRuntime {
   JobRuntime& operator=(const JobRuntime&) = delete;
 
   // Controller messages. Each answers through `report` (LaunchJob with LAUNCHED or
-  // LAUNCH_FAILED, KillJob eventually with CLEANED_UP, a step with StepStatus).
+  // LAUNCH_FAILED, KillJob eventually with CLEANED_UP, a step with StepStatus). A LaunchJob for
+  // a run that already ended here, whose end the controller has not acknowledged (a controller
+  // restarted before it heard LAUNCHED sends the launch again), does not start the run twice:
+  // the run's end is reported again instead.
   void LaunchJob(const canopy::v1::LaunchJob& launch);
   void SignalJob(const canopy::v1::SignalJob& signal);
   void KillJob(const canopy::v1::KillJob& kill);
@@ -119,6 +122,10 @@ class JobRuntime {
   std::vector<canopy::v1::RunningJob> RunningJobs() const;
   // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job, run, then phase.
   std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
+  // Those of them sent at least `unanswered_for` ago, counted as sent again now. A report lost on
+  // the way (a stream that broke under it) is sent again without waiting for the next
+  // registration; the controller treats a repeated report as it treated the first.
+  std::vector<canopy::v1::JobStatus> StatusesToResend(absl::Duration unanswered_for);
 
   // Fencing: the node has lost the controller for so long that the controller has (or is about
   // to have) declared it down and requeued its jobs elsewhere. SIGKILLs every job's processes at
@@ -206,6 +213,9 @@ class JobRuntime {
   // Launches a job that has no record here: records it, starts the batch script where due and
   // queues LAUNCHED or LAUNCH_FAILED.
   void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The statuses of this run of the job not acknowledged yet.
+  std::vector<canopy::v1::JobStatus> UnacknowledgedOfRun(uint32_t job_id, uint32_t run_id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): the
   // batch script on the batch host, then LAUNCHED, or LAUNCH_FAILED and the record dropped.
@@ -269,8 +279,11 @@ class JobRuntime {
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
   // (job id, run id, phase)
-  std::map<std::tuple<uint32_t, uint32_t, int>, canopy::v1::JobStatus> unacked_
-      ABSL_GUARDED_BY(mu_);
+  struct Unacknowledged {
+    canopy::v1::JobStatus status;
+    absl::Time sent;  // last handed to `report`
+  };
+  std::map<std::tuple<uint32_t, uint32_t, int>, Unacknowledged> unacked_ ABSL_GUARDED_BY(mu_);
   int live_steps_ ABSL_GUARDED_BY(mu_) = 0;  // StepParts not yet destroyed
 
   // Reports not yet handed to `report`, oldest first.

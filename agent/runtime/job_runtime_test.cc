@@ -241,12 +241,58 @@ TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
 
   KillAndWait(16);
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
+  // Sent again once unanswered for long enough, then counted from that resend.
+  EXPECT_TRUE(runtime_->StatusesToResend(absl::Hours(1)).empty());
+  ASSERT_EQ(runtime_->StatusesToResend(absl::ZeroDuration()).size(), 1u);
+  EXPECT_TRUE(runtime_->StatusesToResend(absl::Seconds(30)).empty());
+  absl::SleepFor(absl::Milliseconds(60));
+  EXPECT_EQ(runtime_->StatusesToResend(absl::Milliseconds(50)).size(), 1u);
   pending = runtime_->UnacknowledgedStatuses();
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0].phase(), JobStatus::PHASE_CLEANED_UP);
   ack.set_phase(JobStatus::PHASE_CLEANED_UP);
   runtime_->AckStatus(ack);
   EXPECT_TRUE(runtime_->UnacknowledgedStatuses().empty());
+}
+
+TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
+  // A controller restarted before it heard LAUNCHED still holds the job CONFIGURING and sends
+  // the launch again when the node registers, while the run's end waits for its ack.
+  canopy::v1::LaunchJob launch =
+      BatchJob(19, "#!/bin/sh\necho ran >> " + dir_.path() + "/runs\n", dir_.path());
+  launch.mutable_job()->set_run_id(3);
+  runtime_->LaunchJob(launch);
+  ASSERT_TRUE(recorder_.WaitJobRun(19, 3, JobStatus::PHASE_EXITED).has_value());
+  KillAndWait(19);
+  ASSERT_EQ(runtime_->UnacknowledgedStatuses().size(), 2u);
+  const size_t reported = recorder_.messages().size();
+
+  runtime_->LaunchJob(launch);
+  ASSERT_TRUE(WaitFor([&] { return recorder_.messages().size() >= reported + 2; }));
+  absl::SleepFor(absl::Milliseconds(300));  // time enough for a (wrong) second run
+  EXPECT_EQ(ReadFile(dir_.path() + "/runs"), "ran\n");
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());
+  const std::vector<canopy::v1::AgentMessage> messages = recorder_.messages();
+  std::vector<JobStatus::Phase> again;
+  for (size_t i = reported; i < messages.size(); ++i) {
+    again.push_back(messages[i].job_status().phase());
+  }
+  EXPECT_THAT(again, ::testing::ElementsAre(JobStatus::PHASE_EXITED, JobStatus::PHASE_CLEANED_UP))
+      << "the run's end, again, and no LAUNCHED";
+
+  // Once acknowledged, a launch of a newer run starts as usual.
+  for (JobStatus::Phase phase : {JobStatus::PHASE_EXITED, JobStatus::PHASE_CLEANED_UP}) {
+    canopy::v1::JobStatusAck ack;
+    ack.set_job_id(19);
+    ack.set_run_id(3);
+    ack.set_phase(phase);
+    runtime_->AckStatus(ack);
+  }
+  launch.mutable_job()->set_run_id(4);
+  runtime_->LaunchJob(launch);
+  ASSERT_TRUE(recorder_.WaitJobRun(19, 4, JobStatus::PHASE_EXITED).has_value());
+  EXPECT_EQ(ReadFile(dir_.path() + "/runs"), "ran\nran\n");
+  KillAndWait(19);
 }
 
 TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) { KillAndWait(999); }

@@ -12,31 +12,36 @@ ControllerStream::ControllerStream(std::unique_ptr<grpc::ClientContext> context,
       on_message_(std::move(on_message)),
       on_done_(std::move(on_done)) {}
 
-std::shared_ptr<ControllerStream> ControllerStream::Start(
-    canopy::v1::AgentService::Stub* stub, std::unique_ptr<grpc::ClientContext> context,
-    canopy::v1::AgentMessage first, MessageHandler on_message, DoneHandler on_done) {
+std::shared_ptr<ControllerStream> ControllerStream::Create(
+    std::unique_ptr<grpc::ClientContext> context, canopy::v1::AgentMessage first,
+    MessageHandler on_message, DoneHandler on_done) {
   std::shared_ptr<ControllerStream> stream(
       new ControllerStream(std::move(context), std::move(on_message), std::move(on_done)));
-  stream->self_ = stream;
-  stub->async()->Connect(stream->context_.get(), stream.get());
+  absl::MutexLock lock(&stream->mu_);
+  // Writing from the start: a Write() before Start() queues behind `first`.
+  stream->outbox_.push_back(std::move(first));
+  stream->writing_ = true;
+  return stream;
+}
+
+void ControllerStream::Start(canopy::v1::AgentService::Stub* stub) {
+  self_ = shared_from_this();
+  stub->async()->Connect(context_.get(), this);
   const canopy::v1::AgentMessage* hello;
   {
-    absl::MutexLock lock(&stream->mu_);
-    stream->outbox_.push_back(std::move(first));
-    stream->writing_ = true;
-    hello = &stream->outbox_.front();
+    absl::MutexLock lock(&mu_);
+    hello = &outbox_.front();
   }
   // Held until no Write() can start another write (EndWrites), so that the call cannot finish
   // between a Write() deciding to write and its StartWrite.
-  stream->AddHold();
+  AddHold();
   // Everything done before the call starts (the caller's handlers' state included) comes before
   // every reaction: gRPC orders that with atomics TSan cannot see (common/rpc/reaction_order.h).
-  rpc::ReactionHandOver(&stream->outbox_);
-  stream->StartWrite(hello);
-  rpc::ReactionHandOver(&stream->incoming_);
-  stream->StartRead(&stream->incoming_);
-  stream->StartCall();
-  return stream;
+  rpc::ReactionHandOver(&outbox_);
+  StartWrite(hello);
+  rpc::ReactionHandOver(&incoming_);
+  StartRead(&incoming_);
+  StartCall();
 }
 
 bool ControllerStream::Write(canopy::v1::AgentMessage message) {

@@ -7,8 +7,8 @@
 // and sent one after another; Write() never blocks. `on_done` runs once, when the call has ended
 // (controller gone, stream refused, Cancel()), after the last `on_message`.
 //
-// Lifetime: the stream keeps itself alive until `on_done` has returned; holders keep it with a
-// shared_ptr. Thread-safe.
+// Lifetime: once started, the stream keeps itself alive until `on_done` has returned; holders
+// keep it with a shared_ptr (one never started goes with its last holder). Thread-safe.
 #pragma once
 
 #include <deque>
@@ -23,17 +23,21 @@
 namespace canopy::agent {
 
 class ControllerStream final
-    : public grpc::ClientBidiReactor<canopy::v1::AgentMessage, canopy::v1::ControllerMessage> {
+    : public grpc::ClientBidiReactor<canopy::v1::AgentMessage, canopy::v1::ControllerMessage>,
+      public std::enable_shared_from_this<ControllerStream> {
  public:
   using MessageHandler = std::function<void(const canopy::v1::ControllerMessage&)>;
   using DoneHandler = std::function<void(const grpc::Status&)>;
 
-  // Starts the call on `context` (already signed, if the cluster signs calls) with `first` as
-  // its first message. `stub` must outlive the call.
-  static std::shared_ptr<ControllerStream> Start(canopy::v1::AgentService::Stub* stub,
-                                                 std::unique_ptr<grpc::ClientContext> context,
-                                                 canopy::v1::AgentMessage first,
-                                                 MessageHandler on_message, DoneHandler on_done);
+  // A stream on `context` (already signed, if the cluster signs calls) whose first message will
+  // be `first`; nothing is sent until Start(). Two steps, so that the holder can publish the
+  // stream before any of its callbacks can run: a handler that answers the controller's first
+  // message (RegisterAck) must find the stream to write on.
+  static std::shared_ptr<ControllerStream> Create(std::unique_ptr<grpc::ClientContext> context,
+                                                  canopy::v1::AgentMessage first,
+                                                  MessageHandler on_message, DoneHandler on_done);
+  // Starts the call (once). `stub` must outlive it. Writes made before are sent after `first`.
+  void Start(canopy::v1::AgentService::Stub* stub);
 
   // Queues `message`; false (and dropped) once the stream has failed or ended.
   bool Write(canopy::v1::AgentMessage message);
@@ -62,7 +66,7 @@ class ControllerStream final
   // The hold taken at Start keeps the call open while a Write() may still start a write; it is
   // released once none can (the call failed and no write is in flight).
   bool hold_released_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<ControllerStream> self_;  // until OnDone returns
+  std::shared_ptr<ControllerStream> self_;  // from Start until OnDone returns
 };
 
 }  // namespace canopy::agent

@@ -120,8 +120,10 @@ class ControllerStreamTest : public ::testing::Test {
   void TearDown() override { server_->Shutdown(absl::ToChronoTime(absl::Now())); }
 
   std::shared_ptr<ControllerStream> Start(Seen& seen) {
-    return ControllerStream::Start(stub_.get(), std::make_unique<grpc::ClientContext>(), Hello(),
-                                   seen.OnMessage(), seen.OnDone());
+    std::shared_ptr<ControllerStream> stream = ControllerStream::Create(
+        std::make_unique<grpc::ClientContext>(), Hello(), seen.OnMessage(), seen.OnDone());
+    stream->Start(stub_.get());
+    return stream;
   }
 
   AckingService service_;
@@ -209,6 +211,53 @@ TEST_F(ControllerStreamTest, WritesRacingTheEndOfTheCallAreSafe) {
   }
 }
 
+TEST_F(ControllerStreamTest, WritesBeforeStartFollowTheFirstMessageAndHandlersCanWriteAtOnce) {
+  // NodeSession publishes the stream before starting it, so that the handler of the
+  // controller's first answer (RegisterAck) can write on it, however soon that answer comes.
+  Seen seen;
+  ControllerStream* published = nullptr;  // set before Start(), read by the handler after
+  ControllerStream::MessageHandler on_message =
+      [&published, record = seen.OnMessage()](const ControllerMessage& m) {
+        record(m);
+        if (m.heartbeat_ack().sequence() == 1) {
+          EXPECT_TRUE(published->Write(Beat(2)));
+        }
+      };
+  std::shared_ptr<ControllerStream> stream = ControllerStream::Create(
+      std::make_unique<grpc::ClientContext>(), Hello(), std::move(on_message), seen.OnDone());
+  EXPECT_TRUE(stream->Write(Beat(1)));  // queued behind the first message
+  published = stream.get();
+  stream->Start(stub_.get());
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (seen.ack_count() < 2 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  const std::vector<AgentMessage> received = service_.received();
+  ASSERT_EQ(received.size(), 3u);
+  EXPECT_TRUE(received[0].has_register_());
+  EXPECT_EQ(received[1].heartbeat().sequence(), 1u);
+  EXPECT_EQ(received[2].heartbeat().sequence(), 2u);
+  {
+    absl::MutexLock lock(&seen.mu);
+    EXPECT_THAT(seen.acks, ::testing::ElementsAre(1, 2));
+  }
+  stream->Cancel();
+  ASSERT_TRUE(seen.done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+}
+
+TEST(ControllerStreamUnstartedTest, AStreamNeverStartedGoesWithItsLastHolder) {
+  Seen seen;
+  std::weak_ptr<ControllerStream> weak;
+  {
+    std::shared_ptr<ControllerStream> stream = ControllerStream::Create(
+        std::make_unique<grpc::ClientContext>(), Hello(), seen.OnMessage(), seen.OnDone());
+    EXPECT_TRUE(stream->Write(Beat(1)));
+    weak = stream;
+  }
+  EXPECT_TRUE(weak.expired());
+  EXPECT_FALSE(seen.done.HasBeenNotified()) << "a call never started does not end";
+}
+
 TEST(ControllerStreamNoServerTest, NoServerEndsTheStreamWithUnavailable) {
   // A port nothing listens on: bind one and close it.
   int port = 0;
@@ -233,9 +282,9 @@ TEST(ControllerStreamNoServerTest, NoServerEndsTheStreamWithUnavailable) {
   ControllerStream::DoneHandler on_done = [stub, heard = seen.OnDone()](const grpc::Status& s) {
     heard(s);
   };
-  std::shared_ptr<ControllerStream> stream =
-      ControllerStream::Start(stub.get(), std::make_unique<grpc::ClientContext>(), Hello(),
-                              seen.OnMessage(), std::move(on_done));
+  std::shared_ptr<ControllerStream> stream = ControllerStream::Create(
+      std::make_unique<grpc::ClientContext>(), Hello(), seen.OnMessage(), std::move(on_done));
+  stream->Start(stub.get());
   stub.reset();
   ASSERT_TRUE(seen.done.WaitForNotificationWithTimeout(absl::Seconds(20)));
   absl::MutexLock lock(&seen.mu);

@@ -1,5 +1,7 @@
 #include "agent/server/node_session.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/auth/call_signing.h"
 #include "common/log/absl_format.h"
@@ -8,6 +10,10 @@
 
 namespace canopy::agent {
 namespace {
+
+// An unacknowledged job status is sent again after two heartbeat intervals, and never sooner than
+// this: acknowledgements wait for the controller's commit, which a busy database may delay.
+constexpr absl::Duration kResendAfterAtLeast = absl::Seconds(5);
 
 void FillGpus(const std::vector<gpu::GpuDevice>& gpus,
               google::protobuf::RepeatedPtrField<canopy::v1::Gpu>* out) {
@@ -123,6 +129,7 @@ void NodeSession::Connect() {
     return;
   }
   uint64_t connection;
+  std::shared_ptr<ControllerStream> stream;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) {
@@ -132,16 +139,16 @@ void NodeSession::Connect() {
     connected_at_ = MonotonicNow();
     register_sent_ = connected_at_;
     reconnect_at_ = absl::InfiniteFuture();
+    // Published before the call starts: the RegisterAck can be handled on a gRPC thread before
+    // Start() returns, and what it sends again (statuses the controller has not acknowledged)
+    // must find the stream. OnStreamDone clears it.
+    stream = ControllerStream::Create(
+        std::move(context), std::move(hello),
+        [this](const canopy::v1::ControllerMessage& in) { OnMessage(in); },
+        [this, connection](const grpc::Status& status) { OnStreamDone(connection, status); });
+    stream_ = stream;
   }
-  // Published before anything of the stream can call back: OnStreamDone clears it.
-  std::shared_ptr<ControllerStream> stream = ControllerStream::Start(
-      stub_.get(), std::move(context), std::move(hello),
-      [this](const canopy::v1::ControllerMessage& in) { OnMessage(in); },
-      [this, connection](const grpc::Status& status) { OnStreamDone(connection, status); });
-  absl::MutexLock lock(&mu_);
-  if (connection_ == connection && reconnect_at_ == absl::InfiniteFuture()) {
-    stream_ = std::move(stream);
-  }
+  stream->Start(stub_.get());
 }
 
 void NodeSession::OnStreamDone(uint64_t connection, const grpc::Status& status) {
@@ -313,12 +320,27 @@ void NodeSession::Tick(absl::Time now) {
     return;
   }
   canopy::v1::AgentMessage health;
+  absl::Duration heartbeat_interval;
   {
     absl::MutexLock lock(&mu_);
     if (now - last_heartbeat_ < heartbeat_interval_) {
       return;
     }
     last_heartbeat_ = now;
+    heartbeat_interval = heartbeat_interval_;
+  }
+  // A job's end the controller has not acknowledged for a while was lost on the way (acks come
+  // within a commit): sent again, so the job does not stay RUNNING until the next registration.
+  for (canopy::v1::JobStatus& status :
+       runtime_->StatusesToResend(std::max(2 * heartbeat_interval, kResendAfterAtLeast))) {
+    spdlog::warn(
+        "{}: the controller has not acknowledged job {} (run {}) phase {}; sending it "
+        "again",
+        facts_.node_name, status.job_id(), status.run_id(),
+        canopy::v1::JobStatus::Phase_Name(status.phase()));
+    canopy::v1::AgentMessage msg;
+    *msg.mutable_job_status() = std::move(status);
+    Write(msg);
   }
   // GPU health is checked at the heartbeat cadence; only changes are sent.
   absl::StatusOr<std::vector<gpu::GpuDevice>> gpus = Discover();
