@@ -19,20 +19,6 @@ constexpr char kLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 constexpr char kStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 constexpr char kStepFormat[] = "%.15i %.8j %.9P %.8u %.9M %N";
 
-ParsedFormat ChooseFormat(const SqueueOptions& o) {
-  const FormatKind kind = o.steps ? FormatKind::kSteps : FormatKind::kJobs;
-  if (!o.format.empty()) {
-    return ParseFormat(o.format, kind);
-  }
-  if (!o.format_long.empty()) {
-    return ParseLongFormat(o.format_long, kind);
-  }
-  if (o.steps) {
-    return ParseFormat(kStepFormat, kind);
-  }
-  return ParseFormat(o.start ? kStartFormat : o.long_format ? kLongFormat : kDefaultFormat, kind);
-}
-
 // A header line (row == nullptr) or a row. The field's header or value, fitted, then its
 // suffix; literal text as it is.
 template <typename RowT>
@@ -55,6 +41,20 @@ std::string Line(const std::vector<Column>& columns, const RowT* row, const Fiel
 }
 
 }  // namespace
+
+ParsedFormat ChooseFormat(const SqueueOptions& o) {
+  const FormatKind kind = o.steps ? FormatKind::kSteps : FormatKind::kJobs;
+  if (!o.format.empty()) {
+    return ParseFormat(o.format, kind);
+  }
+  if (!o.format_long.empty()) {
+    return ParseLongFormat(o.format_long, kind);
+  }
+  if (o.steps) {
+    return ParseFormat(kStepFormat, kind);
+  }
+  return ParseFormat(o.start ? kStartFormat : o.long_format ? kLongFormat : kDefaultFormat, kind);
+}
 
 SqueueOutput RenderSqueueOutput(const SqueueOptions& options,
                                 const canopy::v1::ListJobsResponse& jobs,

@@ -18,6 +18,7 @@
 
 #include "absl/time/time.h"
 #include "canopy/v1/controller.pb.h"
+#include "ctl/squeue/format.h"
 #include "ctl/squeue/options.h"
 
 namespace canopy::ctl::squeue {
@@ -38,6 +39,9 @@ struct SqueueOutput {
 SqueueOutput RenderSqueueOutput(const SqueueOptions& options,
                                 const canopy::v1::ListJobsResponse& jobs,
                                 const RenderEnvironment& env);
+
+// The columns squeue prints with these options (-o, -O, else the mode's default above).
+ParsedFormat ChooseFormat(const SqueueOptions& options);
 
 // Only the standard output, in `tz` (for tests).
 std::string RenderSqueue(const SqueueOptions& options, const canopy::v1::ListJobsResponse& jobs,

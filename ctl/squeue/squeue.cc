@@ -11,6 +11,7 @@
 #include "ctl/client/cli_error.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/squeue/help.h"
+#include "ctl/squeue/read_mask.h"
 #include "ctl/squeue/render.h"
 #include "ctl/squeue/rows.h"
 #include "google/protobuf/arena.h"
@@ -66,7 +67,9 @@ int ListOnce(const SqueueOptions& options, client::ControllerClient& client, std
   blocks.max_block_size = 1024 * 1024;
   google::protobuf::Arena arena(blocks);
   auto* jobs = google::protobuf::Arena::CreateMessage<canopy::v1::ListJobsResponse>(&arena);
-  if (absl::Status listed = client.ListJobs(ListRequest(options), jobs); !listed.ok()) {
+  canopy::v1::ListJobsRequest request = ListRequest(options);
+  AddReadMask(options, request);
+  if (absl::Status listed = client.ListJobs(request, jobs); !listed.ok()) {
     err << "squeue: error: " << listed.message() << "\n";
     return 1;
   }

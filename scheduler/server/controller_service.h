@@ -22,6 +22,7 @@
 #include "scheduler/server/caller_authenticator.h"
 #include "scheduler/server/controller.h"
 #include "scheduler/server/in_flight_limit.h"
+#include "scheduler/server/job_read_mask.h"
 #include "scheduler/server/unix_peer_listener.h"
 
 namespace canopy::server {
@@ -206,8 +207,10 @@ class ControllerServiceImpl final : public ControllerServiceBase {
   bool MaySee(const lifecycle::Caller& caller, const core::Job& job) const;
   // A job as ListJobs and WatchJobs give it: slim (see ListJobs in the .proto), the script's
   // first line only to those who may read the script, no steps.
+  // With a read mask that names no spec field, the record is built without its spec.
   canopy::v1::Job ListRecord(const lifecycle::Caller& caller, const core::Job& job,
-                             const ClusterSnapshot& snap) const;
+                             const ClusterSnapshot& snap,
+                             const JobReadMask& mask = JobReadMask()) const;
   // Counts a watch in, or refuses it when kMaxWatches run; WatchSlot's destructor counts it out.
   class WatchSlot;
   // Whom a submission is for: the caller, or with the spec's run_as_uid/run_as_gid (sbatch

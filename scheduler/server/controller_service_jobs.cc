@@ -123,8 +123,22 @@ bool JobSelection::Matches(const core::Job& job) const {
 }
 
 canopy::v1::Job ControllerServiceImpl::ListRecord(const lifecycle::Caller& caller,
-                                                  const core::Job& job,
-                                                  const ClusterSnapshot& snap) const {
+                                                  const core::Job& job, const ClusterSnapshot& snap,
+                                                  const JobReadMask& mask) const {
+  if (!mask.all()) {
+    using Spec = canopy::v1::JobSpec;
+    const FieldNumbers& spec = mask.spec_fields();
+    if (!mask.wants(canopy::v1::Job::kSpecFieldNumber) ||
+        !(spec(Spec::kScriptFieldNumber) || spec(Spec::kArgvFieldNumber) ||
+          spec(Spec::kEnvironmentFieldNumber))) {
+      return ToProto(job, *snap.topology, mask.job_fields(), spec);  // no texts to slim
+    }
+    canopy::v1::Job out =
+        ToProto(ListView(job), *snap.topology, mask.job_fields(), mask.spec_fields());
+    WithholdScriptUnlessAllowed(caller, job, out);
+    SlimForList(out);
+    return out;
+  }
   canopy::v1::Job out = ToProto(ListView(job), *snap.topology);
   WithholdScriptUnlessAllowed(caller, job, out);
   SlimForList(out);
@@ -224,6 +238,10 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
   if (grpc::Status denied = CheckPrivateJobs(caller); !denied.ok()) {
     return denied;
   }
+  absl::StatusOr<JobReadMask> mask = JobReadMask::Parse(request->read_mask());
+  if (!mask.ok()) {
+    return rpc::ToGrpcStatus(mask.status());
+  }
   std::shared_ptr<const ClusterSnapshot> snap = controller_->Snapshot();
   const absl::Time now = controller_->Now();
   const JobSelection selection(request->job_ids(), request->user_name(), request->partition());
@@ -247,8 +265,11 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
       return;
     }
     canopy::v1::Job* out = response->add_jobs();
-    *out = ListRecord(caller, job, *snap);
-    AddSteps(*snap, *out);
+    *out = ListRecord(caller, job, *snap, *mask);
+    if (mask->wants(canopy::v1::Job::kStepsFieldNumber)) {
+      AddSteps(*snap, *out);
+    }
+    mask->Trim(*out);
   };
   // A workflow engine polls `squeue -j ID` for each of its jobs: those ids are looked up, not
   // found by a walk over the whole queue. An id that is an array's (its tasks are listed too)

@@ -3,6 +3,7 @@
 // proto_convert_jobs.cc. The only place the two meet (STYLE.md §3). Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,10 +50,39 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& spec);
 // One dependency item; nullopt for an unknown type. Its state and whole_array are the
 // controller's to decide (ResolveDependencies resets them).
 std::optional<core::Dependency> DependencyFromProto(const canopy::v1::JobDependency& item);
-canopy::v1::JobSpec ToProto(const core::JobSpec& spec);
+// Which fields of a message a conversion fills, by field number (up to 63); every one unless
+// narrowed (a ListJobs read mask, job_read_mask.h).
+class FieldNumbers {
+ public:
+  FieldNumbers() = default;  // every field
+  static FieldNumbers None() {
+    FieldNumbers none;
+    none.all_ = false;
+    return none;
+  }
+  void Add(int number) {
+    all_ = false;
+    if (number > 0 && number < 64) {
+      set_ |= uint64_t{1} << number;
+    }
+  }
+  bool operator()(int number) const {
+    return all_ || (number > 0 && number < 64 && (set_ & (uint64_t{1} << number)) != 0);
+  }
+  bool none() const { return !all_ && set_ == 0; }
+
+ private:
+  bool all_ = true;
+  uint64_t set_ = 0;
+};
+
+canopy::v1::JobSpec ToProto(const core::JobSpec& spec, const FieldNumbers& want = FieldNumbers());
 
 // The wire record of a job: its allocation by node name, with the leaf switches it spans.
-canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology);
+// Only the fields `want` names (and of the spec, those `want_spec` names).
+canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology,
+                        const FieldNumbers& want = FieldNumbers(),
+                        const FieldNumbers& want_spec = FieldNumbers());
 // A running srun step, its nodes by name.
 canopy::v1::JobStep StepToProto(const core::StepRecord& step, const topology::Topology& topology);
 // A record stored by schema 2 (a serialised canopy.v1.Job) as the core's record. A node name the

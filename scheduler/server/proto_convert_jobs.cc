@@ -277,101 +277,115 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
   return out;
 }
 
-canopy::v1::JobSpec ToProto(const core::JobSpec& s) {
+canopy::v1::JobSpec ToProto(const core::JobSpec& s, const FieldNumbers& want) {
+  using F = canopy::v1::JobSpec;
   canopy::v1::JobSpec out;
-  out.set_name(s.name);
-  out.set_partition(s.partition);
-  out.set_account(s.account);
-  out.set_min_nodes(s.min_nodes);
-  out.set_max_nodes(s.max_nodes);
-  out.set_ntasks(s.ntasks);
-  out.set_ntasks_per_node(s.ntasks_per_node);
-  out.set_cpus_per_task(s.cpus_per_task);
-  out.set_mem_per_node_mib(s.mem_per_node_mib);
-  out.set_gpus_per_node(s.gpus_per_node);
-  out.set_gpu_type(s.gpu_type);
-  out.set_exclusive(s.exclusive);
-  if (s.time_limit.has_value()) {
+  if (want(F::kNameFieldNumber)) out.set_name(s.name);
+  if (want(F::kPartitionFieldNumber)) out.set_partition(s.partition);
+  if (want(F::kAccountFieldNumber)) out.set_account(s.account);
+  if (want(F::kMinNodesFieldNumber)) out.set_min_nodes(s.min_nodes);
+  if (want(F::kMaxNodesFieldNumber)) out.set_max_nodes(s.max_nodes);
+  if (want(F::kNtasksFieldNumber)) out.set_ntasks(s.ntasks);
+  if (want(F::kNtasksPerNodeFieldNumber)) out.set_ntasks_per_node(s.ntasks_per_node);
+  if (want(F::kCpusPerTaskFieldNumber)) out.set_cpus_per_task(s.cpus_per_task);
+  if (want(F::kMemPerNodeMibFieldNumber)) out.set_mem_per_node_mib(s.mem_per_node_mib);
+  if (want(F::kGpusPerNodeFieldNumber)) out.set_gpus_per_node(s.gpus_per_node);
+  if (want(F::kGpuTypeFieldNumber)) out.set_gpu_type(s.gpu_type);
+  if (want(F::kExclusiveFieldNumber)) out.set_exclusive(s.exclusive);
+  if (want(F::kTimeLimitFieldNumber) && s.time_limit.has_value()) {
     *out.mutable_time_limit() = ToProtoDuration(*s.time_limit);
   }
-  out.set_max_switches(s.max_switches);
-  if (s.switches_wait.has_value()) {
+  if (want(F::kMaxSwitchesFieldNumber)) out.set_max_switches(s.max_switches);
+  if (want(F::kSwitchesWaitFieldNumber) && s.switches_wait.has_value()) {
     *out.mutable_switches_wait() = ToProtoDuration(*s.switches_wait);
   }
-  out.set_required_nodes(s.required_nodes);
-  out.set_excluded_nodes(s.excluded_nodes);
-  out.set_script(s.script);
-  *out.mutable_argv() = {s.argv.begin(), s.argv.end()};
-  out.mutable_environment()->insert(s.environment.begin(), s.environment.end());
-  out.set_export_none(s.export_none);
-  out.set_work_dir(s.work_dir);
-  out.set_stdout_path(s.stdout_path);
-  out.set_stderr_path(s.stderr_path);
-  out.set_stdin_path(s.stdin_path);
-  out.set_open_append(s.open_append);
-  out.set_requeue(s.requeue);
-  out.set_hold(s.hold);
-  out.set_submit_host(s.submit_host);
-  out.set_submit_dir(s.submit_dir);
-  out.set_nice(s.nice);
-  out.set_array_spec(s.array_spec);
-  out.set_warn_signal(s.warn_signal);
-  if (s.warn_signal != 0 || s.warn_time != absl::ZeroDuration()) {
+  if (want(F::kRequiredNodesFieldNumber)) out.set_required_nodes(s.required_nodes);
+  if (want(F::kExcludedNodesFieldNumber)) out.set_excluded_nodes(s.excluded_nodes);
+  if (want(F::kScriptFieldNumber)) out.set_script(s.script);
+  if (want(F::kArgvFieldNumber)) *out.mutable_argv() = {s.argv.begin(), s.argv.end()};
+  if (want(F::kEnvironmentFieldNumber)) {
+    out.mutable_environment()->insert(s.environment.begin(), s.environment.end());
+  }
+  if (want(F::kExportNoneFieldNumber)) out.set_export_none(s.export_none);
+  if (want(F::kWorkDirFieldNumber)) out.set_work_dir(s.work_dir);
+  if (want(F::kStdoutPathFieldNumber)) out.set_stdout_path(s.stdout_path);
+  if (want(F::kStderrPathFieldNumber)) out.set_stderr_path(s.stderr_path);
+  if (want(F::kStdinPathFieldNumber)) out.set_stdin_path(s.stdin_path);
+  if (want(F::kOpenAppendFieldNumber)) out.set_open_append(s.open_append);
+  if (want(F::kRequeueFieldNumber)) out.set_requeue(s.requeue);
+  if (want(F::kHoldFieldNumber)) out.set_hold(s.hold);
+  if (want(F::kSubmitHostFieldNumber)) out.set_submit_host(s.submit_host);
+  if (want(F::kSubmitDirFieldNumber)) out.set_submit_dir(s.submit_dir);
+  if (want(F::kNiceFieldNumber)) out.set_nice(s.nice);
+  if (want(F::kArraySpecFieldNumber)) out.set_array_spec(s.array_spec);
+  if (want(F::kWarnSignalFieldNumber)) out.set_warn_signal(s.warn_signal);
+  if (want(F::kWarnTimeFieldNumber) &&
+      (s.warn_signal != 0 || s.warn_time != absl::ZeroDuration())) {
     *out.mutable_warn_time() = ToProtoDuration(s.warn_time);
   }
-  out.set_warn_batch_only(s.warn_batch_only);
-  for (const core::Dependency& d : s.dependencies) {
-    *out.add_dependencies() = DependencyToProto(d);
+  if (want(F::kWarnBatchOnlyFieldNumber)) out.set_warn_batch_only(s.warn_batch_only);
+  if (want(F::kDependenciesFieldNumber)) {
+    for (const core::Dependency& d : s.dependencies) {
+      *out.add_dependencies() = DependencyToProto(d);
+    }
   }
-  out.set_dependency_any(s.dependency_any);
-  if (s.kill_on_invalid_dep.has_value()) {
+  if (want(F::kDependencyAnyFieldNumber)) out.set_dependency_any(s.dependency_any);
+  if (want(F::kKillOnInvalidDepFieldNumber) && s.kill_on_invalid_dep.has_value()) {
     out.set_kill_on_invalid_dep(*s.kill_on_invalid_dep);
   }
-  if (s.begin_time != absl::InfinitePast()) {
+  if (want(F::kBeginTimeFieldNumber) && s.begin_time != absl::InfinitePast()) {
     *out.mutable_begin_time() = ToProtoTime(s.begin_time);
   }
-  out.set_qos(s.qos);
-  out.set_comment(s.comment);
-  out.set_wckey(s.wckey);
-  out.set_mail_type(s.mail_type);
-  out.set_mail_user(s.mail_user);
-  out.set_reservation(s.reservation);
-  if (s.deadline != absl::InfinitePast()) {
+  if (want(F::kQosFieldNumber)) out.set_qos(s.qos);
+  if (want(F::kCommentFieldNumber)) out.set_comment(s.comment);
+  if (want(F::kWckeyFieldNumber)) out.set_wckey(s.wckey);
+  if (want(F::kMailTypeFieldNumber)) out.set_mail_type(s.mail_type);
+  if (want(F::kMailUserFieldNumber)) out.set_mail_user(s.mail_user);
+  if (want(F::kReservationFieldNumber)) out.set_reservation(s.reservation);
+  if (want(F::kDeadlineFieldNumber) && s.deadline != absl::InfinitePast()) {
     *out.mutable_deadline() = ToProtoTime(s.deadline);
   }
-  if (s.delay_boot != absl::ZeroDuration()) {
+  if (want(F::kDelayBootFieldNumber) && s.delay_boot != absl::ZeroDuration()) {
     *out.mutable_delay_boot() = ToProtoDuration(s.delay_boot);
   }
-  out.set_container(s.container);
-  out.set_gpus_per_task(s.gpus_per_task);
-  out.set_cpus_per_gpu(s.cpus_per_gpu);
-  out.set_mem_per_gpu_mib(s.mem_per_gpu_mib);
-  out.set_gpu_bind(s.gpu_bind);
-  out.set_overcommit(s.overcommit);
-  out.set_exclusive_mode(s.exclusive_mode);
+  if (want(F::kContainerFieldNumber)) out.set_container(s.container);
+  if (want(F::kGpusPerTaskFieldNumber)) out.set_gpus_per_task(s.gpus_per_task);
+  if (want(F::kCpusPerGpuFieldNumber)) out.set_cpus_per_gpu(s.cpus_per_gpu);
+  if (want(F::kMemPerGpuMibFieldNumber)) out.set_mem_per_gpu_mib(s.mem_per_gpu_mib);
+  if (want(F::kGpuBindFieldNumber)) out.set_gpu_bind(s.gpu_bind);
+  if (want(F::kOvercommitFieldNumber)) out.set_overcommit(s.overcommit);
+  if (want(F::kExclusiveModeFieldNumber)) out.set_exclusive_mode(s.exclusive_mode);
   return out;
 }
 
-canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology) {
+canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology,
+                        const FieldNumbers& want, const FieldNumbers& want_spec) {
+  using F = canopy::v1::Job;
   canopy::v1::Job out;
-  out.set_job_id(job.id.value());
-  *out.mutable_spec() = ToProto(job.spec);
-  out.set_state(ToProtoState(job.state));
-  out.set_reason(std::string(core::JobReasonName(job.reason)));
-  out.set_user_id(job.user_id);
-  out.set_group_id(job.group_id);
-  out.set_user_name(job.user_name);
-  for (uint32_t g : job.supplementary_gids) {
-    out.add_supplementary_gids(g);
+  if (want(F::kJobIdFieldNumber)) out.set_job_id(job.id.value());
+  if (want(F::kSpecFieldNumber)) {
+    *out.mutable_spec() = ToProto(*job.spec, want_spec);
+  }
+  if (want(F::kStateFieldNumber)) out.set_state(ToProtoState(job.state));
+  if (want(F::kReasonFieldNumber)) out.set_reason(std::string(core::JobReasonName(job.reason)));
+  if (want(F::kUserIdFieldNumber)) out.set_user_id(job.user_id);
+  if (want(F::kGroupIdFieldNumber)) out.set_group_id(job.group_id);
+  if (want(F::kUserNameFieldNumber)) out.set_user_name(job.user_name);
+  if (want(F::kSupplementaryGidsFieldNumber)) {
+    out.mutable_supplementary_gids()->Add(job.supplementary_gids.begin(),
+                                          job.supplementary_gids.end());
   }
   std::vector<core::SwitchId> leaves;
   for (const core::NodeShare& share : job.allocation.nodes) {
-    out.add_nodes(topology.node_name(share.node));
-    out.add_gpus_per_node_allocated(share.gpus);
-    out.add_cpus_allocated(share.cpus);
-    out.add_mem_allocated_mib(share.mem_mib);
-    out.add_node_gpu_indexes(absl::StrJoin(share.gpu_indexes, ","));
-    if (const core::SwitchId leaf = topology.leaf_of(share.node); leaf.valid()) {
+    if (want(F::kNodesFieldNumber)) out.add_nodes(topology.node_name(share.node));
+    if (want(F::kGpusPerNodeAllocatedFieldNumber)) out.add_gpus_per_node_allocated(share.gpus);
+    if (want(F::kCpusAllocatedFieldNumber)) out.add_cpus_allocated(share.cpus);
+    if (want(F::kMemAllocatedMibFieldNumber)) out.add_mem_allocated_mib(share.mem_mib);
+    if (want(F::kNodeGpuIndexesFieldNumber)) {
+      out.add_node_gpu_indexes(absl::StrJoin(share.gpu_indexes, ","));
+    }
+    if (const core::SwitchId leaf = topology.leaf_of(share.node);
+        want(F::kLeafSwitchesFieldNumber) && leaf.valid()) {
       leaves.push_back(leaf);
     }
   }
@@ -380,37 +394,42 @@ canopy::v1::Job ToProto(const core::Job& job, const topology::Topology& topology
   for (core::SwitchId leaf : leaves) {
     out.add_leaf_switches(topology.switch_name(leaf));
   }
-  *out.mutable_submit_time() = ToProtoTime(job.submit_time);
-  *out.mutable_start_time() = ToProtoTime(job.start_time);
-  *out.mutable_end_time() = ToProtoTime(job.end_time);
-  out.set_exit_code(job.exit_code);
-  out.set_exit_signal(job.exit_signal);
-  out.set_restart_count(job.restart_count);
-  out.set_priority(job.priority);
-  out.set_placement_explanation(job.placement_explanation);
-  out.set_array_job_id(job.array_job_id);
-  out.set_array_task_id(job.array_task_id);
-  if (job.time_limit != absl::InfiniteDuration()) {
+  if (want(F::kSubmitTimeFieldNumber)) *out.mutable_submit_time() = ToProtoTime(job.submit_time);
+  if (want(F::kStartTimeFieldNumber)) *out.mutable_start_time() = ToProtoTime(job.start_time);
+  if (want(F::kEndTimeFieldNumber)) *out.mutable_end_time() = ToProtoTime(job.end_time);
+  if (want(F::kExitCodeFieldNumber)) out.set_exit_code(job.exit_code);
+  if (want(F::kExitSignalFieldNumber)) out.set_exit_signal(job.exit_signal);
+  if (want(F::kRestartCountFieldNumber)) out.set_restart_count(job.restart_count);
+  if (want(F::kPriorityFieldNumber)) out.set_priority(job.priority);
+  if (want(F::kPlacementExplanationFieldNumber)) {
+    out.set_placement_explanation(job.placement_explanation);
+  }
+  if (want(F::kArrayJobIdFieldNumber)) out.set_array_job_id(job.array_job_id);
+  if (want(F::kArrayTaskIdFieldNumber)) out.set_array_task_id(job.array_task_id);
+  if (want(F::kTimeLimitFieldNumber) && job.time_limit != absl::InfiniteDuration()) {
     *out.mutable_time_limit() = ToProtoDuration(job.time_limit);
   }
-  out.set_partition(job.partition);
-  out.set_completing_to(job.completing_to.has_value() ? ToProtoState(*job.completing_to)
-                                                      : canopy::v1::JOB_STATE_UNSPECIFIED);
-  out.set_idempotency_key(job.idempotency_key);
-  out.set_next_step_id(job.next_step_id);
-  out.set_state_message(job.state_message);
-  out.set_run_id(job.run_id);
-  if (job.expected_start != absl::InfinitePast()) {
+  if (want(F::kPartitionFieldNumber)) out.set_partition(job.partition);
+  if (want(F::kCompletingToFieldNumber) && job.completing_to.has_value()) {
+    out.set_completing_to(ToProtoState(*job.completing_to));
+  }
+  if (want(F::kIdempotencyKeyFieldNumber)) out.set_idempotency_key(job.idempotency_key);
+  if (want(F::kNextStepIdFieldNumber)) out.set_next_step_id(job.next_step_id);
+  if (want(F::kStateMessageFieldNumber)) out.set_state_message(job.state_message);
+  if (want(F::kRunIdFieldNumber)) out.set_run_id(job.run_id);
+  if (want(F::kExpectedStartFieldNumber) && job.expected_start != absl::InfinitePast()) {
     *out.mutable_expected_start() = ToProtoTime(job.expected_start);
   }
-  for (core::NodeId node : job.expected_nodes) {
-    out.add_expected_nodes(topology.node_name(node));
+  if (want(F::kExpectedNodesFieldNumber)) {
+    for (core::NodeId node : job.expected_nodes) {
+      out.add_expected_nodes(topology.node_name(node));
+    }
   }
-  out.set_priority_fixed(job.priority_fixed);
-  if (job.eligible_time != absl::InfinitePast()) {
+  if (want(F::kPriorityFixedFieldNumber)) out.set_priority_fixed(job.priority_fixed);
+  if (want(F::kEligibleTimeFieldNumber) && job.eligible_time != absl::InfinitePast()) {
     *out.mutable_eligible_time() = ToProtoTime(job.eligible_time);
   }
-  out.set_qos(job.qos);
+  if (want(F::kQosFieldNumber)) out.set_qos(job.qos);
   return out;
 }
 

@@ -4,7 +4,10 @@
 #include <memory>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/util/field_mask_util.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "scheduler/server/job_read_mask.h"
 #include "tests/testing/test_cluster.h"
 
 namespace canopy::server {
@@ -169,6 +172,119 @@ TEST_F(ProtoConvertTest, JobRecordNamesNodesAndLeaves) {
   canopy::v1::Job gone = wire;
   gone.set_nodes(1, "gpu9");
   EXPECT_EQ(FromProto(gone, *topology_).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A ListJobs read mask converts only what it names (job_read_mask.h): for each field alone,
+// of the job and of its spec, the same as the whole record trimmed to that field.
+TEST_F(ProtoConvertTest, EachFieldAloneConvertsAsTheWholeRecordTrimmedToIt) {
+  core::Job job = RunningJob();
+  job.state = core::JobState::kCompleting;
+  job.completing_to = core::JobState::kFailed;
+  job.reason = core::JobReason::kResources;
+  job.group_id = 20;
+  job.supplementary_gids = {21, 22};
+  job.submit_time = absl::FromUnixSeconds(1'799'999'000);
+  job.end_time = absl::FromUnixSeconds(1'800'000'100);
+  job.eligible_time = absl::FromUnixSeconds(1'799'999'100);
+  job.expected_start = absl::FromUnixSeconds(1'800'000'900);
+  job.expected_nodes = {core::NodeId(3)};
+  job.exit_code = 3;
+  job.exit_signal = 9;
+  job.restart_count = 1;
+  job.priority = 77;
+  job.priority_fixed = true;
+  job.placement_explanation = "one leaf";
+  job.array_job_id = 10;
+  job.array_task_id = 2;
+  job.idempotency_key = "key";
+  job.next_step_id = 4;
+  job.state_message = "why";
+  core::JobSpec& spec = job.spec.Mutable();
+  spec.partition = "gpu";
+  spec.account = "acct";
+  spec.min_nodes = 2;
+  spec.max_nodes = 3;
+  spec.ntasks = 4;
+  spec.ntasks_per_node = 2;
+  spec.cpus_per_task = 2;
+  spec.mem_per_node_mib = 1000;
+  spec.gpus_per_node = 2;
+  spec.gpu_type = "h100";
+  spec.exclusive = true;
+  spec.max_switches = 1;
+  spec.switches_wait = absl::Seconds(40);
+  spec.required_nodes = "gpu[1-2]";
+  spec.excluded_nodes = "gpu3";
+  spec.argv = {"a"};
+  spec.export_none = true;
+  spec.work_dir = "/w";
+  spec.stdout_path = "o";
+  spec.stderr_path = "e";
+  spec.stdin_path = "i";
+  spec.open_append = true;
+  spec.requeue = true;
+  spec.hold = true;
+  spec.submit_host = "login";
+  spec.submit_dir = "/s";
+  spec.nice = 5;
+  spec.array_spec = "1-3";
+  spec.warn_signal = 10;
+  spec.warn_time = absl::Seconds(30);
+  spec.warn_batch_only = true;
+  core::Dependency after;
+  after.type = core::DependencyType::kAfterOk;
+  after.job_id = 4;
+  spec.dependencies = {after};
+  spec.dependency_any = true;
+  spec.kill_on_invalid_dep = true;
+  spec.begin_time = absl::FromUnixSeconds(1'800'000'600);
+  spec.qos = "high";
+  spec.comment = "c";
+  spec.wckey = "w";
+  spec.mail_type = "END";
+  spec.mail_user = "u";
+  spec.reservation = "r";
+  spec.deadline = absl::FromUnixSeconds(1'800'009'000);
+  spec.delay_boot = absl::Minutes(2);
+  spec.container = "/c";
+  spec.gpus_per_task = 1;
+  spec.cpus_per_gpu = 3;
+  spec.mem_per_gpu_mib = 1024;
+  spec.gpu_bind = "closest";
+  spec.overcommit = true;
+  spec.exclusive_mode = "user";
+
+  const canopy::v1::Job whole = ToProto(job, *topology_);
+  std::vector<const google::protobuf::FieldDescriptor*> set;
+  whole.GetReflection()->ListFields(whole, &set);
+  EXPECT_GE(set.size(), 35u) << "every field but steps is set, so a wrong guard shows";
+  set.clear();
+  whole.spec().GetReflection()->ListFields(whole.spec(), &set);
+  EXPECT_GE(set.size(), 54u);
+
+  std::vector<std::string> paths;
+  const google::protobuf::Descriptor* d = canopy::v1::Job::descriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    paths.push_back(d->field(i)->name());
+  }
+  const google::protobuf::Descriptor* sd = canopy::v1::JobSpec::descriptor();
+  for (int i = 0; i < sd->field_count(); ++i) {
+    paths.push_back("spec." + sd->field(i)->name());
+  }
+  for (const std::string& path : paths) {
+    google::protobuf::FieldMask mask;
+    mask.add_paths(path);
+    absl::StatusOr<JobReadMask> parsed = JobReadMask::Parse(mask);
+    ASSERT_TRUE(parsed.ok()) << path;
+    const canopy::v1::Job masked =
+        ToProto(job, *topology_, parsed->job_fields(), parsed->spec_fields());
+    canopy::v1::Job expected = whole;
+    google::protobuf::util::FieldMaskUtil::TrimMessage(mask, &expected);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(masked, expected))
+        << path << ":\n"
+        << masked.DebugString() << "expected:\n"
+        << expected.DebugString();
+  }
 }
 
 TEST_F(ProtoConvertTest, LaunchJobCarriesWhatTheNodeNeeds) {

@@ -506,6 +506,58 @@ TEST_F(JobsTest, ScriptAndEnvironmentOnlyForTheOwnerAndOperators) {
   EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
 }
 
+// A list for a screen or a poll asks for the fields it shows (ListJobsRequest.read_mask).
+TEST_F(JobsTest, AReadMaskFillsOnlyTheFieldsItNamesAndAnUnknownPathIsRefused) {
+  const uint32_t id = Sbatch({"-H", "-J", "masked", "-N", "2", "-o", "/dev/null",
+                              "--export=ALL,"
+                              "API_TOKEN=s3cret",
+                              "--wrap", "echo s3cret-in-script"});
+  canopy::v1::ListJobsRequest list;
+  list.add_job_ids(id);
+  for (const char* path : {"job_id", "state", "reason"}) {
+    list.mutable_read_mask()->add_paths(path);
+  }
+  absl::StatusOr<canopy::v1::ListJobsResponse> jobs = Client().ListJobs(list);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs_size(), 1);
+  canopy::v1::Job want;
+  want.set_job_id(id);
+  want.set_state(canopy::v1::JOB_STATE_PENDING);
+  want.set_reason("JobHeldUser");
+  EXPECT_EQ(jobs->jobs(0).DebugString(), want.DebugString()) << "nothing else, no spec";
+  EXPECT_TRUE(jobs->has_server_time());
+
+  list.mutable_read_mask()->add_paths("spec.name");
+  list.mutable_read_mask()->add_paths("spec.min_nodes");
+  jobs = Client().ListJobs(list);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs_size(), 1);
+  EXPECT_EQ(jobs->jobs(0).spec().name(), "masked");
+  EXPECT_EQ(jobs->jobs(0).spec().min_nodes(), 2);
+  EXPECT_EQ(jobs->jobs(0).spec().script(), "");
+  EXPECT_TRUE(jobs->jobs(0).spec().environment().empty());
+  EXPECT_FALSE(jobs->jobs(0).has_submit_time());
+
+  // Naming the script does not show it to whoever may not read it.
+  absl::StatusOr<ctl::client::ControllerClient> anonymous =
+      ctl::client::ControllerClient::Connect(cluster_.address());
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status();
+  list.mutable_read_mask()->add_paths("spec.script");
+  list.mutable_read_mask()->add_paths("spec.environment");
+  jobs = anonymous->ListJobs(list);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs_size(), 1);
+  EXPECT_EQ(jobs->jobs(0).spec().script(), "");
+  EXPECT_TRUE(jobs->jobs(0).spec().environment().empty());
+
+  list.mutable_read_mask()->add_paths("spec.nmae");
+  jobs = Client().ListJobs(list);
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(jobs.status().message(), HasSubstr("'spec.nmae' is not a field of canopy.v1.Job"));
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
+}
+
 TEST_F(JobsTest, SignalsBeforeTheLimitAndOnRequest) {
   // --signal=B:USR1@2 with a 4 s limit (through the API: sbatch's --time counts minutes), and
   // scancel --signal=USR2 while it runs.
