@@ -495,6 +495,12 @@ std::vector<JobStatus> JobRuntime::StatusesToResend(absl::Duration unanswered_fo
   absl::MutexLock lock(&mu_);
   std::vector<JobStatus> out;
   for (auto& [key, kept] : unacked_) {
+    // Not a run-0 report (a KillJob for a job the node did not have): the controller cannot
+    // tell which run it is about, and late it could pass for a newer run's. It goes again at
+    // the next registration, as it always did.
+    if (unanswered_for > absl::ZeroDuration() && std::get<1>(key) == 0) {
+      continue;
+    }
     if (now - kept.sent >= unanswered_for) {
       kept.sent = now;
       out.push_back(kept.status);

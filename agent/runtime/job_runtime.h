@@ -122,7 +122,8 @@ class JobRuntime {
   std::vector<canopy::v1::RunningJob> RunningJobs() const;
   // EXITED / CLEANED_UP statuses the controller has not acknowledged, by job, run, then phase.
   std::vector<canopy::v1::JobStatus> UnacknowledgedStatuses() const;
-  // Those of them sent at least `unanswered_for` ago, counted as sent again now. A report lost on
+  // Those of them sent at least `unanswered_for` ago, counted as sent again now (with a positive
+  // `unanswered_for`, not those of run 0, which could pass for a newer run's). A report lost on
   // the way (a stream that broke under it) is sent again without waiting for the next
   // registration; the controller treats a repeated report as it treated the first.
   std::vector<canopy::v1::JobStatus> StatusesToResend(absl::Duration unanswered_for);

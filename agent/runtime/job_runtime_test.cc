@@ -222,7 +222,9 @@ TEST_F(JobRuntimeTest, NothingTheJobForkedSurvivesKill) {
 }
 
 TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
-  runtime_->LaunchJob(BatchJob(16, "#!/bin/sh\nexit 5\n", dir_.path()));
+  canopy::v1::LaunchJob launch = BatchJob(16, "#!/bin/sh\nexit 5\n", dir_.path());
+  launch.mutable_job()->set_run_id(1);
+  runtime_->LaunchJob(launch);
   ASSERT_TRUE(recorder_.WaitJob(16, JobStatus::PHASE_EXITED).has_value());
   std::vector<JobStatus> pending = runtime_->UnacknowledgedStatuses();
   ASSERT_EQ(pending.size(), 1u);
@@ -295,7 +297,13 @@ TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
   KillAndWait(19);
 }
 
-TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) { KillAndWait(999); }
+TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) {
+  KillAndWait(999);
+  // Its report names no run: sent again at registrations only, never by the timer.
+  absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_TRUE(runtime_->StatusesToResend(absl::Milliseconds(10)).empty());
+  EXPECT_EQ(runtime_->StatusesToResend(absl::ZeroDuration()).size(), 1u);
+}
 
 TEST_F(JobRuntimeTest, SignalJobReachesTheBatchShell) {
   const std::string ready = dir_.path() + "/ready";

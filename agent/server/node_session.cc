@@ -225,7 +225,8 @@ void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
     runtime_->KillJob(kill);
   }
   // Exits and clean-ups the controller may have missed while we were apart.
-  for (canopy::v1::JobStatus& status : runtime_->UnacknowledgedStatuses()) {
+  // All of them, counted as sent now (the timer resends those still unanswered later).
+  for (canopy::v1::JobStatus& status : runtime_->StatusesToResend(absl::ZeroDuration())) {
     canopy::v1::AgentMessage msg;
     *msg.mutable_job_status() = std::move(status);
     Write(msg);

@@ -112,7 +112,8 @@ class NodeSession {
   std::atomic<bool> registered_{false};
 
   absl::Mutex discover_mu_;  // serialises GpuProvider::Discover(); taken alone
-  // Never held while calling into the stream or the runtime (their callbacks take it).
+  // Never held while calling into the runtime or a running stream (their callbacks take it);
+  // ControllerStream::Create, which calls nothing back, runs under it.
   absl::Mutex mu_;
   std::mt19937 rng_ ABSL_GUARDED_BY(mu_);                          // backoff jitter
   std::shared_ptr<ControllerStream> stream_ ABSL_GUARDED_BY(mu_);  // null between connections

@@ -31,9 +31,10 @@ void LogDeniedJobs(absl::string_view method, const grpc::ServerContext& context,
   }
 }
 
-// The job's running steps, from the same snapshot as the job.
-void AddSteps(const ClusterSnapshot& snap, canopy::v1::Job& job) {
-  for (const core::StepRecord& step : snap.StepsOf(job.job_id())) {
+// The running steps of job `id`, from the same snapshot as the job (by the core's id: a read
+// mask may leave the record's job_id out).
+void AddSteps(const ClusterSnapshot& snap, uint32_t id, canopy::v1::Job& job) {
+  for (const core::StepRecord& step : snap.StepsOf(id)) {
     *job.add_steps() = StepToProto(step, *snap.topology);
   }
 }
@@ -218,7 +219,7 @@ grpc::Status ControllerServiceImpl::GetJob(grpc::ServerContext* context,
   }
   *response = ToProto(*job, *snap->topology);
   WithholdScriptUnlessAllowed(caller, *job, *response);
-  AddSteps(*snap, *response);
+  AddSteps(*snap, response->job_id(), *response);
   return grpc::Status::OK;
 }
 
@@ -267,7 +268,7 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
     canopy::v1::Job* out = response->add_jobs();
     *out = ListRecord(caller, job, *snap, *mask);
     if (mask->wants(canopy::v1::Job::kStepsFieldNumber)) {
-      AddSteps(*snap, *out);
+      AddSteps(*snap, job.id.value(), *out);
     }
     mask->Trim(*out);
   };

@@ -1,8 +1,8 @@
 // JobReadMask: ListJobsRequest.read_mask, checked once per call. Empty: every field of each
 // Job. Otherwise a record is converted with only the fields the paths name, of the job and of
 // its spec (proto_convert.h's FieldNumbers): squeue's default list converts 20 of 92 fields.
-// A path below a field ("spec.time_limit.seconds", "steps.name") converts that field and trims
-// the rest of it after. Immutable; thread-safe.
+// A path below a field ("spec.time_limit.seconds", "start_time.seconds") converts that field and
+// trims the rest of it after. Immutable; thread-safe.
 #pragma once
 
 #include "absl/status/statusor.h"

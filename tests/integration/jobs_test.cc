@@ -419,6 +419,16 @@ TEST_F(JobsTest, KillingSrunKillsItsStep) {
       << ReadFile(cluster_.dir() + "/srun.log") << Diagnostics(alloc);
   const int task0 = ReadPid("task-0.pid");
   const int task1 = ReadPid("task-1.pid");
+  // A list that asks for the steps alone gets them (found by the job, not by the record's id).
+  canopy::v1::ListJobsRequest steps_only;
+  steps_only.add_job_ids(alloc);
+  steps_only.mutable_read_mask()->add_paths("steps");
+  absl::StatusOr<canopy::v1::ListJobsResponse> listed = Client().ListJobs(steps_only);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->jobs_size(), 1);
+  EXPECT_EQ(listed->jobs(0).job_id(), 0u);
+  ASSERT_EQ(listed->jobs(0).steps_size(), 1);
+  EXPECT_EQ(listed->jobs(0).steps(0).nodes_size(), 2);
   srun->Kill();  // kill -9: srun cannot even say goodbye
   EXPECT_TRUE(WaitUntil([&] { return !Alive(task0) && !Alive(task1); }, absl::Seconds(15)))
       << "step tasks outlived srun";
