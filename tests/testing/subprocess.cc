@@ -16,31 +16,56 @@
 namespace canopy::testing {
 namespace {
 
-std::vector<char*> CStrings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) {
-    out.push_back(s.data());
+// What the child needs to exec, made in the parent: after fork() in a process with other
+// threads the child may only make async-signal-safe calls. A malloc there (copying argv,
+// setenv) can wait for ever on an allocator lock another thread held at the fork: under ASan
+// that left canopyd never started, now and then, with an empty log.
+class PreparedExec {
+ public:
+  PreparedExec(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+      : argv_(argv) {
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry(*e);
+      if (!env.contains(entry.substr(0, entry.find('=')))) {
+        env_.push_back(entry);
+      }
+    }
+    for (const auto& [k, v] : env) {
+      env_.push_back(absl::StrCat(k, "=", v));
+    }
+    argv_ptrs_ = Pointers(argv_);
+    env_ptrs_ = Pointers(env_);
+    exec_failed_ = absl::StrCat("exec ", argv.empty() ? "" : argv[0], " failed\n");
   }
-  out.push_back(nullptr);
-  return out;
-}
 
-// Child side of fork: never returns.
-[[noreturn]] void ExecChild(std::vector<std::string> argv,
-                            const std::map<std::string, std::string>& env, int out_fd, int err_fd) {
-  setpgid(0, 0);
-  dup2(out_fd, STDOUT_FILENO);
-  dup2(err_fd, STDERR_FILENO);
-  int devnull = open("/dev/null", O_RDONLY);
-  dup2(devnull, STDIN_FILENO);
-  for (const auto& [k, v] : env) {
-    setenv(k.c_str(), v.c_str(), 1);
+  // Child side of fork: never returns.
+  [[noreturn]] void Exec(int out_fd, int err_fd) const {
+    setpgid(0, 0);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    execve(argv_ptrs_[0], argv_ptrs_.data(), env_ptrs_.data());
+    (void)!write(err_fd, exec_failed_.data(), exec_failed_.size());
+    _exit(127);
   }
-  std::vector<char*> args = CStrings(argv);
-  execv(args[0], args.data());
-  dprintf(err_fd, "exec %s: %s\n", args[0], strerror(errno));
-  _exit(127);
-}
+
+ private:
+  static std::vector<char*> Pointers(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (std::string& s : strings) {
+      out.push_back(s.data());
+    }
+    out.push_back(nullptr);
+    return out;
+  }
+
+  std::vector<std::string> argv_;
+  std::vector<std::string> env_;
+  std::vector<char*> argv_ptrs_;
+  std::vector<char*> env_ptrs_;
+  std::string exec_failed_;
+};
 
 std::string TempDir() {
   const char* dir = std::getenv("TMPDIR");
@@ -56,13 +81,14 @@ absl::StatusOr<Subprocess> Subprocess::Start(const std::vector<std::string>& arg
   if (fd < 0) {
     return absl::InternalError(absl::StrCat("open ", log_path, ": ", strerror(errno)));
   }
+  const PreparedExec exec(argv, env);
   const pid_t pid = fork();
   if (pid < 0) {
     close(fd);
     return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
   }
   if (pid == 0) {
-    ExecChild(argv, env, fd, fd);
+    exec.Exec(fd, fd);
   }
   setpgid(pid, pid);  // also from the parent, so Signal() works even before the child ran
   close(fd);
@@ -131,9 +157,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   CommandResult result;
   const int out_fd = open((base + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int err_fd = open((base + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const PreparedExec exec(argv, env);
   const pid_t pid = fork();
   if (pid == 0) {
-    ExecChild(argv, env, out_fd, err_fd);
+    exec.Exec(out_fd, err_fd);
   }
   close(out_fd);
   close(err_fd);
