@@ -83,7 +83,7 @@ Job Full(uint32_t id, JobState state, int variant) {
   s->set_script("#!/bin/sh\necho hi\n");
   s->add_argv("a");
   (*s->mutable_environment())["X"] = "1";
-  s->set_work_dir("/work/" + std::to_string(variant));
+  s->set_work_dir("/home/user" + std::to_string(variant) + "/run");
   s->set_stdout_path(variant == 2 ? "out-%j" : "");
   s->set_nice(variant);
   s->set_comment(variant == 1 ? "note" : "");
