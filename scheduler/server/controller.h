@@ -204,9 +204,12 @@ class Controller {
   void ApplyDrains(Batch& batch);
   // Tells the job lifecycle a node's facts may have changed.
   void NodeTouched(core::NodeId id, Batch& batch);
-  // Copies the records of `unsaved_jobs_` for the snapshot and the store, and those of
-  // `republish_jobs_` for the snapshot only.
-  std::vector<std::shared_ptr<const core::Job>> PublishJobs();
+  // Copies the records of `unpublished_jobs_` into `published_` (the copies the snapshot and
+  // the store take), once per change: a job kept unsaved across several batches while a commit
+  // was in flight is not copied again at each.
+  void PublishJobs();
+  // The published records of `unsaved_jobs_`: what the next commit saves.
+  std::vector<std::shared_ptr<const core::Job>> RecordsToSave() const;
   // Folds a batch's (or the restore's) effects on accounting into what the next commit saves.
   void NoteAccounting(const lifecycle::Effects& effects);
   // Moves the batch's accounting records (earlier runs, steps), the jobs that left memory and,
@@ -243,8 +246,9 @@ class Controller {
   // Job changes not saved yet (a commit was in flight, or failed): saved by the next commit;
   // their messages wait for it.
   absl::btree_set<core::JobId> unsaved_jobs_;
-  // Jobs whose published copy is stale but whose stored row is current (recomputed priority).
-  absl::btree_set<core::JobId> republish_jobs_;
+  // Jobs whose published copy is stale: every unsaved change, and derived values that are
+  // published but not saved (a recomputed priority, an expected start).
+  absl::btree_set<core::JobId> unpublished_jobs_;
   // The association tree / usage ledger changed and is not saved yet.
   bool save_associations_ = false;
   bool save_usage_ = false;

@@ -36,20 +36,20 @@ bool Controller::HasUnsaved() const {
 }
 
 void Controller::SaveOrKeep(Batch& batch, absl::Time now) {
+  const bool commit_now = !in_flight_.has_value() && absl::Now() >= retry_commit_at_;
   for (core::JobId id : batch.effects.dirty) {
     unsaved_jobs_.insert(id);
+    unpublished_jobs_.insert(id);
   }
-  for (core::JobId id : batch.effects.republish) {
-    republish_jobs_.insert(id);
+  unpublished_jobs_.insert(batch.effects.republish.begin(), batch.effects.republish.end());
+  if (!unpublished_jobs_.empty() || jobs_->accounting().version != published_accounting_version_) {
+    batch.visible_change = true;
   }
-  for (core::JobId id : unsaved_jobs_) {
-    dirty_chunks_.insert(id.value() / kJobChunkSize);
-  }
-  for (core::JobId id : republish_jobs_) {
-    dirty_chunks_.insert(id.value() / kJobChunkSize);
-  }
+  PublishJobs();
   persistence::Mutations& m = batch.mutations;
-  m.job_upserts = PublishJobs();
+  if (commit_now) {
+    m.job_upserts = RecordsToSave();
+  }
   steps_dirty_ = steps_dirty_ || !batch.effects.steps.empty();
   TakeHistory(batch, now);
   NoteAccounting(batch.effects);
@@ -66,15 +66,11 @@ void Controller::SaveOrKeep(Batch& batch, absl::Time now) {
   if (batch.effects.next_id_changed || next_id_unsaved_ || !m.job_upserts.empty()) {
     m.next_job_id = jobs_->next_job_id();
   }
-  if (!unsaved_jobs_.empty() || !republish_jobs_.empty() ||
-      jobs_->accounting().version != published_accounting_version_) {
-    batch.visible_change = true;
-  }
   // Node rows of earlier unsaved batches go first, so later rows for the same node win.
   Prepend(m.node_admin_upserts, std::move(unsaved_admin_));
   unsaved_admin_.clear();
 
-  if (in_flight_.has_value() || absl::Now() < retry_commit_at_) {
+  if (!commit_now) {
     // Saved by the next commit, once the one in flight (or the failing database) lets it.
     unsaved_admin_ = std::move(m.node_admin_upserts);
     next_id_unsaved_ = next_id_unsaved_ || batch.effects.next_id_changed;
@@ -104,7 +100,6 @@ void Controller::SaveOrKeep(Batch& batch, absl::Time now) {
   // What the commit carries is no longer unsaved; FinishCommit puts it back if it fails.
   unsaved_jobs_.clear();
   unsaved_final_records_.clear();
-  republish_jobs_.clear();
   save_associations_ = false;
   save_usage_ = false;
   save_qos_ = false;
@@ -184,22 +179,23 @@ void Controller::SaveBeforeStop(absl::Time now) {
   }
 }
 
-std::vector<std::shared_ptr<const core::Job>> Controller::PublishJobs() {
+void Controller::PublishJobs() {
+  for (core::JobId id : unpublished_jobs_) {
+    if (const core::Job* job = jobs_->Find(id); job != nullptr) {
+      published_[id.value()] = std::make_shared<const core::Job>(*job);
+      dirty_chunks_.insert(id.value() / kJobChunkSize);
+    }
+  }
+  unpublished_jobs_.clear();
+}
+
+std::vector<std::shared_ptr<const core::Job>> Controller::RecordsToSave() const {
   std::vector<std::shared_ptr<const core::Job>> records;
   records.reserve(unsaved_jobs_.size());
   for (core::JobId id : unsaved_jobs_) {
-    const core::Job* job = jobs_->Find(id);
-    if (job == nullptr) {
-      continue;
-    }
-    auto record = std::make_shared<const core::Job>(*job);
-    published_[id.value()] = record;
-    records.push_back(std::move(record));
-  }
-  for (core::JobId id : republish_jobs_) {
-    const core::Job* job = jobs_->Find(id);
-    if (job != nullptr && !unsaved_jobs_.contains(id)) {
-      published_[id.value()] = std::make_shared<const core::Job>(*job);
+    // Published just before: the copy is the record as it is now.
+    if (auto it = published_.find(id.value()); it != published_.end()) {
+      records.push_back(it->second);
     }
   }
   return records;
@@ -226,7 +222,6 @@ void Controller::TakeHistory(Batch& batch, absl::Time now) {
         unsaved_final_records_.push_back(it->second);
       }
     }
-    republish_jobs_.erase(id);
     published_.erase(id.value());
     dirty_chunks_.insert(id.value() / kJobChunkSize);
     batch.visible_change = true;

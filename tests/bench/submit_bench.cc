@@ -56,7 +56,7 @@ class Daemon {
     // The cluster's files, with room for every job the benchmarks submit: MaxJobCount's default
     // (10,000) would refuse the rest, and a refusal is no durable submit.
     const std::filesystem::path source = ClusterConf();
-    for (const char* name : {"slurm.conf", "topology.conf"}) {
+    for (const char* name : {"slurm.conf", "topology.conf", "canopy.conf"}) {
       if (std::filesystem::exists(source.parent_path() / name)) {
         std::filesystem::copy_file(source.parent_path() / name, dir_ + "/" + name);
       }
