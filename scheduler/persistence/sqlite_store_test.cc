@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -98,6 +100,46 @@ TEST_F(SqliteStoreTest, AnUpdateReplacesTheRowAndItsNodes) {
   jobs = store->LoadJobs();
   ASSERT_EQ(jobs->jobs[0].allocation.nodes.size(), 1u);
   EXPECT_EQ(jobs->jobs[0].allocation.nodes[0].node, core::NodeId(3));
+}
+
+// A commit clears the node rows of the jobs it saves by runs of consecutive ids: every saved job
+// gets exactly its new nodes, and jobs between or beside the runs keep theirs.
+TEST_F(SqliteStoreTest, ACommitReplacesTheNodesOfTheJobsItSavesAndNoOthers) {
+  auto with_node = [](uint32_t id, int node) {
+    core::Job job = FullJob(core::JobId(id));
+    job.allocation.nodes = {{core::NodeId(node), 1, 2, 0, {0}}};
+    return std::make_shared<const core::Job>(job);
+  };
+  std::unique_ptr<SqliteStore> store = Open();
+  Mutations m;
+  for (uint32_t id : {1, 2, 3, 4, 5, 7}) {
+    m.job_upserts.push_back(with_node(id, 0));
+  }
+  ASSERT_TRUE(store->Commit(m).ok());
+  // Jobs 2-3 and 5 move to node 1, job 7 is requeued (no nodes); 1 and 4 are not saved. Job 3
+  // comes twice, as after a failed commit: its last record is the one kept.
+  core::Job requeued = FullJob(core::JobId(7));
+  requeued.state = core::JobState::kPending;
+  requeued.allocation = {};
+  m.job_upserts = {with_node(5, 1), with_node(3, 2), with_node(2, 1),
+                   std::make_shared<const core::Job>(requeued), with_node(3, 1)};
+  ASSERT_TRUE(store->Commit(m).ok());
+  absl::StatusOr<StoredJobs> jobs = store->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->jobs.size(), 6u);
+  std::map<uint32_t, std::vector<core::NodeId>> nodes;
+  for (const core::Job& job : jobs->jobs) {
+    for (const core::NodeShare& share : job.allocation.nodes) {
+      nodes[job.id.value()].push_back(share.node);
+    }
+  }
+  const std::vector<core::NodeId> on0 = {core::NodeId(0)}, on1 = {core::NodeId(1)};
+  EXPECT_EQ(nodes[1], on0);
+  EXPECT_EQ(nodes[2], on1);
+  EXPECT_EQ(nodes[3], on1);
+  EXPECT_EQ(nodes[4], on0);
+  EXPECT_EQ(nodes[5], on1);
+  EXPECT_TRUE(nodes[7].empty());
 }
 
 TEST_F(SqliteStoreTest, NodesAreStoredByNameAndAGoneNodeIsAProblem) {

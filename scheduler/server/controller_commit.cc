@@ -193,6 +193,9 @@ std::vector<std::shared_ptr<const core::Job>> Controller::RecordsToSave() const 
   std::vector<std::shared_ptr<const core::Job>> records;
   records.reserve(unsaved_jobs_.size());
   for (core::JobId id : unsaved_jobs_) {
+    if (jobs_->Find(id) == nullptr) {
+      continue;  // forgotten in this batch: TakeHistory saves its last record
+    }
     // Published just before: the copy is the record as it is now.
     if (auto it = published_.find(id.value()); it != published_.end()) {
       records.push_back(it->second);
