@@ -108,11 +108,12 @@ class AccountingTest : public ::testing::Test {
 
   uint32_t Submit(const Caller& who, int gpus, const std::string& account = "") {
     SubmitRequest req;
-    req.spec.min_nodes = 1;
-    req.spec.gpus_per_node = gpus;
-    req.spec.script = "#!/bin/sh\n";
-    req.spec.account = account;
-    req.spec.time_limit = absl::Minutes(50);
+    core::JobSpec& spec = req.spec.Mutable();
+    spec.min_nodes = 1;
+    spec.gpus_per_node = gpus;
+    spec.script = "#!/bin/sh\n";
+    spec.account = account;
+    spec.time_limit = absl::Minutes(50);
     Effects e;
     absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, who, e);
     EXPECT_TRUE(r.ok()) << r.status();
@@ -165,9 +166,10 @@ TEST_F(AccountingTest, AccountsAreResolvedAndEnforcedAtSubmit) {
   EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1)))->spec->account, "nlp");  // DefaultAccount
   EXPECT_EQ(jobs_->Find(core::JobId(Submit(bob_, 1, "vision")))->spec->account, "vision");
   SubmitRequest req;
-  req.spec.min_nodes = 1;
-  req.spec.script = "#!/bin/sh\n";
-  req.spec.account = "nlp";
+  core::JobSpec& spec = req.spec.Mutable();
+  spec.min_nodes = 1;
+  spec.script = "#!/bin/sh\n";
+  spec.account = "nlp";
   Effects e;
   absl::StatusOr<SubmitAnswer> refused = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
@@ -176,7 +178,7 @@ TEST_F(AccountingTest, AccountsAreResolvedAndEnforcedAtSubmit) {
             "specified");
   Caller stranger = alice_;
   stranger.user_name = "mallory";
-  req.spec.account.clear();
+  req.spec.Mutable().account.clear();
   EXPECT_EQ(jobs_->Submit(req, stranger, e).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -323,17 +325,18 @@ TEST_F(AccountingTest, TestSubmitAnswersWithoutQueueing) {
   }
   const uint32_t next = jobs_->next_job_id();
   SubmitRequest req;
-  req.spec.min_nodes = 1;
-  req.spec.gpus_per_node = 4;
-  req.spec.script = "#!/bin/sh\n";
-  req.spec.time_limit = absl::Minutes(10);
+  core::JobSpec& spec = req.spec.Mutable();
+  spec.min_nodes = 1;
+  spec.gpus_per_node = 4;
+  spec.script = "#!/bin/sh\n";
+  spec.time_limit = absl::Minutes(10);
   absl::StatusOr<WillRunAnswer> now = jobs_->TestSubmit(req, alice_);
   ASSERT_TRUE(now.ok()) << now.status();
   EXPECT_EQ(now->job, core::JobId(next));
   EXPECT_EQ(now->start, clock_.Now());
   ASSERT_EQ(now->nodes.size(), 1u);
   EXPECT_EQ(now->partition, "gpu");
-  req.spec.min_nodes = 2;
+  req.spec.Mutable().min_nodes = 2;
   absl::StatusOr<WillRunAnswer> later = jobs_->TestSubmit(req, alice_);
   ASSERT_TRUE(later.ok()) << later.status();
   EXPECT_GE(later->start, clock_.Now() + absl::Minutes(50));
@@ -341,7 +344,7 @@ TEST_F(AccountingTest, TestSubmitAnswersWithoutQueueing) {
   EXPECT_EQ(later->nodes.size(), 2u);
   EXPECT_EQ(jobs_->next_job_id(), next);
   EXPECT_EQ(jobs_->pending_count(), 0u);
-  req.spec.account = "nlp";  // not alice's
+  req.spec.Mutable().account = "nlp";  // not alice's
   EXPECT_EQ(jobs_->TestSubmit(req, alice_).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -109,11 +109,14 @@ bool AnyNodeFits(const core::ResourceRequest& r, const config::PartitionConfig& 
 
 // The spec a queued job keeps: as submitted (dependencies resolved), with the account it was
 // admitted under and Slurm's default name. Made once per submission and shared by the job, the
-// probe that admits its QOS and every task of an array (core::SharedSpec).
-core::SharedSpec QueuedSpec(core::JobSpec spec, const std::string& account) {
-  spec.account = account;  // the default account when none was named
-  if (spec.name.empty()) {
-    spec.name = spec.script.empty() ? "interactive" : "sbatch";
+// probe that admits its QOS and every task of an array (core::SharedSpec). The submitted spec is
+// changed in place when the request held it alone: its allocation was made on the RPC thread
+// that converted the request (FromProto), not on the owner thread.
+core::SharedSpec QueuedSpec(core::SharedSpec spec, const std::string& account) {
+  core::JobSpec& queued = spec.Mutable();
+  queued.account = account;  // the default account when none was named
+  if (queued.name.empty()) {
+    queued.name = queued.script.empty() ? "interactive" : "sbatch";
   }
   return spec;
 }
@@ -194,12 +197,12 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
     return id;
   }
   // The submit limits of Submit (not at restore: a job accepted once stays accepted).
-  if (absl::Status st = CheckRequestSizes(request.spec, *s.config); !st.ok()) {
+  if (absl::Status st = CheckRequestSizes(*request.spec, *s.config); !st.ok()) {
     return st;
   }
   size_t tasks = 1;
-  if (!request.spec.array_spec.empty()) {
-    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, request.spec.array_spec);
+  if (!request.spec->array_spec.empty()) {
+    absl::StatusOr<slurm::ArraySpec> array = ParseSubmittedArray(s, request.spec->array_spec);
     if (!array.ok()) {
       return array.status();
     }
@@ -211,12 +214,12 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
   if (absl::Status st = CheckScriptMemory(s); !st.ok()) {
     return st;
   }
-  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
+  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(*request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
   }
   absl::StatusOr<std::string> account =
-      s.accounting.ResolveAccount(caller.user_name, request.spec.account);
+      s.accounting.ResolveAccount(caller.user_name, request.spec->account);
   if (!account.ok()) {
     return account.status();
   }
@@ -225,8 +228,8 @@ absl::StatusOr<WillRunAnswer> TestSubmit(const LifecycleState& s, const SubmitRe
                                                       core::JobReasonName(resolved->blocked),
                                                       " (a partition limit it does not meet)"));
   }
-  core::JobSpec checked = request.spec;
-  if (absl::Status deps = ResolveDependencies(s, checked); !deps.ok()) {
+  core::SharedSpec checked = request.spec;  // shared: copied at its first change
+  if (absl::Status deps = ResolveDependencies(s, checked.Mutable()); !deps.ok()) {
     return deps;
   }
   const core::SharedSpec spec = QueuedSpec(std::move(checked), *account);
@@ -344,8 +347,8 @@ std::string IdempotencyIndexKey(uint32_t uid, absl::string_view key) {
   return absl::StrCat(uid, ":", key);
 }
 
-absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
-                                    const Caller& caller, Effects& effects) {
+absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, SubmitRequest request, const Caller& caller,
+                                    Effects& effects) {
   if (absl::Status id = NeedIdentity(s, caller); !id.ok()) {
     return id;
   }
@@ -365,19 +368,22 @@ absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& requ
       return again;
     }
   }
-  if (absl::Status st = CheckRequestSizes(request.spec, *s.config); !st.ok()) {
+  if (absl::Status st = CheckRequestSizes(*request.spec, *s.config); !st.ok()) {
     return st;
   }
-  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(request.spec, *s.config, *s.topology);
+  absl::StatusOr<ResolvedSpec> resolved = ResolveSpec(*request.spec, *s.config, *s.topology);
   if (!resolved.ok()) {
     return resolved.status();
   }
-  core::JobSpec checked = request.spec;  // with its dependencies resolved
-  if (absl::Status deps = ResolveDependencies(s, checked); !deps.ok()) {
-    return deps;
+  // With its dependencies resolved; in place when the request held the spec alone.
+  core::SharedSpec checked = std::move(request.spec);
+  if (!checked->dependencies.empty()) {
+    if (absl::Status deps = ResolveDependencies(s, checked.Mutable()); !deps.ok()) {
+      return deps;
+    }
   }
   absl::StatusOr<std::string> account =
-      s.accounting.ResolveAccount(caller.user_name, checked.account);
+      s.accounting.ResolveAccount(caller.user_name, checked->account);
   if (!account.ok()) {
     return account.status();
   }

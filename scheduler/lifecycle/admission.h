@@ -52,8 +52,8 @@ core::JobReason PartitionLimitReason(const config::PartitionConfig& part, int32_
 // for its hold, dependency or begin time if it has one (dependencies.h).
 // PermissionDenied for an anonymous caller; the errors of ResolveSpec, of the array spec and of
 // ResolveDependencies.
-absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, const SubmitRequest& request,
-                                    const Caller& caller, Effects& effects);
+absl::StatusOr<SubmitAnswer> Submit(LifecycleState& s, SubmitRequest request, const Caller& caller,
+                                    Effects& effects);
 
 // sbatch --test-only: the checks of Submit, then when and where the job would start
 // (launch.h WillRun); nothing is queued. FailedPrecondition for a job that would pend for ever

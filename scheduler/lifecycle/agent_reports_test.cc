@@ -168,7 +168,7 @@ TEST_F(AgentReportsTest, AFencedCleanUpOfAnotherNodeRequeuesToo) {
 TEST_F(AgentReportsTest, AFencedRunOfANoRequeueJobEndsNodeFail) {
   AllNodesUp();
   SubmitRequest once = Request(1, 4);
-  once.spec.requeue = false;
+  once.spec.Mutable().requeue = false;
   Effects e;
   const uint32_t id = jobs_->Submit(once, alice_, e)->job_id.value();
   Schedule();

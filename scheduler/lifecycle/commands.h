@@ -20,7 +20,7 @@ namespace canopy::lifecycle {
 // ---- From clients
 
 struct SubmitRequest {
-  core::JobSpec spec;
+  core::SharedSpec spec;
   // A retried submit with the same key returns the first job id instead of a second job.
   std::string idempotency_key;
 };

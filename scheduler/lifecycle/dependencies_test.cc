@@ -106,11 +106,11 @@ class DependenciesTest : public ::testing::Test {
 
   static SubmitRequest Request(std::vector<core::Dependency> deps = {}, bool any = false) {
     SubmitRequest req;
-    req.spec.min_nodes = 1;
-    req.spec.gpus_per_node = 4;  // a whole node: at most four run at once
-    req.spec.script = "#!/bin/sh\ntrue\n";
-    req.spec.dependencies = std::move(deps);
-    req.spec.dependency_any = any;
+    req.spec.Mutable().min_nodes = 1;
+    req.spec.Mutable().gpus_per_node = 4;  // a whole node: at most four run at once
+    req.spec.Mutable().script = "#!/bin/sh\ntrue\n";
+    req.spec.Mutable().dependencies = std::move(deps);
+    req.spec.Mutable().dependency_any = any;
     return req;
   }
 
@@ -262,7 +262,7 @@ TEST_F(DependenciesTest, AfterOkOnAFailedJobIsNeverSatisfied) {
 TEST_F(DependenciesTest, KillOnInvalidDepCancels) {
   const uint32_t a = Submit();
   SubmitRequest kill = Request({Dep(DependencyType::kAfterOk, a)});
-  kill.spec.kill_on_invalid_dep = true;
+  kill.spec.Mutable().kill_on_invalid_dep = true;
   const uint32_t b = Submit(kill);
   const uint32_t c = Submit({Dep(DependencyType::kAfterOk, a)});
   Run(a);
@@ -278,7 +278,7 @@ TEST_F(DependenciesTest, ClusterWideKillInvalidDependUnlessTheJobSaysNo) {
   const uint32_t a = Submit();
   const uint32_t b = Submit({Dep(DependencyType::kAfterOk, a)});
   SubmitRequest keep = Request({Dep(DependencyType::kAfterOk, a)});
-  keep.spec.kill_on_invalid_dep = false;
+  keep.spec.Mutable().kill_on_invalid_dep = false;
   const uint32_t c = Submit(keep);
   // Cancelled while pending: afterok can never be satisfied.
   Effects e;
@@ -358,7 +358,7 @@ TEST_F(DependenciesTest, AnyOneOfQuestionMarkAndAllOfComma) {
 
 TEST_F(DependenciesTest, ArrayAsAWholeAndOneTask) {
   SubmitRequest array = Request();
-  array.spec.array_spec = "1-3";
+  array.spec.Mutable().array_spec = "1-3";
   const uint32_t a = Submit(array);  // tasks 1, 2, 3 are jobs a, a+1, a+2
   const uint32_t whole = Submit({Dep(DependencyType::kAfterOk, a)});
   EXPECT_TRUE(Job(whole).spec->dependencies[0].whole_array);
@@ -380,7 +380,7 @@ TEST_F(DependenciesTest, ArrayAsAWholeAndOneTask) {
 
   // One failed task fails a whole-array afterok.
   SubmitRequest array2 = Request();
-  array2.spec.array_spec = "0-1";
+  array2.spec.Mutable().array_spec = "0-1";
   const uint32_t b = Submit(array2);
   const uint32_t whole2 = Submit({Dep(DependencyType::kAfterOk, b)});
   const uint32_t notok2 = Submit({Dep(DependencyType::kAfterNotOk, b)});
@@ -396,10 +396,10 @@ TEST_F(DependenciesTest, ArrayAsAWholeAndOneTask) {
 
 TEST_F(DependenciesTest, AfterCorrPairsTasksByTaskId) {
   SubmitRequest first = Request();
-  first.spec.array_spec = "1-2";
+  first.spec.Mutable().array_spec = "1-2";
   const uint32_t a = Submit(first);
   SubmitRequest second = Request({Dep(DependencyType::kAfterCorr, a)});
-  second.spec.array_spec = "1-2";
+  second.spec.Mutable().array_spec = "1-2";
   const uint32_t b = Submit(second);  // b: task 1, b+1: task 2
   EXPECT_EQ(Reason(b), JobReason::kDependency);
   EXPECT_EQ(Reason(b + 1), JobReason::kDependency);
@@ -416,16 +416,16 @@ TEST_F(DependenciesTest, AfterCorrPairsTasksByTaskId) {
 
 TEST_F(DependenciesTest, SingletonOneAtATimePerUserAndName) {
   SubmitRequest named = Request();
-  named.spec.name = "train";
+  named.spec.Mutable().name = "train";
   const uint32_t first = Submit(named);
   Run(first);
   SubmitRequest single = Request({Dep(DependencyType::kSingleton, 0)});
-  single.spec.name = "train";
+  single.spec.Mutable().name = "train";
   const uint32_t s2 = Submit(single);
   const uint32_t s3 = Submit(single);
   const uint32_t other_user = Submit(single, &bob_);
   SubmitRequest other_name = single;
-  other_name.spec.name = "eval";
+  other_name.spec.Mutable().name = "eval";
   const uint32_t other = Submit(other_name);
   EXPECT_EQ(Reason(s2), JobReason::kDependency);
   EXPECT_EQ(Reason(s3), JobReason::kDependency);
@@ -442,7 +442,7 @@ TEST_F(DependenciesTest, SingletonOneAtATimePerUserAndName) {
 
 TEST_F(DependenciesTest, UnknownJobsAndTasksAreRefusedAsSlurmDoes) {
   SubmitRequest array = Request();
-  array.spec.array_spec = "1-2";
+  array.spec.Mutable().array_spec = "1-2";
   const uint32_t a = Submit(array);
   const uint32_t plain = Submit();
   struct Case {
@@ -468,7 +468,7 @@ TEST_F(DependenciesTest, UnknownJobsAndTasksAreRefusedAsSlurmDoes) {
 
 TEST_F(DependenciesTest, BeginTimeWaitsAndWakesTheJob) {
   SubmitRequest later = Request();
-  later.spec.begin_time = kT0 + absl::Hours(1);
+  later.spec.Mutable().begin_time = kT0 + absl::Hours(1);
   const uint32_t j = Submit(later);
   EXPECT_EQ(Reason(j), JobReason::kBeginTime);
   EXPECT_EQ(jobs_->NextDeadline(), kT0 + absl::Hours(1));
@@ -483,15 +483,15 @@ TEST_F(DependenciesTest, BeginTimeWaitsAndWakesTheJob) {
   Run(j);
   // A begin time already past is no wait.
   SubmitRequest past = Request();
-  past.spec.begin_time = kT0;
+  past.spec.Mutable().begin_time = kT0;
   EXPECT_EQ(Reason(Submit(past)), JobReason::kNone);
 }
 
 TEST_F(DependenciesTest, ReasonsTakeTurnsHoldThenDependencyThenBeginTime) {
   const uint32_t a = Submit();
   SubmitRequest req = Request({Dep(DependencyType::kAfterAny, a)});
-  req.spec.begin_time = kT0 + absl::Hours(2);
-  req.spec.hold = true;
+  req.spec.Mutable().begin_time = kT0 + absl::Hours(2);
+  req.spec.Mutable().hold = true;
   const uint32_t j = Submit(req);
   EXPECT_EQ(Reason(j), JobReason::kJobHeldUser);
   EXPECT_EQ(Job(j).priority, 0u);
@@ -528,7 +528,7 @@ TEST_F(DependenciesTest, HoldsAdminAndUserAndWhoMayRelease) {
   EXPECT_EQ(Control1(JobAction::kHold, j, alice_), "Job is no longer pending execution");
   // An array's id holds every pending task.
   SubmitRequest array = Request();
-  array.spec.array_spec = "0-2";
+  array.spec.Mutable().array_spec = "0-2";
   const uint32_t a = Submit(array);
   ASSERT_THAT(Control(JobAction::kHold, {a}, alice_),
               ElementsAre(::testing::Field(&JobActionAnswer::ok, true)));
@@ -563,7 +563,7 @@ TEST_F(DependenciesTest, RequeueAndRequeueHold) {
   EXPECT_EQ(Control1(JobAction::kRequeue, j, alice_), "Job/step already completing or completed");
 
   SubmitRequest no_requeue = Request();
-  no_requeue.spec.requeue = false;
+  no_requeue.spec.Mutable().requeue = false;
   const uint32_t n = Submit(no_requeue);
   Run(n);
   EXPECT_THAT(Control1(JobAction::kRequeue, n, root_),
@@ -572,7 +572,7 @@ TEST_F(DependenciesTest, RequeueAndRequeueHold) {
 
 TEST_F(DependenciesTest, TimeLimitOwnerShortensOperatorLengthens) {
   SubmitRequest req = Request();
-  req.spec.time_limit = absl::Minutes(30);
+  req.spec.Mutable().time_limit = absl::Minutes(30);
   const uint32_t j = Submit(req);
   TimeLimitChange shorter;
   shorter.set = absl::Minutes(20);
@@ -613,10 +613,10 @@ TEST_F(DependenciesTest, EverythingSurvivesARestart) {
   Run(a);
   const uint32_t b = Submit({Dep(DependencyType::kAfterOk, a)});
   SubmitRequest later = Request();
-  later.spec.begin_time = kT0 + absl::Hours(1);
+  later.spec.Mutable().begin_time = kT0 + absl::Hours(1);
   const uint32_t c = Submit(later);
   SubmitRequest single = Request({Dep(DependencyType::kSingleton, 0)});
-  single.spec.name = "sbatch";  // the same name as a (the default)
+  single.spec.Mutable().name = "sbatch";  // the same name as a (the default)
   const uint32_t s = Submit(single);
   EXPECT_EQ(Reason(s), JobReason::kDependency);
   EXPECT_EQ(Control1(JobAction::kHold, b, root_), "ok");
@@ -643,7 +643,7 @@ TEST_F(DependenciesTest, AChainOfThousandsCollapsesInOneEvent) {
   uint32_t prev = head;
   for (int i = 0; i < 5000; ++i) {
     SubmitRequest req = Request({Dep(DependencyType::kAfterOk, prev)});
-    req.spec.kill_on_invalid_dep = true;
+    req.spec.Mutable().kill_on_invalid_dep = true;
     prev = Submit(req);
   }
   Effects e;

@@ -31,11 +31,11 @@ class JobEditTest : public testing::PolicyTest {
 
   uint32_t SubmitWith(const std::string& name, std::vector<core::Dependency> deps = {}) {
     SubmitRequest req;
-    req.spec.min_nodes = 1;
-    req.spec.gpus_per_node = 4;
-    req.spec.script = "#!/bin/sh\n";
-    req.spec.name = name;
-    req.spec.dependencies = std::move(deps);
+    req.spec.Mutable().min_nodes = 1;
+    req.spec.Mutable().gpus_per_node = 4;
+    req.spec.Mutable().script = "#!/bin/sh\n";
+    req.spec.Mutable().name = name;
+    req.spec.Mutable().dependencies = std::move(deps);
     Effects e;
     absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, alice_, e);
     Commit(e);

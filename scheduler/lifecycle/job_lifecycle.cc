@@ -127,9 +127,9 @@ void JobLifecycle::StepReported(core::NodeId node, const StepReport& report, Eff
   lifecycle::StepReported(state_, node, report, effects);
 }
 
-absl::StatusOr<SubmitAnswer> JobLifecycle::Submit(const SubmitRequest& request,
-                                                  const Caller& caller, Effects& effects) {
-  return lifecycle::Submit(state_, request, caller, effects);
+absl::StatusOr<SubmitAnswer> JobLifecycle::Submit(SubmitRequest request, const Caller& caller,
+                                                  Effects& effects) {
+  return lifecycle::Submit(state_, std::move(request), caller, effects);
 }
 
 absl::StatusOr<WillRunAnswer> JobLifecycle::TestSubmit(const SubmitRequest& request,

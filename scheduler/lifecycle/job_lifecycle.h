@@ -70,7 +70,8 @@ class JobLifecycle {
   void StepReported(core::NodeId node, const StepReport& report, Effects& effects);
 
   // ---- Clients (admission.h, cancel.h, steps.h)
-  absl::StatusOr<SubmitAnswer> Submit(const SubmitRequest& request, const Caller& caller,
+  // Takes the request: a spec it holds alone becomes the job's without a copy.
+  absl::StatusOr<SubmitAnswer> Submit(SubmitRequest request, const Caller& caller,
                                       Effects& effects);
   absl::StatusOr<WillRunAnswer> TestSubmit(const SubmitRequest& request,
                                            const Caller& caller) const;

@@ -96,7 +96,7 @@ TEST_F(JobLifecycleTest, NoMainPassRunsWhileNoNodeCouldTakeAJob) {
   // Every node held whole by an exclusive job.
   AllNodesUp();
   SubmitRequest whole = Request(4, 4);
-  whole.spec.exclusive = true;
+  whole.spec.Mutable().exclusive = true;
   Effects e;
   ASSERT_TRUE(jobs_->Submit(whole, alice_, e).ok());
   Effects first = Schedule();  // the first pass is a backfill pass: it runs
@@ -167,10 +167,10 @@ TEST_F(JobLifecycleTest, LaunchFailureFailsTheJob) {
 TEST_F(JobLifecycleTest, TimeLimitKillsAndEndsAsTimeout) {
   AllNodesUp();
   SubmitRequest req = Request(1, 0, "#!/bin/sh\nsleep 1000\n");
-  req.spec.time_limit = absl::Minutes(1);
-  req.spec.warn_signal = 10;
-  req.spec.warn_time = absl::Seconds(20);
-  req.spec.warn_batch_only = true;
+  req.spec.Mutable().time_limit = absl::Minutes(1);
+  req.spec.Mutable().warn_signal = 10;
+  req.spec.Mutable().warn_time = absl::Seconds(20);
+  req.spec.Mutable().warn_batch_only = true;
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   Schedule();
@@ -274,8 +274,8 @@ TEST_F(JobLifecycleTest, NodeLossRequeuesOrFailsTheJob) {
   Effects up;
   jobs_->NodeChanged(Node(1), up);
   SubmitRequest once = Request(1, 4);
-  once.spec.requeue = false;
-  once.spec.required_nodes = "gpu2";
+  once.spec.Mutable().requeue = false;
+  once.spec.Mutable().required_nodes = "gpu2";
   const uint32_t fragile = jobs_->Submit(once, alice_, e)->job_id.value();
   Schedule();
   Report(1, fragile, JobPhase::kLaunched);
@@ -311,7 +311,7 @@ TEST_F(JobLifecycleTest, RequeueRecordsTheRunThatEndedForAccounting) {
 TEST_F(JobLifecycleTest, FinishedJobsLeaveMemoryAfterMinJobAge) {
   AllNodesUp();
   SubmitRequest req = Request(1, 1);
-  req.spec.array_spec = "1-3";
+  req.spec.Mutable().array_spec = "1-3";
   Effects e;
   ASSERT_TRUE(jobs_->Submit(req, alice_, e).ok());
   Schedule();
@@ -354,31 +354,51 @@ TEST_F(JobLifecycleTest, BrokenGpuOfTheJobRequeuesIt) {
   EXPECT_FALSE(jobs_->capacity().node(core::NodeId(0)).healthy);
 }
 
+// A request that holds its spec alone gives it to the job: the spec allocated where the request
+// was made (an RPC thread) is the job's, not copied on the owner thread. A spec the caller still
+// shares is copied before it is changed, and the caller's stays as it was.
+TEST_F(JobLifecycleTest, SubmitTakesASpecTheRequestHoldsAloneAndCopiesASharedOne) {
+  Effects e;
+  SubmitRequest alone = Request(1, 1);
+  const core::JobSpec* submitted = &alone.spec.get();
+  absl::StatusOr<SubmitAnswer> first = jobs_->Submit(std::move(alone), alice_, e);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(&Job(first->job_id.value()).spec.get(), submitted);
+  EXPECT_EQ(Job(first->job_id.value()).spec->name, "sbatch");
+
+  const SubmitRequest kept = Request(1, 1);
+  absl::StatusOr<SubmitAnswer> second = jobs_->Submit(kept, alice_, e);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(&Job(second->job_id.value()).spec.get(), &kept.spec.get());
+  EXPECT_EQ(Job(second->job_id.value()).spec->name, "sbatch");
+  EXPECT_EQ(kept.spec->name, "") << "the caller's spec is not changed";
+}
+
 TEST_F(JobLifecycleTest, SubmitRefusesWhatCanNeverRunAndAnonymousCallers) {
   SubmitRequest req = Request(1, 0);
-  req.spec.partition = "nosuchpart";
+  req.spec.Mutable().partition = "nosuchpart";
   Effects e;
   absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("Invalid partition name specified"));
 
-  req.spec.partition.clear();
-  req.spec.gpus_per_node = 9;
+  req.spec.Mutable().partition.clear();
+  req.spec.Mutable().gpus_per_node = 9;
   r = jobs_->Submit(req, alice_, e);
   EXPECT_THAT(r.status().message(), HasSubstr("Requested node configuration is not available"));
 
-  req.spec.gpus_per_node = 1;
-  req.spec.required_nodes = "gpu9";
+  req.spec.Mutable().gpus_per_node = 1;
+  req.spec.Mutable().required_nodes = "gpu9";
   r = jobs_->Submit(req, alice_, e);
   EXPECT_THAT(r.status().message(), HasSubstr("Invalid node name specified"));
 
-  req.spec.required_nodes.clear();
-  req.spec.environment = std::map<std::string, std::string>{{"A=B", "x"}};
+  req.spec.Mutable().required_nodes.clear();
+  req.spec.Mutable().environment = std::map<std::string, std::string>{{"A=B", "x"}};
   r = jobs_->Submit(req, alice_, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("environment"));
 
-  req.spec.environment = {};
+  req.spec.Mutable().environment = {};
   Caller anonymous;
   r = jobs_->Submit(req, anonymous, e);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied);
@@ -388,7 +408,7 @@ TEST_F(JobLifecycleTest, SubmitRefusesWhatCanNeverRunAndAnonymousCallers) {
 
 TEST_F(JobLifecycleTest, FewerTasksThanNodesCutTheNodeCountAsSbatchDoes) {
   SubmitRequest req = Request(4, 0);
-  req.spec.ntasks = 2;
+  req.spec.Mutable().ntasks = 2;
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   EXPECT_EQ(Job(id).resources.min_nodes, 2);
@@ -398,7 +418,7 @@ TEST_F(JobLifecycleTest, FewerTasksThanNodesCutTheNodeCountAsSbatchDoes) {
 TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit) {
   AllNodesUp();
   SubmitRequest req = Request(2, 0);
-  req.spec.partition = "tiny";
+  req.spec.Mutable().partition = "tiny";
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   Schedule();
@@ -410,7 +430,7 @@ TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit)
 TEST_F(JobLifecycleTest, HeldJobWaitsAndIdempotentSubmitReturnsTheFirstId) {
   AllNodesUp();
   SubmitRequest req = Request(1, 0);
-  req.spec.hold = true;
+  req.spec.Mutable().hold = true;
   req.idempotency_key = "k1";
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
@@ -429,7 +449,7 @@ TEST_F(JobLifecycleTest, HeldJobWaitsAndIdempotentSubmitReturnsTheFirstId) {
 TEST_F(JobLifecycleTest, ArrayTasksGetConsecutiveIdsAndHonourTheThrottle) {
   AllNodesUp();
   SubmitRequest req = Request(1, 1);
-  req.spec.array_spec = "1-3%2";
+  req.spec.Mutable().array_spec = "1-3%2";
   req.idempotency_key = "array";
   Effects e;
   absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, alice_, e);
@@ -550,8 +570,8 @@ TEST_F(JobLifecycleTest, IndexesAgreeWithTheRecordsThroughARandomDay) {
       case 0:
       case 1: {
         SubmitRequest req = Request(1 + static_cast<int>(rng() % 2), static_cast<int>(rng() % 5));
-        req.spec.time_limit = absl::Seconds(10 + rng() % 60);
-        req.spec.hold = rng() % 20 == 0;
+        req.spec.Mutable().time_limit = absl::Seconds(10 + rng() % 60);
+        req.spec.Mutable().hold = rng() % 20 == 0;
         (void)jobs_->Submit(req, alice_, e);
         break;
       }

@@ -70,9 +70,10 @@ class JobLifecycleTest : public ::testing::Test {
 
   static SubmitRequest Request(int nodes, int gpus, const std::string& script = "#!/bin/sh\n") {
     SubmitRequest req;
-    req.spec.min_nodes = nodes;
-    req.spec.gpus_per_node = gpus;
-    req.spec.script = script;
+    core::JobSpec& spec = req.spec.Mutable();
+    spec.min_nodes = nodes;
+    spec.gpus_per_node = gpus;
+    spec.script = script;
     return req;
   }
 

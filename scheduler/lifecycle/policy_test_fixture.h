@@ -201,16 +201,17 @@ class PolicyTest : public ::testing::Test {
   };
   absl::StatusOr<uint32_t> TrySubmit(const Caller& who, const Ask& ask) {
     SubmitRequest req;
-    req.spec.min_nodes = ask.nodes;
-    req.spec.gpus_per_node = ask.gpus;
-    req.spec.script = "#!/bin/sh\n";
-    req.spec.qos = ask.qos;
-    req.spec.partition = ask.partition;
-    req.spec.account = ask.account;
-    req.spec.time_limit = ask.time;
-    req.spec.requeue = ask.requeue;
+    core::JobSpec& spec = req.spec.Mutable();
+    spec.min_nodes = ask.nodes;
+    spec.gpus_per_node = ask.gpus;
+    spec.script = "#!/bin/sh\n";
+    spec.qos = ask.qos;
+    spec.partition = ask.partition;
+    spec.account = ask.account;
+    spec.time_limit = ask.time;
+    spec.requeue = ask.requeue;
     if (ask.edit) {
-      ask.edit(req.spec);
+      ask.edit(spec);
     }
     Effects e;
     absl::StatusOr<SubmitAnswer> r = jobs_->Submit(req, who, e);

@@ -15,9 +15,9 @@ using ::testing::HasSubstr;
 TEST_F(JobLifecycleTest, ASignalSentBeforeARestartIsNotSentAgain) {
   AllNodesUp();
   SubmitRequest req = Request(1, 0, "#!/bin/sh\nsleep 1000\n");
-  req.spec.time_limit = absl::Minutes(1);
-  req.spec.warn_signal = 10;
-  req.spec.warn_time = absl::Seconds(20);
+  req.spec.Mutable().time_limit = absl::Minutes(1);
+  req.spec.Mutable().warn_signal = 10;
+  req.spec.Mutable().warn_time = absl::Seconds(20);
   Effects e;
   const uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
   Schedule();

@@ -12,8 +12,8 @@ namespace canopy::server {
 void Controller::SubmitJob(lifecycle::SubmitRequest request, lifecycle::Caller caller,
                            AnswerCallback<lifecycle::SubmitAnswer> done) {
   PostJobCommand<lifecycle::SubmitAnswer>(
-      [this, request = std::move(request), caller = std::move(caller)](Batch& batch) {
-        return jobs_->Submit(request, caller, batch.effects);
+      [this, request = std::move(request), caller = std::move(caller)](Batch& batch) mutable {
+        return jobs_->Submit(std::move(request), caller, batch.effects);  // run once
       },
       std::move(done));
 }
@@ -23,11 +23,11 @@ void Controller::SubmitJobs(
     AnswerCallback<std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>> done) {
   using Answers = std::vector<absl::StatusOr<lifecycle::SubmitAnswer>>;
   PostJobCommand<Answers>(
-      [this, requests = std::move(requests)](Batch& batch) -> absl::StatusOr<Answers> {
+      [this, requests = std::move(requests)](Batch& batch) mutable -> absl::StatusOr<Answers> {
         Answers answers;
         answers.reserve(requests.size());
-        for (const auto& [request, caller] : requests) {
-          answers.push_back(jobs_->Submit(request, caller, batch.effects));
+        for (auto& [request, caller] : requests) {  // run once: the requests are given away
+          answers.push_back(jobs_->Submit(std::move(request), caller, batch.effects));
         }
         return answers;
       },

@@ -85,8 +85,8 @@ class ControllerTest : public ::testing::Test {
 
   static lifecycle::SubmitRequest OneNodeJob() {
     lifecycle::SubmitRequest req;
-    req.spec.min_nodes = 1;
-    req.spec.script = "#!/bin/sh\ntrue\n";
+    req.spec.Mutable().min_nodes = 1;
+    req.spec.Mutable().script = "#!/bin/sh\ntrue\n";
     return req;
   }
   static lifecycle::Caller Alice() {
@@ -240,7 +240,7 @@ TEST_F(ControllerTest, AJobStartedByThePlannedBackfillPassShowsInTheNodesUseOnly
 // Stop() hears UNAVAILABLE on the caller's thread.
 TEST_F(ControllerTest, ACallbackSubmissionIsRefusedAtOnceOrWhenStopped) {
   lifecycle::SubmitRequest nowhere = OneNodeJob();
-  nowhere.spec.partition = "nosuch";
+  nowhere.spec.Mutable().partition = "nosuch";
   std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> refused;
   controller_->SubmitJob(nowhere, Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
     refused.set_value(std::move(r));

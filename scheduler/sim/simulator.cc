@@ -260,7 +260,7 @@ class Simulation {
   void Submit(int32_t index) {
     const TraceJob& tj = trace_[index];
     lifecycle::SubmitRequest request;
-    core::JobSpec& spec = request.spec;
+    core::JobSpec& spec = request.spec.Mutable();
     spec.name = absl::StrCat("trace-", tj.id);
     spec.script = "#!/bin/sh\n";  // what runs does not matter: the agents know its run time
     spec.min_nodes = tj.nodes;
@@ -274,7 +274,8 @@ class Simulation {
     user.user_name = tj.user;
     metrics_.JobSubmitted(clock_.Now());
     lifecycle::Effects effects;
-    absl::StatusOr<lifecycle::SubmitAnswer> answer = lifecycle_->Submit(request, user, effects);
+    absl::StatusOr<lifecycle::SubmitAnswer> answer =
+        lifecycle_->Submit(std::move(request), user, effects);
     if (!answer.ok()) {
       // Refused at submission (more GPUs per node than any node has): never runnable.
       metrics_.Unschedulable();

@@ -135,10 +135,11 @@ class Controller {
  private:
   void Submit(int nodes, int gpus) {
     lifecycle::SubmitRequest req;
-    req.spec.min_nodes = nodes;
-    req.spec.gpus_per_node = gpus;
-    req.spec.script = "#!/bin/sh\ntrue\n";
-    req.spec.time_limit = absl::Hours(1);
+    core::JobSpec& spec = req.spec.Mutable();
+    spec.min_nodes = nodes;
+    spec.gpus_per_node = gpus;
+    spec.script = "#!/bin/sh\ntrue\n";
+    spec.time_limit = absl::Hours(1);
     lifecycle::Effects e;
     if (!jobs_->Submit(req, user_, e).ok()) {
       std::abort();

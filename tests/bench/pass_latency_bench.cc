@@ -182,20 +182,20 @@ class StandInAgents {
 // A job of the pass benchmark's shapes.
 lifecycle::SubmitRequest RandomJob(std::mt19937& rng) {
   lifecycle::SubmitRequest req;
-  req.spec.script = "#!/bin/sh\ntrue\n";
-  req.spec.min_nodes = 1;
+  req.spec.Mutable().script = "#!/bin/sh\ntrue\n";
+  req.spec.Mutable().min_nodes = 1;
   const int r = static_cast<int>(rng() % 100);
   if (r < 70) {
-    req.spec.gpus_per_node = 1 << (rng() % 3);
+    req.spec.Mutable().gpus_per_node = 1 << (rng() % 3);
   } else if (r < 85) {
-    req.spec.gpus_per_node = 8;
+    req.spec.Mutable().gpus_per_node = 8;
   } else {
-    req.spec.gpus_per_node = 8;
-    req.spec.min_nodes = 2 << (rng() % 7);  // 2 .. 128 nodes
+    req.spec.Mutable().gpus_per_node = 8;
+    req.spec.Mutable().min_nodes = 2 << (rng() % 7);  // 2 .. 128 nodes
   }
   const absl::Duration limits[] = {absl::Minutes(30), absl::Hours(1), absl::Hours(2),
                                    absl::Hours(4),    absl::Hours(8), absl::Hours(24)};
-  req.spec.time_limit = limits[rng() % 6];
+  req.spec.Mutable().time_limit = limits[rng() % 6];
   return req;
 }
 
