@@ -6,6 +6,7 @@
 // puts its changes back among the unsaved ones, retried kCommitRetryInterval later (real time:
 // the database's pace, not the controller's clock).
 #include <utility>
+#include <vector>
 
 #include "scheduler/server/controller.h"
 #include "scheduler/server/proto_convert.h"
@@ -125,13 +126,17 @@ void Controller::FinishCommit(StoreWriter::Result result) {
     // caller told "failed" now would be lied to once that commit succeeds (a retried submit
     // would queue a second job).
     persistence::Mutations& m = result.mutations;
+    std::vector<std::shared_ptr<const core::Job>> forgotten_meanwhile;
     for (std::shared_ptr<const core::Job>& record : m.job_upserts) {
       if (jobs_->Find(record->id) != nullptr) {
         unsaved_jobs_.insert(record->id);
       } else {
-        unsaved_final_records_.push_back(std::move(record));  // forgotten meanwhile
+        forgotten_meanwhile.push_back(std::move(record));
       }
     }
+    // Before the final records taken while this commit was in flight: they are newer, and of
+    // two records of one job the store keeps the last.
+    Prepend(unsaved_final_records_, std::move(forgotten_meanwhile));
     Prepend(unsaved_admin_, std::move(m.node_admin_upserts));
     Prepend(unsaved_attempts_, std::move(m.attempts));
     Prepend(unsaved_steps_, std::move(m.steps));
