@@ -5,9 +5,11 @@
 //
 // The controller is canopyd's own (server::Controller: owner thread, StoreWriter, SQLite with
 // synchronous=FULL in a temporary directory) and ListJobs is the service's own handler; the
-// gRPC transport is left out (docs/performance.md has its cost). The 16,384 agents are stand-ins
-// inside this process: each node's stream confirms a launch at once and reports the job's end
-// after a run of 10 to 100 s, so capacity comes and goes and every backfill pass starts jobs.
+// gRPC transport is left out (docs/performance.md has its cost). It links canopyd's allocator and
+// its setting (CMake's canopyd_allocator), so the heap behaves as canopyd's. The 16,384 agents
+// are stand-ins inside this process: each node's stream confirms a launch at once and reports the
+// job's end after a run of 10 to 100 s, so capacity comes and goes and every backfill pass starts
+// jobs.
 // Jobs have the pass benchmark's shapes (pass_bench.cc): 70% one node with 1/2/4 GPUs, 15% one
 // node with 8, 15% gangs of 2 to 128 nodes.
 //
