@@ -303,7 +303,7 @@ int Run() {
   std::ifstream(dir + "/port") >> port;
   std::vector<std::string> agent_argv = {CANOPY_AGENT_PATH, "--controller", "127.0.0.1:" + port,
                                          "--virtual_nodes", "gpu[001-016]", "--spool_dir",
-                                         SpoolDir(dir),    "--log_level",  "warn"};
+                                         SpoolDir(dir),     "--log_level",  "warn"};
   if (geteuid() == 0) {
     agent_argv.push_back("--allow_root_jobs");
   }
