@@ -44,6 +44,33 @@ TEST(SqueueOptionsTest, TheRequestAsksOnlyForStatesSqueueWouldShow) {
   EXPECT_TRUE(states({"-j", "5"}).empty());
 }
 
+// canopyd folds an array's pending tasks into one record only where squeue would show them as
+// one row whatever the filters: not with -r, --start, -s or --json, and not with a filter that
+// could tell one task from another.
+TEST(SqueueOptionsTest, PendingArraysAreFoldedByCanopydOnlyWhereNoFilterTellsTasksApart) {
+  auto folds = [](std::vector<std::string> args) {
+    absl::StatusOr<SqueueOptions> o = ParseSqueueArgs(args);
+    EXPECT_TRUE(o.ok()) << o.status();
+    return ListRequest(*o).fold_pending_array_tasks();
+  };
+  EXPECT_TRUE(folds({}));
+  EXPECT_TRUE(folds({"-u", "root", "-t", "PD", "-l", "-S", "i"}));
+  EXPECT_TRUE(folds({"-o", "%i %K"}));
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"-r"},
+                                             {"--start"},
+                                             {"-s"},
+                                             {"--json"},
+                                             {"-j", "5"},
+                                             {"-A", "a"},
+                                             {"-n", "x"},
+                                             {"-p", "gpu"},
+                                             {"-q", "normal"},
+                                             {"-w", "gpu001"}}) {
+    EXPECT_FALSE(folds(args)) << args[0];
+  }
+}
+
 TEST(SqueueOptionsTest, JobsTakeTheirListAttachedOrFromTheFirstOperand) {
   EXPECT_EQ(ParseSqueueArgs({"--jobs=5_2,9"})->jobs, (std::vector<std::string>{"5_2", "9"}));
   EXPECT_EQ(ParseSqueueArgs({"-j8"})->jobs, (std::vector<std::string>{"8"}));

@@ -2,6 +2,7 @@
 // byte for byte with what Slurm 22.05 printed there.
 #include "ctl/squeue/render.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::squeue {
@@ -252,6 +253,35 @@ TEST_F(SqueueFormatTest, PendingArrayTasksShareARow) {
   EXPECT_EQ(Render({"-h", "-t", "PD", "-o", "%i %A %R"}),
             "8 8 (PartitionNodeLimit)\n21_[1-3%2] 21 (Resources)\n4 4 (JobHeldUser)\n");
   EXPECT_EQ(Render({"-h", "-r", "-t", "PD", "-o", "%i"}), "8\n21_1\n21_2\n21_3\n4\n");
+}
+
+// canopyd folds an array's pending tasks into the first one's record when squeue asks
+// (ListJobsRequest.fold_pending_array_tasks): the rows are those of the unfolded list.
+TEST_F(SqueueFormatTest, PendingArrayTasksFoldedByCanopydPrintAsTheUnfoldedList) {
+  for (uint32_t task : {1, 2, 3, 5, 7}) {
+    canopy::v1::Job* j = Add(20 + task, "arr", canopy::v1::JOB_STATE_PENDING, 1, -1, 0, {}, 0, 0,
+                             "Resources", 21, task);
+    j->mutable_spec()->set_array_spec("1-8%2");
+  }
+  Add(31, "arr", canopy::v1::JOB_STATE_RUNNING, 1, -1, 0, {"gpu001"}, 0, 0, "None", 21, 8);
+  const std::string unfolded = Render({"-o", "%i %A %K %R"});
+  // What canopyd sends for the same queue: task 1's record stands for tasks 1-3, 5 and 7.
+  canopy::v1::ListJobsResponse folded;
+  for (const canopy::v1::Job& job : jobs_.jobs()) {
+    if (job.array_job_id() != 21 || job.state() != canopy::v1::JOB_STATE_PENDING ||
+        job.array_task_id() == 1) {
+      *folded.add_jobs() = job;
+    }
+  }
+  canopy::v1::PendingArrayTasks* tasks = folded.add_pending_arrays();
+  tasks->set_array_job_id(21);
+  for (uint32_t task : {1, 2, 3, 5, 7}) {
+    tasks->add_task_ids(task);
+  }
+  jobs_ = folded;
+  EXPECT_EQ(Render({"-o", "%i %A %K %R"}), unfolded);
+  EXPECT_THAT(unfolded, ::testing::HasSubstr("21_[1-3,5,7%2] 21 1-3,5,7%2 (Resources)\n"));
+  EXPECT_THAT(unfolded, ::testing::HasSubstr("21_8 31 8 gpu001\n"));
 }
 
 TEST_F(SqueueFormatTest, BadArguments) {

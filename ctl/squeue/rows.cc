@@ -224,8 +224,18 @@ bool DefaultBefore(const JobRow& a, const JobRow& b) {
 
 }  // namespace
 
+// An operator may have changed one task's name, account, partition or QOS, -j names tasks, and
+// -w matches none of a pending task: those filters fold nothing. Every task has the array's user,
+// and a folded task is pending.
+bool FoldsPendingArrays(const SqueueOptions& o) {
+  return !o.expand_arrays && !o.start && !o.steps && !o.json && o.jobs.empty() &&
+         o.accounts.empty() && o.names.empty() && o.partitions.empty() && o.qos.empty() &&
+         o.nodes.empty();
+}
+
 canopy::v1::ListJobsRequest ListRequest(const SqueueOptions& o) {
   canopy::v1::ListJobsRequest request;
+  request.set_fold_pending_array_tasks(FoldsPendingArrays(o));
   if (o.start) {
     request.add_states(canopy::v1::JOB_STATE_PENDING);
     return request;
@@ -263,13 +273,23 @@ std::vector<JobRow> SelectJobRows(const SqueueOptions& options,
   // Pending tasks of one array, collapsed into their first task's row.
   std::map<uint32_t, std::vector<uint32_t>> pending_tasks;
   std::map<uint32_t, size_t> pending_row;
+  // The tasks canopyd folded into one record (ListJobsRequest.fold_pending_array_tasks).
+  std::map<uint32_t, const google::protobuf::RepeatedField<uint32_t>*> folded;
+  for (const canopy::v1::PendingArrayTasks& array : jobs.pending_arrays()) {
+    folded[array.array_job_id()] = &array.task_ids();
+  }
   for (const Job& job : jobs.jobs()) {
     if (!JobSelected(options, job) || !MatchesStates(options, job)) {
       continue;
     }
     if (!options.expand_arrays && job.array_job_id() != 0 &&
         job.state() == canopy::v1::JOB_STATE_PENDING) {
-      pending_tasks[job.array_job_id()].push_back(job.array_task_id());
+      std::vector<uint32_t>& tasks = pending_tasks[job.array_job_id()];
+      if (auto it = folded.find(job.array_job_id()); it != folded.end()) {
+        tasks.insert(tasks.end(), it->second->begin(), it->second->end());
+      } else {
+        tasks.push_back(job.array_task_id());
+      }
       if (!pending_row.contains(job.array_job_id())) {
         pending_row[job.array_job_id()] = rows.size();
         rows.push_back(JobRow{&job, "", job.array_job_id(), "", true});

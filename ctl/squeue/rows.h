@@ -21,6 +21,11 @@ bool JobSelected(const SqueueOptions& options, const canopy::v1::Job& job);
 // matches every task of array 5, and -t CD must not show jobs older than MinJobAge.
 canopy::v1::ListJobsRequest ListRequest(const SqueueOptions& options);
 
+// Whether the request asks canopyd to fold each array's pending tasks into one record
+// (ListJobsRequest.fold_pending_array_tasks): when squeue would fold them into one row itself
+// and no filter it applies could tell the tasks apart.
+bool FoldsPendingArrays(const SqueueOptions& options);
+
 // Selected jobs as rows, pending array tasks grouped unless -r, in ListJobs' order.
 std::vector<JobRow> SelectJobRows(const SqueueOptions& options,
                                   const canopy::v1::ListJobsResponse& jobs);

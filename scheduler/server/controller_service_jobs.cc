@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -251,6 +252,8 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
     states.insert(s);
   }
   const absl::Duration min_age = controller_->config().min_job_age;
+  // With fold_pending_array_tasks: array id -> its entry in pending_arrays.
+  absl::flat_hash_map<uint32_t, int> folded_arrays;
   auto list = [&](const core::Job& job) {
     if (!states.empty()) {
       if (!states.contains(ToProtoState(job.state))) {
@@ -264,6 +267,18 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
     }
     if (!selection.Matches(job) || !MaySee(caller, job)) {
       return;
+    }
+    if (request->fold_pending_array_tasks() && job.array_job_id != 0 &&
+        job.state == core::JobState::kPending) {
+      const auto [entry, first] =
+          folded_arrays.try_emplace(job.array_job_id, response->pending_arrays_size());
+      canopy::v1::PendingArrayTasks* tasks =
+          first ? response->add_pending_arrays() : response->mutable_pending_arrays(entry->second);
+      tasks->set_array_job_id(job.array_job_id);
+      tasks->add_task_ids(job.array_task_id);
+      if (!first) {
+        return;  // the array's first pending task stands for it
+      }
     }
     canopy::v1::Job* out = response->add_jobs();
     *out = ListRecord(caller, job, *snap, *mask);

@@ -516,6 +516,39 @@ TEST_F(JobsTest, ScriptAndEnvironmentOnlyForTheOwnerAndOperators) {
   EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(id)}).exit_code, 0);
 }
 
+// An array's pending tasks come as one record when the list asks
+// (ListJobsRequest.fold_pending_array_tasks), and squeue, which asks, prints the same row.
+TEST_F(JobsTest, PendingArrayTasksFoldIntoOneRecordWhenTheListAsks) {
+  const uint32_t array =
+      Sbatch({"-H", "-J", "folded", "--array=1-5", "-o", "/dev/null", "--wrap", "true"});
+  const uint32_t single = Sbatch({"-H", "-J", "single", "-o", "/dev/null", "--wrap", "true"});
+  canopy::v1::ListJobsRequest list;
+  list.add_states(canopy::v1::JOB_STATE_PENDING);
+  for (const char* path : {"job_id", "array_job_id", "array_task_id"}) {
+    list.mutable_read_mask()->add_paths(path);
+  }
+  absl::StatusOr<canopy::v1::ListJobsResponse> unfolded = Client().ListJobs(list);
+  ASSERT_TRUE(unfolded.ok()) << unfolded.status();
+  EXPECT_EQ(unfolded->jobs_size(), 6);
+  EXPECT_TRUE(unfolded->pending_arrays().empty());
+
+  list.set_fold_pending_array_tasks(true);
+  absl::StatusOr<canopy::v1::ListJobsResponse> folded = Client().ListJobs(list);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_EQ(folded->jobs_size(), 2) << folded->DebugString();
+  EXPECT_EQ(folded->jobs(0).array_job_id(), array);
+  EXPECT_EQ(folded->jobs(0).array_task_id(), 1u);
+  EXPECT_EQ(folded->jobs(1).job_id(), single);
+  ASSERT_EQ(folded->pending_arrays_size(), 1);
+  EXPECT_EQ(folded->pending_arrays(0).array_job_id(), array);
+  EXPECT_THAT(folded->pending_arrays(0).task_ids(), ::testing::ElementsAre(1, 2, 3, 4, 5));
+
+  const CommandResult squeue = cluster_.FrontEnd("squeue", {"-h", "-S", "i", "-o", "%i %j"});
+  EXPECT_EQ(squeue.exit_code, 0) << squeue.err;
+  EXPECT_EQ(squeue.out, absl::StrCat(array, "_[1-5] folded\n", single, " single\n"));
+  EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(array), absl::StrCat(single)}).exit_code, 0);
+}
+
 // A list for a screen or a poll asks for the fields it shows (ListJobsRequest.read_mask).
 TEST_F(JobsTest, AReadMaskFillsOnlyTheFieldsItNamesAndAnUnknownPathIsRefused) {
   const uint32_t id = Sbatch({"-H", "-J", "masked", "-N", "2", "-o", "/dev/null",
