@@ -543,6 +543,18 @@ TEST_F(JobsTest, PendingArrayTasksFoldIntoOneRecordWhenTheListAsks) {
   EXPECT_EQ(folded->pending_arrays(0).array_job_id(), array);
   EXPECT_THAT(folded->pending_arrays(0).task_ids(), ::testing::ElementsAre(1, 2, 3, 4, 5));
 
+  // Asked for by id, only the tasks asked for are folded: task 3 alone (looked up, no walk) is
+  // its own record standing for itself.
+  const uint32_t task3 = unfolded->jobs(2).job_id();
+  ASSERT_EQ(unfolded->jobs(2).array_task_id(), 3u);
+  list.add_job_ids(task3);
+  folded = Client().ListJobs(list);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_EQ(folded->jobs_size(), 1);
+  EXPECT_EQ(folded->jobs(0).job_id(), task3);
+  ASSERT_EQ(folded->pending_arrays_size(), 1);
+  EXPECT_THAT(folded->pending_arrays(0).task_ids(), ::testing::ElementsAre(3));
+
   const CommandResult squeue = cluster_.FrontEnd("squeue", {"-h", "-S", "i", "-o", "%i %j"});
   EXPECT_EQ(squeue.exit_code, 0) << squeue.err;
   EXPECT_EQ(squeue.out, absl::StrCat(array, "_[1-5] folded\n", single, " single\n"));
