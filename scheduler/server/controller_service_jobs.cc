@@ -272,13 +272,13 @@ grpc::Status ControllerServiceImpl::ListJobsFor(const lifecycle::Caller& caller,
         job.state == core::JobState::kPending) {
       const auto [entry, first] =
           folded_arrays.try_emplace(job.array_job_id, response->pending_arrays_size());
-      canopy::v1::PendingArrayTasks* tasks =
-          first ? response->add_pending_arrays() : response->mutable_pending_arrays(entry->second);
+      if (!first) {  // the array's first pending task stands for this one
+        response->mutable_pending_arrays(entry->second)->add_task_ids(job.array_task_id);
+        return;
+      }
+      canopy::v1::PendingArrayTasks* tasks = response->add_pending_arrays();
       tasks->set_array_job_id(job.array_job_id);
       tasks->add_task_ids(job.array_task_id);
-      if (!first) {
-        return;  // the array's first pending task stands for it
-      }
     }
     canopy::v1::Job* out = response->add_jobs();
     *out = ListRecord(caller, job, *snap, *mask);
