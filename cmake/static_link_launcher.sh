@@ -3,9 +3,17 @@
 # every shared library that has a static archive beside it (gRPC, protobuf, Abseil, OpenSSL,
 # c-ares, re2, yaml-cpp, munge, ...) swapped for that archive. A CLI call is a short process:
 # loading 58 shared libraries and relocating them was most of its start-up (docs/performance.md).
-# The C and C++ runtimes stay shared, and so do libraries without an archive (spdlog, fmt,
-# systemd). Only canopyctl is linked this way: tests and the daemons keep shared libraries.
+# libc, libm and libraries without an archive (systemd) stay shared. spdlog and fmt have no
+# archive in Debian: when the command links canopy_ctl_static_runtime (ctl/static_runtime, both
+# compiled from their headers), their shared libraries are dropped and that archive joins the
+# group. Only canopyctl is linked this way: tests and the daemons keep shared libraries.
 set -eu
+runtime_archive=""
+for arg in "$@"; do
+  case "$arg" in
+    */libcanopy_ctl_static_runtime.a) runtime_archive="$arg" ;;
+  esac
+done
 keep_shared() {
   case "$1" in
     */libstdc++*|*/libgcc*|*/libc.so*|*/libm.so*|*/libspdlog*|*/libfmt*|*/libsystemd*) return 0 ;;
@@ -19,6 +27,12 @@ for arg in "$@"; do
     set --
     first=0
   fi
+  case "$arg" in
+    */libcanopy_ctl_static_runtime.a) continue ;;
+    */libspdlog.so*|*/libfmt.so*|-lspdlog|-lfmt)
+      [ -n "$runtime_archive" ] && continue
+      ;;
+  esac
   case "$arg" in
     /*.so|/*.so.[0-9]*)
       archive="${arg%%.so*}.a"
@@ -46,4 +60,4 @@ for arg in "$@"; do
 done
 # One group: archives refer to each other in every direction (gRPC <-> Abseil <-> upb).
 # shellcheck disable=SC2086
-exec "$@" -Wl,--start-group $archives -Wl,--end-group -lpthread -ldl
+exec "$@" -Wl,--start-group $archives $runtime_archive -Wl,--end-group -lpthread -ldl

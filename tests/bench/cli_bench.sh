@@ -12,8 +12,12 @@
 # run against it with Slurm's own sbatch and squeue (/usr/bin) in the same run, after it too has
 # been given the same finished and pending jobs.
 #
+# With CANOPYCTL_COMPARE set to another canopyctl binary (an older build, say), the Canopy loops
+# run with it too, against the same controller in the same run.
+#
 # Usage: tests/bench/cli_bench.sh [BUILD_DIR]       (not in ctest; about a minute)
 #   FINISHED=1000 PENDING=1000 SUBMITS=300 QUERIES=100 SLURM_COMPARE_CONF=... tests/bench/cli_bench.sh
+#   CANOPYCTL_COMPARE=/tmp/old/canopyctl tests/bench/cli_bench.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${1:-$ROOT/build}"
@@ -115,6 +119,13 @@ PIDS+=($!)
   # The same commands with their unix-socket calls through gRPC's own client (before issue #16's
   # direct calls, ctl/client/unix_grpc_call.h).
   CANOPY_CLI_TRANSPORT=grpc measure "Canopy, gRPC client" "$WORK/bin"
+  if [ -n "${CANOPYCTL_COMPARE:-}" ]; then
+    mkdir -p "$WORK/compare-bin"
+    "$CANOPYCTL_COMPARE" install-links "$WORK/compare-bin" >/dev/null
+    measure "Canopy, $CANOPYCTL_COMPARE" "$WORK/compare-bin"
+    # Again with the build's own, so that neither has the machine's quieter minute to itself.
+    measure "Canopy (again)" "$WORK/bin"
+  fi
 )
 if [ -n "${SLURM_COMPARE_CONF:-}" ]; then
   (

@@ -1,0 +1,22 @@
+# ctest: the static canopyctl needs no shared library but libc and libm at run time (CMakeLists.txt
+# in this folder says why). Run as: cmake -DBINARY=<canopyctl> -P check_needed.cmake
+execute_process(COMMAND readelf --dynamic ${BINARY} OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf --dynamic ${BINARY} failed (${rc})")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[([^]\n]+)\\]" entries "${dynamic}")
+set(needed "")
+foreach(entry IN LISTS entries)
+  string(REGEX REPLACE ".*\\[([^]]+)\\]$" "\\1" library "${entry}")
+  list(APPEND needed ${library})
+endforeach()
+if(NOT needed)
+  message(FATAL_ERROR "${BINARY} lists no NEEDED library: is it dynamically linked at all?")
+endif()
+set(unexpected ${needed})
+list(FILTER unexpected EXCLUDE REGEX "^(libc\\.so\\.6|libm\\.so\\.6|ld-linux-[-a-z0-9_]+\\.so\\.[0-9])$")
+if(unexpected)
+  message(FATAL_ERROR "${BINARY} needs ${unexpected} at run time (all it needs: ${needed}); "
+    "only libc and libm should stay shared: see ctl/static_runtime/CMakeLists.txt")
+endif()
+message(STATUS "${BINARY} needs only: ${needed}")
