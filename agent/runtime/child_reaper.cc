@@ -1,6 +1,6 @@
 #include "agent/runtime/child_reaper.h"
 
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -8,9 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
@@ -19,24 +20,39 @@ namespace {
 // glibc 2.36's <sys/pidfd.h> declares pidfd_open without extern "C"; call the kernel directly.
 int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
-// Orphans (whose exits wake nobody) are looked for at least this often.
+// Orphans (whose exits wake nobody) are looked for at least this often, and at most this often
+// while watched children keep exiting (a look scans every child of the agent).
 constexpr int kOrphanSweepMs = 200;
+constexpr absl::Duration kMinOrphanSweepGap = absl::Milliseconds(10);
+// epoll data of the wake eventfd; a child's is its pid, never 0.
+constexpr uint64_t kWakeKey = 0;
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildReaper>> ChildReaper::Create() {
+  os::UniqueFd epoll(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll.valid()) {
+    return absl::InternalError(absl::StrCat("epoll_create1: ", std::strerror(errno)));
+  }
   os::UniqueFd wake(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!wake.valid()) {
     return absl::InternalError(absl::StrCat("eventfd: ", std::strerror(errno)));
+  }
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = kWakeKey;
+  if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, wake.get(), &event) != 0) {
+    return absl::InternalError(absl::StrCat("epoll_ctl: ", std::strerror(errno)));
   }
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     spdlog::warn("PR_SET_CHILD_SUBREAPER: {}; orphaned job processes go to init",
                  std::strerror(errno));
   }
-  return std::unique_ptr<ChildReaper>(new ChildReaper(std::move(wake)));
+  return std::unique_ptr<ChildReaper>(new ChildReaper(std::move(epoll), std::move(wake)));
 }
 
-ChildReaper::ChildReaper(os::UniqueFd wake) : wake_(std::move(wake)) {
+ChildReaper::ChildReaper(os::UniqueFd epoll, os::UniqueFd wake)
+    : epoll_(std::move(epoll)), wake_(std::move(wake)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -51,70 +67,80 @@ ChildReaper::~ChildReaper() {
 }
 
 absl::Status ChildReaper::Watch(pid_t pid, ExitCallback on_exit) {
-  // A child that already exited is a zombie until reaped, so its pidfd opens fine (and polls
+  // A child that already exited is a zombie until reaped, so its pidfd opens fine (and is
   // readable at once).
   os::UniqueFd pidfd(PidfdOpen(pid));
   if (!pidfd.valid()) {
     return absl::InternalError(absl::StrCat("pidfd_open(", pid, "): ", std::strerror(errno)));
   }
-  {
-    absl::MutexLock lock(&mu_);
-    watched_[pid] = Watched{std::move(pidfd), std::move(on_exit)};
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = static_cast<uint64_t>(pid);
+  absl::MutexLock lock(&mu_);
+  // Added under mu_: the reaper, woken by this pidfd, finds the child in watched_.
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, pidfd.get(), &event) != 0) {
+    return absl::InternalError(
+        absl::StrCat("epoll_ctl(pidfd of ", pid, "): ", std::strerror(errno)));
   }
-  const uint64_t one = 1;
-  (void)!write(wake_.get(), &one, sizeof(one));
+  watched_[pid] = Watched{std::move(pidfd), std::move(on_exit)};
   return absl::OkStatus();
 }
 
 void ChildReaper::Run() {
+  constexpr int kMaxEvents = 64;
+  epoll_event events[kMaxEvents];
+  absl::Time last_sweep = absl::InfinitePast();
   while (true) {
-    std::vector<pollfd> fds;
-    std::vector<pid_t> pids;
+    const int n = epoll_wait(epoll_.get(), events, kMaxEvents, kOrphanSweepMs);
+    if (n < 0 && errno != EINTR) {
+      spdlog::error("child reaper: epoll_wait: {}", std::strerror(errno));
+      return;
+    }
     {
       absl::MutexLock lock(&mu_);
       if (stopping_) {
         return;
       }
-      fds.push_back(pollfd{wake_.get(), POLLIN, 0});
-      pids.push_back(0);
-      for (const auto& [pid, w] : watched_) {
-        fds.push_back(pollfd{w.pidfd.get(), POLLIN, 0});
-        pids.push_back(pid);
-      }
     }
-    const int n = poll(fds.data(), fds.size(), kOrphanSweepMs);
-    if (n < 0 && errno != EINTR) {
-      spdlog::error("child reaper: poll: {}", std::strerror(errno));
-      return;
-    }
-    if (fds[0].revents & POLLIN) {
-      uint64_t count;
-      (void)!read(wake_.get(), &count, sizeof(count));
-    }
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) {
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.u64 == kWakeKey) {
+        uint64_t count;
+        (void)!read(wake_.get(), &count, sizeof(count));
         continue;
       }
-      int status = 0;
-      const pid_t got = waitpid(pids[i], &status, WNOHANG);
-      if (got == 0) {
-        continue;  // spurious
-      }
-      ExitCallback on_exit;
-      {
-        absl::MutexLock lock(&mu_);
-        auto it = watched_.find(pids[i]);
-        on_exit = std::move(it->second.on_exit);
-        watched_.erase(it);
-      }
-      if (got < 0) {
-        spdlog::error("child reaper: waitpid({}): {}", pids[i], std::strerror(errno));
-        status = W_EXITCODE(255, 0);
-      }
-      on_exit(status);
+      Reap(static_cast<pid_t>(events[i].data.u64));
     }
-    ReapOrphans();
+    if (const absl::Time now = absl::Now(); n <= 0 || now - last_sweep >= kMinOrphanSweepGap) {
+      ReapOrphans();
+      last_sweep = now;
+    }
   }
+}
+
+void ChildReaper::Reap(pid_t pid) {
+  int status = 0;
+  const pid_t got = waitpid(pid, &status, WNOHANG);
+  if (got == 0) {
+    return;  // spurious
+  }
+  ExitCallback on_exit;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = watched_.find(pid);
+    if (it == watched_.end()) {
+      return;
+    }
+    // Out of the set before the pidfd closes: a job's child, between its clone and its exec,
+    // holds a copy of the descriptor, and epoll forgets a file only once every copy is closed.
+    (void)epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, it->second.pidfd.get(), nullptr);
+    on_exit = std::move(it->second.on_exit);
+    watched_.erase(it);
+  }
+  if (got < 0) {
+    spdlog::error("child reaper: waitpid({}): {}", pid, std::strerror(errno));
+    status = W_EXITCODE(255, 0);
+  }
+  on_exit(status);
 }
 
 ChildReaper::SpawnGuard::SpawnGuard(ChildReaper* reaper) : reaper_(reaper) {

@@ -1,6 +1,9 @@
-// ChildReaper: the agent's one reaper of the processes it starts. A thread polls a pidfd per
-// watched child (so it never reaps a child someone else waits for, unlike waitpid(-1)) and
-// calls the child's callback with its wait status.
+// ChildReaper: the agent's one reaper of the processes it starts. A thread waits on an epoll set
+// holding a pidfd per watched child (so it never reaps a child someone else waits for, unlike
+// waitpid(-1)) and calls the child's callback with its wait status. Each exit costs the same
+// however many children run: a poll() over every pidfd, rebuilt at every exit and every new
+// child, cost the agent O(running jobs) per event, and at 900 jobs in flight the reaper fell
+// behind the exits it was there to report (docs/performance.md).
 //
 // The reaper also makes the process a child subreaper (PR_SET_CHILD_SUBREAPER): whatever a job
 // forks and orphans is re-parented to the agent instead of to an init that may never reap it,
@@ -53,16 +56,19 @@ class ChildReaper {
   absl::Status Watch(pid_t pid, ExitCallback on_exit);
 
  private:
-  explicit ChildReaper(os::UniqueFd wake);
+  ChildReaper(os::UniqueFd epoll, os::UniqueFd wake);
   void Run();
   void ReapOrphans();
+  // Reaps `pid`, whose pidfd is readable, and calls its callback.
+  void Reap(pid_t pid);
 
   struct Watched {
     os::UniqueFd pidfd;
     ExitCallback on_exit;
   };
 
-  const os::UniqueFd wake_;  // eventfd: a new child to watch, or stop
+  const os::UniqueFd epoll_;  // the watched children's pidfds, and wake_
+  const os::UniqueFd wake_;   // eventfd: stop
   std::thread thread_;
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -91,7 +91,10 @@ void NodeSession::Stop() {
     mu_.Await(absl::Condition(
         +[](std::shared_ptr<ControllerStream>* s) { return *s == nullptr; }, &stream_));
   }
-  // Only now: LaunchStep runs on the stream's callbacks and must not race with Shutdown.
+  // Only now: the runtime's messages (launches among them) must not race with Shutdown. The
+  // inbox finishes the one it is applying and drops the rest: the agent is going away, and the
+  // controller requeues what it launched here and never heard of.
+  inbox_.Stop();
   runtime_->Shutdown();
 }
 
@@ -105,6 +108,8 @@ void NodeSession::Connect() {
   reg->set_agent_version(CANOPY_VERSION);
   *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
   reg->set_runs_as_root(geteuid() == 0);
+  // Launches the last connection delivered are applied first: the registration lists them.
+  inbox_.WaitIdle();
   for (canopy::v1::RunningJob& job : runtime_->RunningJobs()) {
     reg->add_running_job_ids(job.job_id());
     *reg->add_running_jobs() = std::move(job);
@@ -217,47 +222,63 @@ void NodeSession::OnMessage(const canopy::v1::ControllerMessage& in) {
 }
 
 void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
-  for (uint32_t id : ack.kill_job_ids()) {
-    spdlog::warn("{}: controller does not know job {}: killing it", facts_.node_name, id);
-    canopy::v1::KillJob kill;
-    kill.set_job_id(id);
-    kill.set_reason("unknown to the controller");
-    runtime_->KillJob(kill);
-  }
-  // Exits and clean-ups the controller may have missed while we were apart.
-  // All of them, counted as sent now (the timer resends those still unanswered later).
-  for (canopy::v1::JobStatus& status : runtime_->StatusesToResend(absl::ZeroDuration())) {
-    canopy::v1::AgentMessage msg;
-    *msg.mutable_job_status() = std::move(status);
-    Write(msg);
-  }
+  // In order with the runtime's other messages, like them.
+  inbox_.Post(
+      [this,
+       kill_job_ids = std::vector<uint32_t>(ack.kill_job_ids().begin(), ack.kill_job_ids().end())] {
+        for (uint32_t id : kill_job_ids) {
+          spdlog::warn("{}: controller does not know job {}: killing it", facts_.node_name, id);
+          canopy::v1::KillJob kill;
+          kill.set_job_id(id);
+          kill.set_reason("unknown to the controller");
+          runtime_->KillJob(kill);
+        }
+        // Exits and clean-ups the controller may have missed while we were apart.
+        // All of them, counted as sent now (the timer resends those still unanswered later).
+        for (canopy::v1::JobStatus& status : runtime_->StatusesToResend(absl::ZeroDuration())) {
+          canopy::v1::AgentMessage msg;
+          *msg.mutable_job_status() = std::move(status);
+          Write(msg);
+        }
+      },
+      /*may_block=*/false);
 }
 
 bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message) {
+  // Launches and attaches fork, exec or connect: they go to the inbox's thread. The rest signal,
+  // schedule or bookkeep, and run here when nothing is waiting before them.
   switch (message.payload_case()) {
     case canopy::v1::ControllerMessage::kLaunchJob:
-      runtime_->LaunchJob(message.launch_job());
+      inbox_.Post([this, launch = message.launch_job()] { runtime_->LaunchJob(launch); },
+                  /*may_block=*/true);
       return true;
     case canopy::v1::ControllerMessage::kSignalJob:
-      runtime_->SignalJob(message.signal_job());
+      inbox_.Post([this, signal = message.signal_job()] { runtime_->SignalJob(signal); },
+                  /*may_block=*/false);
       return true;
     case canopy::v1::ControllerMessage::kKillJob:
-      runtime_->KillJob(message.kill_job());
+      inbox_.Post([this, kill = message.kill_job()] { runtime_->KillJob(kill); },
+                  /*may_block=*/false);
       return true;
     case canopy::v1::ControllerMessage::kLaunchStep:
-      runtime_->LaunchStep(message.launch_step());
+      inbox_.Post([this, launch = message.launch_step()] { runtime_->LaunchStep(launch); },
+                  /*may_block=*/true);
       return true;
     case canopy::v1::ControllerMessage::kKillStep:
-      runtime_->KillStep(message.kill_step());
+      inbox_.Post([this, kill = message.kill_step()] { runtime_->KillStep(kill); },
+                  /*may_block=*/false);
       return true;
     case canopy::v1::ControllerMessage::kJobStatusAck:
-      runtime_->AckStatus(message.job_status_ack());
+      inbox_.Post([this, ack = message.job_status_ack()] { runtime_->AckStatus(ack); },
+                  /*may_block=*/false);
       return true;
     case canopy::v1::ControllerMessage::kNotifyJob:
-      runtime_->NotifyJob(message.notify_job());
+      inbox_.Post([this, notify = message.notify_job()] { runtime_->NotifyJob(notify); },
+                  /*may_block=*/false);
       return true;
     case canopy::v1::ControllerMessage::kAttachStep:
-      runtime_->AttachStep(message.attach_step());
+      inbox_.Post([this, attach = message.attach_step()] { runtime_->AttachStep(attach); },
+                  /*may_block=*/true);
       return true;
     default:
       return false;

@@ -12,9 +12,12 @@
 // timeout kills its jobs (ControllerContact says when), since the controller is about to requeue
 // them elsewhere and a gang must never run twice.
 //
-// No thread of its own: the controller's messages are handled on gRPC's completion threads, one
-// at a time per session; Tick() (heartbeats, and reconnecting once the backoff has passed) is
-// called from the agent's ticker thread. Write() queues and never blocks. Thread-safe.
+// The controller's messages are read on gRPC's completion threads, one at a time per session;
+// those for the runtime are applied in order through a RuntimeInbox, whose own thread (a node's
+// only one, started with its first launch) takes the launches, so that they never hold up the
+// reads of the other nodes sharing the connection. Tick() (heartbeats, and reconnecting once
+// the backoff has passed) is called from the agent's ticker thread. Write() queues and never
+// blocks. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -29,6 +32,7 @@
 #include "agent/runtime/job_runtime.h"
 #include "agent/server/controller_contact.h"
 #include "agent/server/controller_stream.h"
+#include "agent/server/runtime_inbox.h"
 #include "canopy/v1/agent.grpc.pb.h"
 #include "common/config/security_config.h"
 #include "grpcpp/channel.h"
@@ -95,7 +99,7 @@ class NodeSession {
   // Sets when Tick() connects again (exponential backoff with jitter) and says why.
   void ScheduleReconnect(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnMessage(const canopy::v1::ControllerMessage& in);
-  // Hands a job or step message to the runtime; false for other kinds.
+  // Hands a job or step message to the runtime, through inbox_; false for other kinds.
   bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
   void OnRegisterAck(const canopy::v1::RegisterAck& ack);
   bool Write(const canopy::v1::AgentMessage& message);
@@ -130,8 +134,10 @@ class NodeSession {
   std::vector<gpu::GpuTelemetry> telemetry_ ABSL_GUARDED_BY(mu_);
   ControllerContact contact_ ABSL_GUARDED_BY(mu_);
 
-  // Last: destroyed first, while the Write() path its reports use still exists.
+  // Destroyed before the members above, while the Write() path its reports use still exists.
   std::unique_ptr<runtime::JobRuntime> runtime_;
+  // Last: destroyed (its thread ended) first, while the runtime its tasks call still exists.
+  RuntimeInbox inbox_;
 };
 
 }  // namespace canopy::agent

@@ -1,0 +1,146 @@
+// ChildReaper: every watched child's exit is reported once with its status, also for a child
+// that exited before it was watched and with hundreds in flight; orphans left to the agent as
+// subreaper are reaped.
+#include "agent/runtime/child_reaper.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+
+namespace canopy::agent::runtime {
+namespace {
+
+// Exit statuses by pid, as the reaper reports them.
+class Exits {
+ public:
+  ChildReaper::ExitCallback For(pid_t pid) {
+    return [this, pid](int status) {
+      absl::MutexLock lock(&mu_);
+      ++calls_[pid];
+      status_[pid] = status;
+    };
+  }
+  bool WaitForCount(size_t n) {
+    absl::MutexLock lock(&mu_);
+    auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_.size() >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(30));
+  }
+  std::map<pid_t, int> calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+  std::map<pid_t, int> statuses() {
+    absl::MutexLock lock(&mu_);
+    return status_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<pid_t, int> calls_ ABSL_GUARDED_BY(mu_);
+  std::map<pid_t, int> status_ ABSL_GUARDED_BY(mu_);
+};
+
+// A child that exits with `code` after `delay`.
+pid_t Child(int code, absl::Duration delay = absl::ZeroDuration()) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (delay > absl::ZeroDuration()) {
+      usleep(static_cast<useconds_t>(absl::ToInt64Microseconds(delay)));
+    }
+    _exit(code);
+  }
+  return pid;
+}
+
+TEST(ChildReaperTest, EachWatchedChildIsReportedOnceWithItsStatus) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok()) << reaper.status();
+  Exits exits;
+  const pid_t early = Child(3);
+  absl::SleepFor(absl::Milliseconds(50));  // a zombie before it is watched
+  ASSERT_TRUE((*reaper)->Watch(early, exits.For(early)).ok());
+  const pid_t late = Child(4, absl::Milliseconds(100));
+  ASSERT_TRUE((*reaper)->Watch(late, exits.For(late)).ok());
+  const pid_t killed = fork();
+  if (killed == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_TRUE((*reaper)->Watch(killed, exits.For(killed)).ok());
+  kill(killed, SIGKILL);
+  ASSERT_TRUE(exits.WaitForCount(3));
+  absl::SleepFor(absl::Milliseconds(100));  // time for a second report, which must not come
+  const std::map<pid_t, int> statuses = exits.statuses();
+  EXPECT_EQ(WEXITSTATUS(statuses.at(early)), 3);
+  EXPECT_EQ(WEXITSTATUS(statuses.at(late)), 4);
+  EXPECT_TRUE(WIFSIGNALED(statuses.at(killed)));
+  for (const auto& [pid, calls] : exits.calls()) {
+    EXPECT_EQ(calls, 1) << "pid " << pid;
+  }
+}
+
+TEST(ChildReaperTest, HundredsOfChildrenInFlightAreEachReportedOnce) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok()) << reaper.status();
+  Exits exits;
+  std::map<pid_t, int> codes;
+  constexpr int kChildren = 400;
+  for (int i = 0; i < kChildren; ++i) {
+    const int code = i % 100;
+    // Some exit at once, some while later ones are still being watched.
+    const pid_t pid = Child(code, absl::Milliseconds(i % 3 == 0 ? 0 : 200));
+    ASSERT_GT(pid, 0);
+    codes[pid] = code;
+    ASSERT_TRUE((*reaper)->Watch(pid, exits.For(pid)).ok());
+  }
+  ASSERT_TRUE(exits.WaitForCount(kChildren));
+  const std::map<pid_t, int> statuses = exits.statuses();
+  ASSERT_EQ(statuses.size(), codes.size());
+  for (const auto& [pid, code] : codes) {
+    ASSERT_TRUE(WIFEXITED(statuses.at(pid)));
+    EXPECT_EQ(WEXITSTATUS(statuses.at(pid)), code);
+    EXPECT_EQ(exits.calls().at(pid), 1);
+  }
+}
+
+TEST(ChildReaperTest, AnOrphanLeftToTheAgentIsReaped) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok()) << reaper.status();
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t parent = fork();
+  if (parent == 0) {
+    const pid_t orphan = fork();
+    if (orphan == 0) {
+      usleep(100 * 1000);  // outlives its parent: re-parented to this process (the subreaper)
+      _exit(0);
+    }
+    (void)!write(pipe_fds[1], &orphan, sizeof(orphan));
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  pid_t orphan = 0;
+  ASSERT_EQ(read(pipe_fds[0], &orphan, sizeof(orphan)), static_cast<ssize_t>(sizeof(orphan)));
+  close(pipe_fds[0]);
+  Exits exits;
+  ASSERT_TRUE((*reaper)->Watch(parent, exits.For(parent)).ok());
+  ASSERT_TRUE(exits.WaitForCount(1));
+  // Gone means reaped: no zombie left for kill(pid, 0) to find.
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  while (kill(orphan, 0) == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_NE(kill(orphan, 0), 0) << "orphan " << orphan << " was not reaped";
+}
+
+}  // namespace
+}  // namespace canopy::agent::runtime
