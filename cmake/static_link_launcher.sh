@@ -6,12 +6,16 @@
 # libc, libm and libraries without an archive (systemd) stay shared. spdlog and fmt have no
 # archive in Debian: when the command links canopy_ctl_static_runtime (ctl/static_runtime, both
 # compiled from their headers), their shared libraries are dropped and that archive joins the
-# group. Only canopyctl is linked this way: tests and the daemons keep shared libraries.
+# group. When it links canopy_proto_lazy (proto/CMakeLists.txt: descriptors registered on first
+# use), that archive takes canopy_proto's place. Only canopyctl is linked this way: tests and the
+# daemons keep shared libraries.
 set -eu
 runtime_archive=""
+lazy_proto_archive=""
 for arg in "$@"; do
   case "$arg" in
     */libcanopy_ctl_static_runtime.a) runtime_archive="$arg" ;;
+    */libcanopy_proto_lazy.a) lazy_proto_archive="$arg" ;;
   esac
 done
 keep_shared() {
@@ -28,7 +32,10 @@ for arg in "$@"; do
     first=0
   fi
   case "$arg" in
-    */libcanopy_ctl_static_runtime.a) continue ;;
+    */libcanopy_ctl_static_runtime.a|*/libcanopy_proto_lazy.a) continue ;;
+    */libcanopy_proto.a)
+      [ -n "$lazy_proto_archive" ] && continue
+      ;;
     */libspdlog.so*|*/libfmt.so*|-lspdlog|-lfmt)
       [ -n "$runtime_archive" ] && continue
       ;;
@@ -60,4 +67,5 @@ for arg in "$@"; do
 done
 # One group: archives refer to each other in every direction (gRPC <-> Abseil <-> upb).
 # shellcheck disable=SC2086
-exec "$@" -Wl,--start-group $archives $runtime_archive -Wl,--end-group -lpthread -ldl
+exec "$@" -Wl,--start-group $lazy_proto_archive $archives $runtime_archive -Wl,--end-group \
+  -lpthread -ldl

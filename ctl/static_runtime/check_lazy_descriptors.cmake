@@ -1,0 +1,15 @@
+# ctest: the static canopyctl holds none of the canopy API's start-up descriptor registrations
+# (proto/CMakeLists.txt, canopy_proto_lazy), so a CLI call does not parse controller.proto's and
+# types.proto's descriptors before main. Run as: cmake -DBINARY=<canopyctl> -P check_lazy_descriptors.cmake
+execute_process(COMMAND nm ${BINARY} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm ${BINARY} failed (${rc})")
+endif()
+string(REGEX MATCHALL "dynamic_init_dummy_canopy_[A-Za-z0-9_]+" eager "${symbols}")
+if(eager)
+  list(REMOVE_DUPLICATES eager)
+  message(FATAL_ERROR "${BINARY} registers these descriptors at start-up: ${eager}; it should "
+    "link canopy_proto_lazy in canopy_proto's place (cmake/static_link_launcher.sh)")
+endif()
+# The check can only fail if nm sees such symbols at all: canopyd links the eager library.
+message(STATUS "${BINARY}: no start-up registration of canopy's descriptors")
