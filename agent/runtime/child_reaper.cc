@@ -7,11 +7,10 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
@@ -23,7 +22,11 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 // Orphans (whose exits wake nobody) are looked for at least this often, and at most this often
 // while watched children keep exiting (a look scans every child of the agent).
 constexpr int kOrphanSweepMs = 200;
-constexpr absl::Duration kMinOrphanSweepGap = absl::Milliseconds(10);
+constexpr std::chrono::milliseconds kMinOrphanSweepGap(10);
+// waitid's P_PIDFD (Linux 5.4), which glibc 2.36's <sys/wait.h> does not name.
+constexpr int kIdTypePidfd = 3;
+// A sweep put off by a spawn in progress is tried again this soon.
+constexpr int kOrphanRetryMs = 10;
 // epoll data of the wake eventfd; a child's is its pid, never 0.
 constexpr uint64_t kWakeKey = 0;
 
@@ -89,9 +92,11 @@ absl::Status ChildReaper::Watch(pid_t pid, ExitCallback on_exit) {
 void ChildReaper::Run() {
   constexpr int kMaxEvents = 64;
   epoll_event events[kMaxEvents];
-  absl::Time last_sweep = absl::InfinitePast();
+  auto last_sweep = std::chrono::steady_clock::time_point::min();
+  bool sweep_again_soon = false;
   while (true) {
-    const int n = epoll_wait(epoll_.get(), events, kMaxEvents, kOrphanSweepMs);
+    const int n = epoll_wait(epoll_.get(), events, kMaxEvents,
+                             sweep_again_soon ? kOrphanRetryMs : kOrphanSweepMs);
     if (n < 0 && errno != EINTR) {
       spdlog::error("child reaper: epoll_wait: {}", std::strerror(errno));
       return;
@@ -110,37 +115,46 @@ void ChildReaper::Run() {
       }
       Reap(static_cast<pid_t>(events[i].data.u64));
     }
-    if (const absl::Time now = absl::Now(); n <= 0 || now - last_sweep >= kMinOrphanSweepGap) {
-      ReapOrphans();
+    if (const auto now = std::chrono::steady_clock::now();
+        n <= 0 || now - last_sweep >= kMinOrphanSweepGap) {
+      // Put off while a spawn is in progress: look again soon rather than at the next exit.
+      sweep_again_soon = !ReapOrphans();
       last_sweep = now;
     }
   }
 }
 
 void ChildReaper::Reap(pid_t pid) {
-  int status = 0;
-  const pid_t got = waitpid(pid, &status, WNOHANG);
-  if (got == 0) {
-    return;  // spurious
-  }
-  ExitCallback on_exit;
+  Watched watched;
   {
+    // Out of watched_ (and the set) before the child is reaped: once reaped, its pid may be
+    // given to a new child, whose Watch must find the place free. Out of the set before the pidfd
+    // closes: a job's child, between its clone and its exec, holds a copy of the descriptor, and
+    // epoll forgets a file only once every copy is closed.
     absl::MutexLock lock(&mu_);
     auto it = watched_.find(pid);
     if (it == watched_.end()) {
       return;
     }
-    // Out of the set before the pidfd closes: a job's child, between its clone and its exec,
-    // holds a copy of the descriptor, and epoll forgets a file only once every copy is closed.
     (void)epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, it->second.pidfd.get(), nullptr);
-    on_exit = std::move(it->second.on_exit);
+    watched = std::move(it->second);
     watched_.erase(it);
   }
-  if (got < 0) {
-    spdlog::error("child reaper: waitpid({}): {}", pid, std::strerror(errno));
+  // Through the pidfd: this very process, whatever has happened to its pid meanwhile.
+  siginfo_t info;
+  std::memset(&info, 0, sizeof(info));
+  int status = 0;
+  if (waitid(static_cast<idtype_t>(kIdTypePidfd), static_cast<id_t>(watched.pidfd.get()), &info,
+             WEXITED) != 0) {
+    spdlog::error("child reaper: waitid(pidfd of {}): {}", pid, std::strerror(errno));
     status = W_EXITCODE(255, 0);
+  } else if (info.si_code == CLD_EXITED) {
+    status = W_EXITCODE(info.si_status, 0);
+  } else {
+    // CLD_KILLED or CLD_DUMPED: killed by the signal si_status.
+    status = W_EXITCODE(0, info.si_status) | (info.si_code == CLD_DUMPED ? WCOREFLAG : 0);
   }
-  on_exit(status);
+  watched.on_exit(status);
 }
 
 ChildReaper::SpawnGuard::SpawnGuard(ChildReaper* reaper) : reaper_(reaper) {
@@ -153,21 +167,21 @@ ChildReaper::SpawnGuard::~SpawnGuard() {
   --reaper_->spawns_in_progress_;
 }
 
-void ChildReaper::ReapOrphans() {
+bool ChildReaper::ReapOrphans() {
   // mu_ is held throughout so no fork can start between looking and reaping.
   absl::MutexLock lock(&mu_);
   if (spawns_in_progress_ > 0) {
-    return;
+    return false;
   }
   while (true) {
     siginfo_t info;
     std::memset(&info, 0, sizeof(info));
     // WNOWAIT: look without reaping, so a watched child is left for its pidfd above.
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
-      return;
+      return true;
     }
     if (watched_.contains(info.si_pid)) {
-      return;  // its pidfd is readable: the next poll handles it
+      return true;  // its pidfd is readable: the next turn reaps it, and then looks again
     }
     waitpid(info.si_pid, nullptr, WNOHANG);
   }

@@ -58,7 +58,8 @@ class ChildReaper {
  private:
   ChildReaper(os::UniqueFd epoll, os::UniqueFd wake);
   void Run();
-  void ReapOrphans();
+  // Reaps the exited children nobody watches; false if put off (a spawn is in progress).
+  bool ReapOrphans();
   // Reaps `pid`, whose pidfd is readable, and calls its callback.
   void Reap(pid_t pid);
 

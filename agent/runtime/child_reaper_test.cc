@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -65,17 +66,22 @@ TEST(ChildReaperTest, EachWatchedChildIsReportedOnceWithItsStatus) {
   absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
   ASSERT_TRUE(reaper.ok()) << reaper.status();
   Exits exits;
-  const pid_t early = Child(3);
-  absl::SleepFor(absl::Milliseconds(50));  // a zombie before it is watched
-  ASSERT_TRUE((*reaper)->Watch(early, exits.For(early)).ok());
-  const pid_t late = Child(4, absl::Milliseconds(100));
-  ASSERT_TRUE((*reaper)->Watch(late, exits.For(late)).ok());
-  const pid_t killed = fork();
-  if (killed == 0) {
-    pause();
-    _exit(0);
+  pid_t early, late, killed;
+  {
+    // As the agent's spawns do: no orphan sweep between a fork and its Watch.
+    ChildReaper::SpawnGuard guard(reaper->get());
+    early = Child(3);
+    absl::SleepFor(absl::Milliseconds(50));  // a zombie before it is watched
+    ASSERT_TRUE((*reaper)->Watch(early, exits.For(early)).ok());
+    late = Child(4, absl::Milliseconds(100));
+    ASSERT_TRUE((*reaper)->Watch(late, exits.For(late)).ok());
+    killed = fork();
+    if (killed == 0) {
+      pause();
+      _exit(0);
+    }
+    ASSERT_TRUE((*reaper)->Watch(killed, exits.For(killed)).ok());
   }
-  ASSERT_TRUE((*reaper)->Watch(killed, exits.For(killed)).ok());
   kill(killed, SIGKILL);
   ASSERT_TRUE(exits.WaitForCount(3));
   absl::SleepFor(absl::Milliseconds(100));  // time for a second report, which must not come
@@ -96,6 +102,7 @@ TEST(ChildReaperTest, HundredsOfChildrenInFlightAreEachReportedOnce) {
   constexpr int kChildren = 400;
   for (int i = 0; i < kChildren; ++i) {
     const int code = i % 100;
+    ChildReaper::SpawnGuard guard(reaper->get());  // no orphan sweep between fork and Watch
     // Some exit at once, some while later ones are still being watched.
     const pid_t pid = Child(code, absl::Milliseconds(i % 3 == 0 ? 0 : 200));
     ASSERT_GT(pid, 0);
@@ -117,6 +124,7 @@ TEST(ChildReaperTest, AnOrphanLeftToTheAgentIsReaped) {
   ASSERT_TRUE(reaper.ok()) << reaper.status();
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
+  std::optional<ChildReaper::SpawnGuard> guard(std::in_place, reaper->get());
   const pid_t parent = fork();
   if (parent == 0) {
     const pid_t orphan = fork();
@@ -133,6 +141,7 @@ TEST(ChildReaperTest, AnOrphanLeftToTheAgentIsReaped) {
   close(pipe_fds[0]);
   Exits exits;
   ASSERT_TRUE((*reaper)->Watch(parent, exits.For(parent)).ok());
+  guard.reset();  // the orphan, unwatched, is the sweep's from now on
   ASSERT_TRUE(exits.WaitForCount(1));
   // Gone means reaped: no zombie left for kill(pid, 0) to find.
   const absl::Time deadline = absl::Now() + absl::Seconds(5);

@@ -108,8 +108,6 @@ void NodeSession::Connect() {
   reg->set_agent_version(CANOPY_VERSION);
   *reg->mutable_boot_time() = rpc::ToProtoTime(boot_time_);
   reg->set_runs_as_root(geteuid() == 0);
-  // Launches the last connection delivered are applied first: the registration lists them.
-  inbox_.WaitIdle();
   for (canopy::v1::RunningJob& job : runtime_->RunningJobs()) {
     reg->add_running_job_ids(job.job_id());
     *reg->add_running_jobs() = std::move(job);
@@ -245,8 +243,9 @@ void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
 }
 
 bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message) {
-  // Launches and attaches fork, exec or connect: they go to the inbox's thread. The rest signal,
-  // schedule or bookkeep, and run here when nothing is waiting before them.
+  // Launches and notifications fork a child and wait for its exec: they go to the inbox's
+  // thread. The rest signal, schedule, queue or bookkeep, and run here when nothing is waiting
+  // before them.
   switch (message.payload_case()) {
     case canopy::v1::ControllerMessage::kLaunchJob:
       inbox_.Post([this, launch = message.launch_job()] { runtime_->LaunchJob(launch); },
@@ -274,11 +273,11 @@ bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message
       return true;
     case canopy::v1::ControllerMessage::kNotifyJob:
       inbox_.Post([this, notify = message.notify_job()] { runtime_->NotifyJob(notify); },
-                  /*may_block=*/false);
+                  /*may_block=*/true);
       return true;
     case canopy::v1::ControllerMessage::kAttachStep:
       inbox_.Post([this, attach = message.attach_step()] { runtime_->AttachStep(attach); },
-                  /*may_block=*/true);
+                  /*may_block=*/false);
       return true;
     default:
       return false;
@@ -336,7 +335,9 @@ void NodeSession::Tick(absl::Time now) {
       absl::MutexLock lock(&mu_);
       reconnect = !stopping_.load() && stream_ == nullptr && now >= reconnect_at_;
     }
-    if (reconnect) {
+    // Not while messages the last connection delivered still wait: the registration must list
+    // the jobs they launch. Looked at, not waited for: this thread ticks every node.
+    if (reconnect && inbox_.Idle()) {
       Connect();
     }
     return;

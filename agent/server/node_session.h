@@ -13,9 +13,9 @@
 // them elsewhere and a gang must never run twice.
 //
 // The controller's messages are read on gRPC's completion threads, one at a time per session;
-// those for the runtime are applied in order through a RuntimeInbox, whose own thread (a node's
-// only one, started with its first launch) takes the launches, so that they never hold up the
-// reads of the other nodes sharing the connection. Tick() (heartbeats, and reconnecting once
+// those for the runtime are applied in order through a RuntimeInbox, whose own thread (started
+// with the node's first launch) takes the launches, so that they never hold up the reads of the
+// other nodes sharing the connection. Tick() (heartbeats, and reconnecting once
 // the backoff has passed) is called from the agent's ticker thread. Write() queues and never
 // blocks. Thread-safe.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
+
 namespace canopy::agent {
 
 RuntimeInbox::~RuntimeInbox() { Stop(); }
@@ -21,9 +23,17 @@ void RuntimeInbox::Post(absl::AnyInvocable<void()> task, bool may_block) {
     }
     running_ = true;
   }
+  // running_ goes back to false however the task ends: a stuck flag would stop the node's inbox.
+  absl::Cleanup done = [this] {
+    absl::MutexLock lock(&mu_);
+    running_ = false;  // the thread, if tasks came meanwhile, takes them from here
+  };
   task();
+}
+
+bool RuntimeInbox::Idle() {
   absl::MutexLock lock(&mu_);
-  running_ = false;  // the thread, if tasks came meanwhile, takes them from here
+  return !running_ && waiting_.empty();
 }
 
 void RuntimeInbox::WaitIdle() {
@@ -67,9 +77,11 @@ void RuntimeInbox::Run() {
       waiting_.pop_front();
       running_ = true;
     }
+    absl::Cleanup done = [this] {
+      absl::MutexLock lock(&mu_);
+      running_ = false;
+    };
     task();
-    absl::MutexLock lock(&mu_);
-    running_ = false;
   }
 }
 

@@ -9,7 +9,9 @@
 // "Trivial jobs end to end"). So a message that may block goes to the inbox's own thread
 // (started with the first such message: nodes that never run a job have none), and one that
 // cannot runs at once on the caller's thread, unless earlier messages are still waiting or
-// running: a node's messages keep their order either way.
+// running: a node's messages keep their order either way. Launches and notifications (which fork
+// and wait for an exec) may block; kills, signals, acknowledgements and attaches (which only
+// queue for the step's own thread) do not.
 //
 // Thread-safe.
 #pragma once
@@ -33,7 +35,9 @@ class RuntimeInbox {
   // on this thread, now, when nothing posted earlier is waiting or running. After Stop(), tasks
   // are dropped.
   void Post(absl::AnyInvocable<void()> task, bool may_block);
-  // Waits until every task posted so far has run.
+  // True when no task runs or waits.
+  bool Idle();
+  // Waits until no task runs or waits (or Stop() is called).
   void WaitIdle();
   // Waits for the task running now, drops those still waiting, and ends the thread.
   void Stop();

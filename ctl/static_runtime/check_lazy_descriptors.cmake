@@ -11,5 +11,9 @@ if(eager)
   message(FATAL_ERROR "${BINARY} registers these descriptors at start-up: ${eager}; it should "
     "link canopy_proto_lazy in canopy_proto's place (cmake/static_link_launcher.sh)")
 endif()
-# The check can only fail if nm sees such symbols at all: canopyd links the eager library.
+# Not a pass by default: the binary must show the API's descriptor tables at all (not stripped).
+if(NOT symbols MATCHES "descriptor_table_canopy_")
+  message(FATAL_ERROR "${BINARY} shows no descriptor_table_canopy_* symbol: stripped, or not "
+    "canopyctl? This check needs its symbols")
+endif()
 message(STATUS "${BINARY}: no start-up registration of canopy's descriptors")

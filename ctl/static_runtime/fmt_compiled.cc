@@ -4,8 +4,7 @@
 // compiled. A symbol missing here fails canopyctl's link, never at run time.
 #include <fmt/format-inl.h>
 
-namespace fmt {
-inline namespace v9 {
+FMT_BEGIN_NAMESPACE
 namespace detail {
 
 template auto dragonbox::to_decimal(float x) noexcept -> dragonbox::decimal_fp<float>;
@@ -17,5 +16,4 @@ template void vformat_to(buffer<char>&, string_view, basic_format_args<FMT_BUFFE
                          locale_ref);
 
 }  // namespace detail
-}  // namespace v9
-}  // namespace fmt
+FMT_END_NAMESPACE
