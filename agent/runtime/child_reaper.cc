@@ -92,7 +92,7 @@ absl::Status ChildReaper::Watch(pid_t pid, ExitCallback on_exit) {
 void ChildReaper::Run() {
   constexpr int kMaxEvents = 64;
   epoll_event events[kMaxEvents];
-  auto last_sweep = std::chrono::steady_clock::time_point::min();
+  auto last_sweep = std::chrono::steady_clock::now() - kMinOrphanSweepGap;  // sweep at once
   bool sweep_again_soon = false;
   while (true) {
     const int n = epoll_wait(epoll_.get(), events, kMaxEvents,
