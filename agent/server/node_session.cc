@@ -243,44 +243,58 @@ void NodeSession::OnRegisterAck(const canopy::v1::RegisterAck& ack) {
 }
 
 bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message) {
+  using Kind = canopy::v1::ControllerMessage::PayloadCase;
+  const Kind kind = message.payload_case();
+  switch (kind) {
+    case Kind::kLaunchJob:
+    case Kind::kSignalJob:
+    case Kind::kKillJob:
+    case Kind::kLaunchStep:
+    case Kind::kKillStep:
+    case Kind::kJobStatusAck:
+    case Kind::kNotifyJob:
+    case Kind::kAttachStep:
+      break;
+    default:
+      return false;
+  }
   // Launches and notifications fork a child and wait for its exec: they go to the inbox's
   // thread. The rest signal, schedule, queue or bookkeep, and run here when nothing is waiting
   // before them.
+  const bool may_block =
+      kind == Kind::kLaunchJob || kind == Kind::kLaunchStep || kind == Kind::kNotifyJob;
+  inbox_.Post([this, message] { ApplyToRuntime(message); }, may_block);
+  return true;
+}
+
+void NodeSession::ApplyToRuntime(const canopy::v1::ControllerMessage& message) {
   switch (message.payload_case()) {
     case canopy::v1::ControllerMessage::kLaunchJob:
-      inbox_.Post([this, launch = message.launch_job()] { runtime_->LaunchJob(launch); },
-                  /*may_block=*/true);
-      return true;
+      runtime_->LaunchJob(message.launch_job());
+      return;
     case canopy::v1::ControllerMessage::kSignalJob:
-      inbox_.Post([this, signal = message.signal_job()] { runtime_->SignalJob(signal); },
-                  /*may_block=*/false);
-      return true;
+      runtime_->SignalJob(message.signal_job());
+      return;
     case canopy::v1::ControllerMessage::kKillJob:
-      inbox_.Post([this, kill = message.kill_job()] { runtime_->KillJob(kill); },
-                  /*may_block=*/false);
-      return true;
+      runtime_->KillJob(message.kill_job());
+      return;
     case canopy::v1::ControllerMessage::kLaunchStep:
-      inbox_.Post([this, launch = message.launch_step()] { runtime_->LaunchStep(launch); },
-                  /*may_block=*/true);
-      return true;
+      runtime_->LaunchStep(message.launch_step());
+      return;
     case canopy::v1::ControllerMessage::kKillStep:
-      inbox_.Post([this, kill = message.kill_step()] { runtime_->KillStep(kill); },
-                  /*may_block=*/false);
-      return true;
+      runtime_->KillStep(message.kill_step());
+      return;
     case canopy::v1::ControllerMessage::kJobStatusAck:
-      inbox_.Post([this, ack = message.job_status_ack()] { runtime_->AckStatus(ack); },
-                  /*may_block=*/false);
-      return true;
+      runtime_->AckStatus(message.job_status_ack());
+      return;
     case canopy::v1::ControllerMessage::kNotifyJob:
-      inbox_.Post([this, notify = message.notify_job()] { runtime_->NotifyJob(notify); },
-                  /*may_block=*/true);
-      return true;
+      runtime_->NotifyJob(message.notify_job());
+      return;
     case canopy::v1::ControllerMessage::kAttachStep:
-      inbox_.Post([this, attach = message.attach_step()] { runtime_->AttachStep(attach); },
-                  /*may_block=*/false);
-      return true;
+      runtime_->AttachStep(message.attach_step());
+      return;
     default:
-      return false;
+      return;  // DispatchToRuntime posts only the kinds above
   }
 }
 
