@@ -13,8 +13,11 @@
 // the run this node has is answered LAUNCHED again; one for a newer run kills the old run (if
 // not already being killed) and is performed once the old run is cleaned up.
 //
-// Thread-safe. Handlers return promptly (escalation and clean-up polling run on the runtime's
-// timer thread; exits arrive from the shared ChildReaper). Reports are queued, in order, and
+// Thread-safe. LaunchJob, LaunchStep and NotifyJob fork a child and wait for its exec (and a
+// launch makes the job's cgroup and spool first): callers keep them off threads others wait on
+// (NodeSession's RuntimeInbox). The other handlers return promptly (escalation and clean-up
+// polling run on the runtime's timer thread; exits arrive from the shared ChildReaper). Reports
+// are queued, in order, and
 // `report` is called from the runtime's own sender thread, one call at a time, so a `report`
 // that blocks delays later reports but never the runtime.
 // Lock order: mu_, then a StepPart's own lock, then queue_mu_.
