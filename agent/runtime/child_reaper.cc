@@ -1,11 +1,14 @@
 #include "agent/runtime/child_reaper.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -29,6 +32,18 @@ constexpr int kIdTypePidfd = 3;
 constexpr int kOrphanRetryMs = 10;
 // epoll data of the wake eventfd; a child's is its pid, never 0.
 constexpr uint64_t kWakeKey = 0;
+// Where pidfds go, when the descriptor limit allows: far above what the agent opens otherwise
+// (some 70 descriptors, plus a few per launch in progress), and a table of this size is small.
+constexpr rlim_t kPidfdFloor = 4096;
+
+int PidfdFloor() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return 0;
+  }
+  const rlim_t floor = std::min(kPidfdFloor, limit.rlim_cur / 2);
+  return floor < 256 ? 0 : static_cast<int>(floor);
+}
 
 }  // namespace
 
@@ -51,11 +66,12 @@ absl::StatusOr<std::unique_ptr<ChildReaper>> ChildReaper::Create() {
     spdlog::warn("PR_SET_CHILD_SUBREAPER: {}; orphaned job processes go to init",
                  std::strerror(errno));
   }
-  return std::unique_ptr<ChildReaper>(new ChildReaper(std::move(epoll), std::move(wake)));
+  return std::unique_ptr<ChildReaper>(
+      new ChildReaper(std::move(epoll), std::move(wake), PidfdFloor()));
 }
 
-ChildReaper::ChildReaper(os::UniqueFd epoll, os::UniqueFd wake)
-    : epoll_(std::move(epoll)), wake_(std::move(wake)) {
+ChildReaper::ChildReaper(os::UniqueFd epoll, os::UniqueFd wake, int pidfd_floor)
+    : epoll_(std::move(epoll)), wake_(std::move(wake)), pidfd_floor_(pidfd_floor) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -75,6 +91,12 @@ absl::Status ChildReaper::Watch(pid_t pid, ExitCallback on_exit) {
   os::UniqueFd pidfd(PidfdOpen(pid));
   if (!pidfd.valid()) {
     return absl::InternalError(absl::StrCat("pidfd_open(", pid, "): ", std::strerror(errno)));
+  }
+  if (pidfd_floor_ > 0) {
+    // Out of the range children copy; where the range above is full, the low number serves.
+    if (const int high = fcntl(pidfd.get(), F_DUPFD_CLOEXEC, pidfd_floor_); high >= 0) {
+      pidfd.reset(high);
+    }
   }
   epoll_event event{};
   event.events = EPOLLIN;

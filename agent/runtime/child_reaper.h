@@ -9,6 +9,11 @@
 // forks and orphans is re-parented to the agent instead of to an init that may never reap it,
 // and the reaper reaps such unwatched orphans, so no zombie lingers looking alive.
 //
+// The pidfds live at high descriptor numbers (pidfd_floor() and up), apart from the agent's other
+// descriptors, so that a child Spawn starts copies only the descriptors below them (spawn.cc):
+// copying a pidfd per running job into every child, for its exec to close again, cost each
+// launch about 80 us at 1,000 jobs in flight (docs/performance.md).
+//
 // One per process (the subreaper flag is process-wide); shared by every node's JobRuntime.
 // Thread-safe. Callbacks run on the reaper thread, one at a time, and must not block for long.
 #pragma once
@@ -55,8 +60,13 @@ class ChildReaper {
   // reaped. Internal if no pidfd can be opened for it (then nothing is called).
   absl::Status Watch(pid_t pid, ExitCallback on_exit);
 
+  // The lowest descriptor number a pidfd of Watch() takes (min(4096, half the soft
+  // RLIMIT_NOFILE)); 0 when the limit leaves no room for one (under 512), and pidfds then take
+  // the lowest free numbers. One that finds no free number from here up does the same.
+  int pidfd_floor() const { return pidfd_floor_; }
+
  private:
-  ChildReaper(os::UniqueFd epoll, os::UniqueFd wake);
+  ChildReaper(os::UniqueFd epoll, os::UniqueFd wake, int pidfd_floor);
   void Run();
   // Reaps the exited children nobody watches; false if put off (a spawn is in progress).
   bool ReapOrphans();
@@ -70,6 +80,7 @@ class ChildReaper {
 
   const os::UniqueFd epoll_;  // the watched children's pidfds, and wake_
   const os::UniqueFd wake_;   // eventfd: stop
+  const int pidfd_floor_;
   std::thread thread_;
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -117,6 +119,47 @@ TEST(ChildReaperTest, HundredsOfChildrenInFlightAreEachReportedOnce) {
     EXPECT_EQ(WEXITSTATUS(statuses.at(pid)), code);
     EXPECT_EQ(exits.calls().at(pid), 1);
   }
+}
+
+// The pidfds sit at pidfd_floor() and up, where Spawn's children leave them out of their copy of
+// the descriptor table.
+TEST(ChildReaperTest, PidfdsLiveAtOrAboveTheFloor) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok()) << reaper.status();
+  const int floor = (*reaper)->pidfd_floor();
+  if (floor == 0) {
+    GTEST_SKIP() << "RLIMIT_NOFILE leaves no room above the agent's descriptors";
+  }
+  EXPECT_LE(floor, 4096);
+  Exits exits;
+  std::vector<pid_t> children;
+  constexpr int kChildren = 20;
+  for (int i = 0; i < kChildren; ++i) {
+    ChildReaper::SpawnGuard guard(reaper->get());
+    const pid_t pid = fork();
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    ASSERT_GT(pid, 0);
+    children.push_back(pid);
+    ASSERT_TRUE((*reaper)->Watch(pid, exits.For(pid)).ok());
+  }
+  int low = 0;
+  int high = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+    if (target == "anon_inode:[pidfd]") {
+      ++(std::stoi(entry.path().filename().string()) < floor ? low : high);
+    }
+  }
+  EXPECT_EQ(low, 0);
+  EXPECT_EQ(high, kChildren);
+  for (pid_t pid : children) {
+    kill(pid, SIGKILL);
+  }
+  ASSERT_TRUE(exits.WaitForCount(kChildren));
 }
 
 TEST(ChildReaperTest, AnOrphanLeftToTheAgentIsReaped) {

@@ -81,17 +81,43 @@ template <typename Fail>
   _exit(127);
 }
 
+// What ExecChild needs, prepared by Spawn before the child starts.
+struct ChildArgs {
+  const SpawnRequest* request;
+  char* const* argv;
+  char* const* envp;
+  const gid_t* groups;
+  size_t ngroups;
+  bool stderr_is_stdout;
+  int report_fd;
+  char* const* wrapper_argv;  // null without a wrapper
+  const int* wrapper_fds;
+  size_t wrapper_nfds;
+  int* wrapper_extra;
+  // > 0: the child starts on the agent's own descriptor table (CLONE_FILES) and first takes a
+  // copy of the descriptors below this number only (every one it uses is), leaving out the
+  // reaper's pidfds above it.
+  int copy_fds_below;
+};
+
 // The child side (StartChild): async-signal-safe calls only, none that touches state the agent's
 // threads share (locks, the heap, errno aside). Never returns.
-[[noreturn]] void ExecChild(const SpawnRequest& request, char* const* argv, char* const* envp,
-                            const gid_t* groups, size_t ngroups, bool stderr_is_stdout,
-                            int report_fd, char* const* wrapper_argv, const int* wrapper_fds,
-                            size_t wrapper_nfds, int* wrapper_extra) {
+[[noreturn]] void ExecChild(const ChildArgs& a) {
+  const SpawnRequest& request = *a.request;
+  const int report_fd = a.report_fd;
   auto fail = [report_fd](Stage stage) {
     const ChildError e{stage, errno};
     (void)!write(report_fd, &e, sizeof(e));
     _exit(127);
   };
+  // Before anything else touches a descriptor: until then the table is the agent's, which its
+  // other threads go on changing. CLOSE_RANGE_UNSHARE without CLOSE_RANGE_CLOEXEC copies only
+  // the descriptors below the closed range (Linux 5.9). After a fork (sanitizer builds) the
+  // table is already a copy, and this closes the pidfds in it.
+  if (a.copy_fds_below > 0 &&
+      close_range(static_cast<unsigned>(a.copy_fds_below), ~0U, CLOSE_RANGE_UNSHARE) != 0) {
+    fail(Stage::kStdio);
+  }
   // The agent blocks SIGINT/SIGTERM (its main thread waits for them) and gRPC ignores SIGPIPE:
   // both would be inherited across exec. Handlers go first, while every signal is still blocked
   // (StartChild): a handler of the agent's must never run here, on the agent's memory.
@@ -111,10 +137,10 @@ template <typename Fail>
   }
   // The wrapper's log: the agent's stderr unless named, kept before stdio replaces it.
   const int wrapper_log =
-      wrapper_argv == nullptr
+      a.wrapper_argv == nullptr
           ? -1
           : fcntl(request.wrapper_log_fd >= 0 ? request.wrapper_log_fd : STDERR_FILENO,
-                  F_DUPFD_CLOEXEC, kWrapperEnvFd + static_cast<int>(wrapper_nfds));
+                  F_DUPFD_CLOEXEC, kWrapperEnvFd + static_cast<int>(a.wrapper_nfds));
   if (setsid() < 0) {
     fail(Stage::kSetsid);
   }
@@ -124,9 +150,9 @@ template <typename Fail>
       (request.stderr_path.empty() && dup2(request.stderr_fd, STDERR_FILENO) < 0)) {
     fail(Stage::kStdio);
   }
-  if (wrapper_argv != nullptr) {
-    ExecWrapper(wrapper_fds, wrapper_nfds, wrapper_argv, report_fd, wrapper_log, wrapper_extra,
-                fail);
+  if (a.wrapper_argv != nullptr) {
+    ExecWrapper(a.wrapper_fds, a.wrapper_nfds, a.wrapper_argv, report_fd, wrapper_log,
+                a.wrapper_extra, fail);
   }
   if (request.credentials.has_value()) {
     // Raw system calls, not glibc's setuid() and kin: those apply the change to every thread of
@@ -135,7 +161,7 @@ template <typename Fail>
     // longer change them.
     const uid_t uid = request.credentials->uid;
     const gid_t gid = request.credentials->gid;
-    if (syscall(SYS_setgroups, ngroups, groups) != 0) {
+    if (syscall(SYS_setgroups, a.ngroups, a.groups) != 0) {
       fail(Stage::kSetgroups);
     }
     if (syscall(SYS_setresgid, gid, gid, gid) != 0) {
@@ -161,7 +187,7 @@ template <typename Fail>
     fail(Stage::kOpenOutput);
   }
   if (!request.stderr_path.empty()) {
-    if (stderr_is_stdout) {
+    if (a.stderr_is_stdout) {
       if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) {
         fail(Stage::kStdio);
       }
@@ -179,7 +205,7 @@ template <typename Fail>
       }
     }
   }
-  execve(argv[0], argv, envp);
+  execve(a.argv[0], a.argv, a.envp);
   // ETXTBSY: some process still holds the program open for writing. The agent writes batch
   // scripts itself, and a fork in another of its threads can inherit that descriptor for the
   // moment until its own exec closes it (close-on-exec does not help before then). That moment
@@ -187,32 +213,13 @@ template <typename Fail>
   for (int attempt = 0; attempt < 100 && errno == ETXTBSY; ++attempt) {
     const timespec pause{0, 20'000'000};
     nanosleep(&pause, nullptr);
-    execve(argv[0], argv, envp);
+    execve(a.argv[0], a.argv, a.envp);
   }
   fail(Stage::kExec);
   _exit(127);  // not reached
 }
 
-// What ExecChild needs, prepared by Spawn before the child starts.
-struct ChildArgs {
-  const SpawnRequest* request;
-  char* const* argv;
-  char* const* envp;
-  const gid_t* groups;
-  size_t ngroups;
-  bool stderr_is_stdout;
-  int report_fd;
-  char* const* wrapper_argv;  // null without a wrapper
-  const int* wrapper_fds;
-  size_t wrapper_nfds;
-  int* wrapper_extra;
-};
-
-int ChildEntry(void* arg) {
-  const ChildArgs& a = *static_cast<const ChildArgs*>(arg);
-  ExecChild(*a.request, a.argv, a.envp, a.groups, a.ngroups, a.stderr_is_stdout, a.report_fd,
-            a.wrapper_argv, a.wrapper_fds, a.wrapper_nfds, a.wrapper_extra);
-}
+int ChildEntry(void* arg) { ExecChild(*static_cast<const ChildArgs*>(arg)); }
 
 // ThreadSanitizer's runtime assumes fork(): it aborts in its clone interceptor. Those builds (and
 // MemorySanitizer's, untried) fork; AddressSanitizer builds take the clone path, which the tests
@@ -276,6 +283,9 @@ std::vector<void*>* const ChildStack::free_ = new std::vector<void*>();
 // copy-on-write fault, with a TLB flush on every CPU, for each page the agent's threads wrote
 // before the child's exec: most of the agent's time when it launched many short jobs
 // (docs/performance.md). Every signal is blocked meanwhile, so none is handled in the child.
+// With args.copy_fds_below it shares the agent's descriptor table too (CLONE_FILES) until its
+// first act copies the part it needs: a copy made at clone took every pidfd of the reaper along,
+// for the exec to close again.
 pid_t StartChild(ChildArgs& args) {
   if (!kShareMemoryWithChild) {
     const pid_t pid = fork();
@@ -292,7 +302,9 @@ pid_t StartChild(ChildArgs& args) {
   sigset_t old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  const pid_t pid = clone(ChildEntry, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  const int share_fds = args.copy_fds_below > 0 ? CLONE_FILES : 0;
+  const pid_t pid =
+      clone(ChildEntry, stack.top(), CLONE_VM | CLONE_VFORK | share_fds | SIGCHLD, &args);
   const int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   errno = clone_errno;
@@ -465,6 +477,18 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
 
   const bool stderr_is_stdout =
       !request.stderr_path.empty() && request.stderr_path == request.stdout_path;
+  // Every descriptor the child uses must be below the reaper's pidfds for it to leave those out.
+  int copy_fds_below = reaper.pidfd_floor();
+  for (const std::vector<int>* fds :
+       std::initializer_list<const std::vector<int>*>{&request.cgroup_procs_fds, &wrapper_fds}) {
+    for (int fd : *fds) {
+      copy_fds_below = fd < copy_fds_below ? copy_fds_below : 0;
+    }
+  }
+  for (int fd : {report_write.get(), request.stdin_fd, request.stdout_fd, request.stderr_fd,
+                 request.wrapper_log_fd}) {
+    copy_fds_below = fd < copy_fds_below ? copy_fds_below : 0;
+  }
   ChildReaper::SpawnGuard guard(&reaper);
   ChildArgs args{&request,
                  argv.data(),
@@ -476,7 +500,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
                  request.wrapper.empty() ? nullptr : wrapper_argv.data(),
                  wrapper_fds.data(),
                  wrapper_fds.size(),
-                 wrapper_extra.data()};
+                 wrapper_extra.data(),
+                 copy_fds_below};
   const pid_t pid = StartChild(args);
   if (pid < 0) {
     return absl::InternalError(absl::StrCat("starting a child: ", std::strerror(errno)));

@@ -202,5 +202,42 @@ TEST(SpawnTest, ProgramHeldOpenForWritingStartsOnceTheWriterCloses) {
   std::filesystem::remove_all(dir);
 }
 
+// A child copies only the descriptors below the reaper's pidfds; one it is lent from above them
+// (an agent with thousands of descriptors of its own) must still reach it.
+TEST(SpawnTest, ADescriptorLentFromAboveThePidfdFloorStillReachesTheChild) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  const int floor = (*reaper)->pidfd_floor();
+  if (floor == 0) {
+    GTEST_SKIP() << "RLIMIT_NOFILE leaves no room for a floor";
+  }
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  const int high_write = fcntl(fds[1], F_DUPFD_CLOEXEC, floor + 10);
+  ASSERT_GE(high_write, floor + 10);
+  close(fds[1]);
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", "echo reached"};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.work_dir = "/";
+  req.stdin_path = "/dev/null";
+  req.stdout_fd = high_write;
+  req.stderr_path = "/dev/null";
+  absl::Notification exited;
+  int status = -1;
+  absl::StatusOr<pid_t> pid = Spawn(req, **reaper, [&](int s) {
+    status = s;
+    exited.Notify();
+  });
+  close(high_write);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  ASSERT_TRUE(exited.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  char buffer[64];
+  const ssize_t n = read(fds[0], buffer, sizeof(buffer));
+  close(fds[0]);
+  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "reached\n");
+}
+
 }  // namespace
 }  // namespace canopy::agent::runtime

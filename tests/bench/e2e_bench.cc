@@ -78,6 +78,13 @@ std::string SpoolDir(const std::string& run_dir) {
   return env != nullptr && *env != '\0' ? std::string(env) : run_dir + "/spool";
 }
 
+// The agent to run: CANOPY_E2E_AGENT (another build's, to compare two in one session) or this
+// build's.
+std::string AgentPath() {
+  const char* env = std::getenv("CANOPY_E2E_AGENT");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(CANOPY_AGENT_PATH);
+}
+
 // CPU seconds a process has used (utime + stime) and those of its reaped children.
 struct CpuTimes {
   double self = 0;
@@ -301,7 +308,7 @@ int Run() {
   }
   std::string port;
   std::ifstream(dir + "/port") >> port;
-  std::vector<std::string> agent_argv = {CANOPY_AGENT_PATH, "--controller", "127.0.0.1:" + port,
+  std::vector<std::string> agent_argv = {AgentPath(),       "--controller", "127.0.0.1:" + port,
                                          "--virtual_nodes", "gpu[001-016]", "--spool_dir",
                                          SpoolDir(dir),     "--log_level",  "warn"};
   if (geteuid() == 0) {
@@ -395,6 +402,9 @@ int Run() {
       ", %.0f%% of the ceiling\n",
       kClientThreads, rate, jobs, elapsed, 100 * rate / ceiling);
   const double per_job = 1e3 / jobs;
+  if (std::getenv("CANOPY_E2E_AGENT") != nullptr) {
+    std::printf("agent: %s\n", AgentPath().c_str());
+  }
   std::printf("CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms\n",
               (canopyd_end.self - canopyd_start.self) * per_job,
               (agent_end.self - agent_start.self) * per_job,
