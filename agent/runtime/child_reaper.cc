@@ -151,8 +151,9 @@ void ChildReaper::Reap(pid_t pid) {
   {
     // Out of watched_ (and the set) before the child is reaped: once reaped, its pid may be
     // given to a new child, whose Watch must find the place free. Out of the set before the pidfd
-    // closes: a job's child, between its clone and its exec, holds a copy of the descriptor, and
-    // epoll forgets a file only once every copy is closed.
+    // closes: a child between its clone and its exec may hold a copy of the descriptor (one that
+    // took the whole table: a fork, or a pidfd below the floor), and epoll forgets a file only
+    // once every copy is closed.
     absl::MutexLock lock(&mu_);
     auto it = watched_.find(pid);
     if (it == watched_.end()) {

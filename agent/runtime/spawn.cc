@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -113,9 +114,11 @@ struct ChildArgs {
   // Before anything else touches a descriptor: until then the table is the agent's, which its
   // other threads go on changing. CLOSE_RANGE_UNSHARE without CLOSE_RANGE_CLOEXEC copies only
   // the descriptors below the closed range (Linux 5.9). After a fork (sanitizer builds) the
-  // table is already a copy, and this closes the pidfds in it.
+  // table is already a copy, and this closes the pidfds in it. Where close_range is missing
+  // (Linux 5.4-5.8) or filtered (an old seccomp profile), a whole copy as before.
   if (a.copy_fds_below > 0 &&
-      close_range(static_cast<unsigned>(a.copy_fds_below), ~0U, CLOSE_RANGE_UNSHARE) != 0) {
+      close_range(static_cast<unsigned>(a.copy_fds_below), ~0U, CLOSE_RANGE_UNSHARE) != 0 &&
+      syscall(SYS_unshare, CLONE_FILES) != 0) {
     fail(Stage::kStdio);
   }
   // The agent blocks SIGINT/SIGTERM (its main thread waits for them) and gRPC ignores SIGPIPE:
@@ -478,15 +481,21 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   const bool stderr_is_stdout =
       !request.stderr_path.empty() && request.stderr_path == request.stdout_path;
   // Every descriptor the child uses must be below the reaper's pidfds for it to leave those out.
-  int copy_fds_below = reaper.pidfd_floor();
-  for (const std::vector<int>* fds :
-       std::initializer_list<const std::vector<int>*>{&request.cgroup_procs_fds, &wrapper_fds}) {
-    for (int fd : *fds) {
-      copy_fds_below = fd < copy_fds_below ? copy_fds_below : 0;
+  std::vector<int> used = {report_write.get()};
+  used.insert(used.end(), request.cgroup_procs_fds.begin(), request.cgroup_procs_fds.end());
+  used.insert(used.end(), wrapper_fds.begin(), wrapper_fds.end());
+  for (const auto& [path, fd] : {std::pair{&request.stdin_path, request.stdin_fd},
+                                 std::pair{&request.stdout_path, request.stdout_fd},
+                                 std::pair{&request.stderr_path, request.stderr_fd}}) {
+    if (path->empty()) {
+      used.push_back(fd);
     }
   }
-  for (int fd : {report_write.get(), request.stdin_fd, request.stdout_fd, request.stderr_fd,
-                 request.wrapper_log_fd}) {
+  if (!request.wrapper.empty()) {
+    used.push_back(request.wrapper_log_fd);
+  }
+  int copy_fds_below = reaper.pidfd_floor();
+  for (int fd : used) {
     copy_fds_below = fd < copy_fds_below ? copy_fds_below : 0;
   }
   ChildReaper::SpawnGuard guard(&reaper);

@@ -1,7 +1,8 @@
 // Spawn: fork and exec one job process (a batch script or a step task) the way slurmstepd
 // would: in a new session (its own process group), optionally inside a cgroup, with stdio
 // redirected, in the work dir, as the job's user. Everything the child needs is prepared before
-// fork(); between fork and exec the child makes only async-signal-safe calls. A failure in the
+// it starts (spawn.cc: clone, sharing the agent's memory until its exec); until its exec the
+// child makes only async-signal-safe calls. A failure in the
 // child (chdir, setuid, opening a stdio file, execve, ...) comes back to the caller as a Status
 // with a message like "chdir to /nope: No such file or directory" or
 // "open /etc/shadow for output: Permission denied". Thread-safe.

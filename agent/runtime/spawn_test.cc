@@ -237,6 +237,26 @@ TEST(SpawnTest, ADescriptorLentFromAboveThePidfdFloorStillReachesTheChild) {
   const ssize_t n = read(fds[0], buffer, sizeof(buffer));
   close(fds[0]);
   EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0), "reached\n");
+
+  // The same for a cgroup.procs descriptor (here a plain file the child writes its "0" into).
+  const std::string dir = MakeTempDir();
+  const int low = open((dir + "/procs").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(low, 0);
+  const int high_procs = fcntl(low, F_DUPFD_CLOEXEC, floor + 20);
+  close(low);
+  ASSERT_GE(high_procs, floor + 20);
+  SpawnRequest joins;
+  joins.argv = {"/bin/true"};
+  joins.work_dir = "/";
+  joins.stdin_path = joins.stdout_path = joins.stderr_path = "/dev/null";
+  joins.cgroup_procs_fds = {high_procs};
+  absl::Notification joined;
+  pid = Spawn(joins, **reaper, [&](int) { joined.Notify(); });
+  close(high_procs);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  ASSERT_TRUE(joined.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(ReadFile(dir + "/procs"), "0");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
