@@ -209,7 +209,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
                        : "");
       return;
     }
-    // A newer run: the old one goes first; its record (and cgroup, spool dir) must be gone
+    // A newer run: the old one goes first; its record (and cgroup, spool file) must be gone
     // before the new run starts under the same job id.
     spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name, job_id,
                  run_id, job.run_id());
@@ -285,9 +285,8 @@ void JobRuntime::ContinueLaunch(uint32_t job_id) {
     job.launch_reported = true;
   } else {
     spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, started.message());
-    if (!job.spool_dir.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove_all(job.spool_dir, ignored);
+    if (!job.spool_script.empty()) {
+      unlink(job.spool_script.c_str());
     }
     status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(started.message()));
@@ -371,7 +370,7 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
 void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<Cgroup> cgroup;
   std::unique_ptr<JobConfinement> confinement;
-  std::string spool_dir;
+  std::string spool_script;
   {
     absl::MutexLock lock(&mu_);
     auto it = jobs_.find(job_id);
@@ -394,14 +393,13 @@ void JobRuntime::CheckKill(uint32_t job_id) {
       return;
     }
     // Nothing can start in the record any more (it is being killed). It stays in jobs_
-    // while its cgroup and spool dir are removed, so that a launch of a newer run keeps waiting.
+    // while its cgroup and spool file are removed, so that a launch of a newer run keeps waiting.
     cgroup = std::move(job.cgroup);
     confinement = std::move(job.confinement);
-    spool_dir = job.spool_dir;
+    spool_script = job.spool_script;
   }
-  if (!spool_dir.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(spool_dir, ignored);
+  if (!spool_script.empty()) {
+    unlink(spool_script.c_str());
   }
   cgroup.reset();       // removes the job's cgroup
   confinement.reset();  // its CPUs are free again, its v1 directories removed

@@ -55,8 +55,8 @@ namespace canopy::agent::runtime {
 
 struct RuntimeOptions {
   std::string node_name;
-  // Batch scripts are written to <spool_dir>/job<id>.XXXXXX/script, a directory made fresh for
-  // each run (created if missing); job* entries left by an earlier agent are removed at start.
+  // Batch scripts are written to <spool_dir>/job<id>.XXXXXX, a file made fresh for each run (the
+  // directory is created if missing); job* entries left by an earlier agent are removed at start.
   std::string spool_dir;
   // A cgroup v2 directory the runtime may use: it creates <cgroup_parent>/<node_name> (removed
   // again when the runtime is destroyed) and one job<id> leaf per job in that. Empty, or not
@@ -181,7 +181,7 @@ class JobRuntime {
     // Process groups of step tasks whose StepPart is gone, kept while they have members (what a
     // task left running in the background): kills and Gone() cover them.
     std::set<pid_t> step_groups;
-    std::string spool_dir;  // removed with the job
+    std::string spool_script;  // the batch script's file, removed with the job
     // The batch script's stderr file and working directory, as it was started (notify).
     std::string batch_stderr_path;
     std::string batch_work_dir;

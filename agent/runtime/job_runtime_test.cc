@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
 #include "agent/runtime/runtime_test_util.h"
@@ -140,7 +142,7 @@ TEST_F(JobRuntimeTest, ASpoolTheAgentCannotWriteIsTheNodesFault) {
   broken.LaunchJob(BatchJob(12, "#!/bin/sh\ntrue\n", dir_.path()));
   std::optional<JobStatus> failed = recorder.WaitJob(12, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
-  EXPECT_THAT(failed->message(), ::testing::HasSubstr("mkdtemp"));
+  EXPECT_THAT(failed->message(), ::testing::HasSubstr("mkostemp"));
   EXPECT_TRUE(failed->node_fault());
 }
 
@@ -347,7 +349,7 @@ TEST_F(JobRuntimeTest, NotifyAppendsToTheBatchScriptsStderrAsSlurmstepdWritesIt)
 
 // A job's user could leave a symlink where the agent used to write the script of a later run of
 // the same job (spool/job<id>/script, reused after an unclean exit and a requeue): the agent
-// wrote through it with its own rights. Each run now gets a fresh directory.
+// wrote through it with its own rights. Each run now gets a file of its own, made exclusively.
 TEST_F(JobRuntimeTest, ScriptIsNeverWrittenThroughWhatAnEarlierRunLeft) {
   const std::string victim = dir_.path() + "/victim";
   std::ofstream(victim) << "precious\n";
@@ -400,16 +402,40 @@ TEST_F(JobRuntimeTest, JobsOfUsersTheNodeMayNotRunAreRefused) {
   EXPECT_TRUE(strict.RunningJobIds().empty());
 }
 
+// The batch script is one file of the agent's spool, executable by the job's user only, made for
+// the run and removed with the job.
+TEST_F(JobRuntimeTest, TheScriptIsAFileOfItsOwnRemovedWithTheJob) {
+  const std::string started = dir_.path() + "/started";
+  runtime_->LaunchJob(
+      BatchJob(41, absl::StrCat("#!/bin/sh\ntouch ", started, "\nexec sleep 1000\n"), dir_.path()));
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(started); }, absl::Seconds(10)));
+  std::vector<std::filesystem::path> entries;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path() + "/spool")) {
+    entries.push_back(entry.path());
+  }
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(entries[0].filename().string(), "job41.")) << entries[0].filename();
+  struct stat st;
+  ASSERT_EQ(lstat(entries[0].c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  KillAndWait(41);
+  EXPECT_FALSE(std::filesystem::exists(entries[0]));
+}
+
 TEST_F(JobRuntimeTest, StaleSpoolOfAnEarlierAgentIsClearedAtStart) {
   const std::string stale = dir_.path() + "/spool/job40.abc123";
-  std::filesystem::create_directories(stale);
+  std::filesystem::create_directories(stale);  // an agent of before, with a directory per run
   std::ofstream(stale + "/script") << "old\n";
+  const std::string stale_file = dir_.path() + "/spool/job41.def456";
+  std::ofstream(stale_file) << "old\n";
   std::ofstream(dir_.path() + "/spool/README") << "not a job\n";
   RuntimeOptions options;
   options.node_name = "n1";
   options.spool_dir = dir_.path() + "/spool";
   JobRuntime again(options, reaper_.get(), [](const canopy::v1::AgentMessage&) {});
   EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_FALSE(std::filesystem::exists(stale_file));
   EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/spool/README"));
 }
 
