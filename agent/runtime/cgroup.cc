@@ -149,8 +149,12 @@ absl::StatusOr<std::string> Cgroup::MoveSelfToLeaf(const std::string& root) {
 int Cgroup::SweepDeadAgents(const std::string& root) {
   std::error_code ec;
   int swept = 0;
-  for (const std::filesystem::directory_entry& entry :
-       std::filesystem::directory_iterator(root, ec)) {
+  // Incremented with an error code: another agent sweeping the same dead one removes entries
+  // under this loop, and a range-for's increment throws (std::terminate) when one vanishes.
+  std::error_code walk;
+  for (std::filesystem::directory_iterator it(root, walk), end; !walk && it != end;
+       it.increment(walk)) {
+    const std::filesystem::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     absl::string_view pid_text = name;
     int pid = 0;
@@ -170,10 +174,11 @@ int Cgroup::SweepDeadAgents(const std::string& root) {
     ++swept;
     // Children first: the job cgroups, then the agent's own.
     std::vector<std::string> dirs;
-    for (const std::filesystem::directory_entry& sub :
-         std::filesystem::recursive_directory_iterator(entry.path(), ec)) {
-      if (sub.is_directory(ec)) {
-        dirs.push_back(sub.path().string());
+    std::error_code sub_walk;
+    for (std::filesystem::recursive_directory_iterator sub(entry.path(), sub_walk), sub_end;
+         !sub_walk && sub != sub_end; sub.increment(sub_walk)) {
+      if (sub->is_directory(ec)) {
+        dirs.push_back(sub->path().string());
       }
     }
     dirs.push_back(entry.path().string());

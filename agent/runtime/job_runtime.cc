@@ -87,8 +87,11 @@ void JobRuntime::SetGpuDevices(std::vector<GpuDeviceFile> gpus) {
 void JobRuntime::ClearStaleSpool() {
   // The agent does not adopt jobs of an earlier run of itself, so whatever an earlier run left
   // in the spool (after kill -9 or a crash) belongs to no job here.
+  // Incremented with an error code: a range-for's increment throws if the directory goes.
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(options_.spool_dir, ec)) {
+  for (std::filesystem::directory_iterator it(options_.spool_dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::filesystem::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (absl::StartsWith(name, "job")) {
       std::error_code ignored;
