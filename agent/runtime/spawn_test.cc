@@ -38,18 +38,8 @@ std::string ReadFile(const std::string& path) {
   return out.str();
 }
 
-// Runs /bin/sh -c `command` with stdout into `out`; the exit status (wait(2)'s) or the Status.
-absl::StatusOr<int> RunShell(ChildReaper& reaper, const std::string& command,
-                             const std::string& work_dir, const std::string& out,
-                             std::optional<Credentials> credentials = std::nullopt) {
-  SpawnRequest req;
-  req.argv = {"/bin/sh", "-c", command};
-  req.env = {"PATH=/usr/bin:/bin"};
-  req.work_dir = work_dir;
-  req.stdin_path = "/dev/null";
-  req.stdout_path = out;
-  req.stderr_path = out;
-  req.credentials = std::move(credentials);
+// Spawns `req` and waits for the child: its exit status (wait(2)'s) or the Status.
+absl::StatusOr<int> SpawnAndWait(ChildReaper& reaper, const SpawnRequest& req) {
   absl::Notification exited;
   int status = -1;
   absl::StatusOr<pid_t> pid = Spawn(req, reaper, [&](int s) {
@@ -63,6 +53,21 @@ absl::StatusOr<int> RunShell(ChildReaper& reaper, const std::string& command,
     return absl::DeadlineExceededError("the child did not exit");
   }
   return status;
+}
+
+// Runs /bin/sh -c `command` with stdout into `out`; the exit status (wait(2)'s) or the Status.
+absl::StatusOr<int> RunShell(ChildReaper& reaper, const std::string& command,
+                             const std::string& work_dir, const std::string& out,
+                             std::optional<Credentials> credentials = std::nullopt) {
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", command};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.work_dir = work_dir;
+  req.stdin_path = "/dev/null";
+  req.stdout_path = out;
+  req.stderr_path = out;
+  req.credentials = std::move(credentials);
+  return SpawnAndWait(reaper, req);
 }
 
 TEST(SpawnTest, TheChildBecomesTheUserAndTheAgentDoesNot) {
@@ -188,16 +193,10 @@ TEST(SpawnTest, ProgramHeldOpenForWritingStartsOnceTheWriterCloses) {
   req.stdin_path = "/dev/null";
   req.stdout_path = "/dev/null";
   req.stderr_path = "/dev/null";
-  absl::Notification exited;
-  int status = -1;
-  absl::StatusOr<pid_t> pid = Spawn(req, **reaper, [&](int s) {
-    status = s;
-    exited.Notify();
-  });
-  ASSERT_TRUE(pid.ok()) << pid.status();
-  ASSERT_TRUE(exited.WaitForNotificationWithTimeout(absl::Seconds(10)));
-  EXPECT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 5);
+  absl::StatusOr<int> status = SpawnAndWait(**reaper, req);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 5);
   waitpid(writer, nullptr, 0);
   std::filesystem::remove_all(dir);
 }
@@ -223,16 +222,10 @@ TEST(SpawnTest, ADescriptorLentFromAboveThePidfdFloorStillReachesTheChild) {
   req.stdin_path = "/dev/null";
   req.stdout_fd = high_write;
   req.stderr_path = "/dev/null";
-  absl::Notification exited;
-  int status = -1;
-  absl::StatusOr<pid_t> pid = Spawn(req, **reaper, [&](int s) {
-    status = s;
-    exited.Notify();
-  });
+  absl::StatusOr<int> status = SpawnAndWait(**reaper, req);
   close(high_write);
-  ASSERT_TRUE(pid.ok()) << pid.status();
-  ASSERT_TRUE(exited.WaitForNotificationWithTimeout(absl::Seconds(10)));
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
   char buffer[64];
   const ssize_t n = read(fds[0], buffer, sizeof(buffer));
   close(fds[0]);
@@ -250,11 +243,9 @@ TEST(SpawnTest, ADescriptorLentFromAboveThePidfdFloorStillReachesTheChild) {
   joins.work_dir = "/";
   joins.stdin_path = joins.stdout_path = joins.stderr_path = "/dev/null";
   joins.cgroup_procs_fds = {high_procs};
-  absl::Notification joined;
-  pid = Spawn(joins, **reaper, [&](int) { joined.Notify(); });
+  status = SpawnAndWait(**reaper, joins);
   close(high_procs);
-  ASSERT_TRUE(pid.ok()) << pid.status();
-  ASSERT_TRUE(joined.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(ReadFile(dir + "/procs"), "0");
   std::filesystem::remove_all(dir);
 }
