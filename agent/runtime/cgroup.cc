@@ -79,35 +79,83 @@ absl::StatusOr<std::unique_ptr<Cgroup>> Cgroup::Create(const std::string& parent
   if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
     return absl::InternalError(absl::StrCat("mkdir ", path, ": ", std::strerror(errno)));
   }
-  return std::unique_ptr<Cgroup>(new Cgroup(std::move(path)));
+  auto cgroup = std::unique_ptr<Cgroup>(new Cgroup(std::move(path)));
+  os::UniqueFd dir(open(cgroup->path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.valid()) {  // without it, the cgroups made in this one use whole paths
+    cgroup->dir_ = std::make_shared<const os::UniqueFd>(std::move(dir));
+  }
+  return cgroup;
+}
+
+absl::StatusOr<std::unique_ptr<Cgroup>> Cgroup::Create(const Cgroup& parent,
+                                                       const std::string& name) {
+  if (parent.dir_ == nullptr) {
+    return Create(parent.path_, name);
+  }
+  if (mkdirat(parent.dir_->get(), name.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InternalError(
+        absl::StrCat("mkdir ", parent.path_, "/", name, ": ", std::strerror(errno)));
+  }
+  auto cgroup = std::unique_ptr<Cgroup>(new Cgroup(absl::StrCat(parent.path_, "/", name)));
+  cgroup->parent_dir_ = parent.dir_;
+  cgroup->name_ = name;
+  return cgroup;
 }
 
 Cgroup::~Cgroup() {
-  if (rmdir(path_.c_str()) != 0 && errno != ENOENT) {
+  const int removed = parent_dir_ != nullptr
+                          ? unlinkat(parent_dir_->get(), name_.c_str(), AT_REMOVEDIR)
+                          : rmdir(path_.c_str());
+  if (removed != 0 && errno != ENOENT) {
     spdlog::warn("rmdir {}: {}", path_, std::strerror(errno));
   }
 }
 
-absl::StatusOr<os::UniqueFd> Cgroup::OpenProcs() const {
-  const std::string procs = absl::StrCat(path_, "/cgroup.procs");
-  os::UniqueFd fd(open(procs.c_str(), O_WRONLY | O_CLOEXEC));
+os::UniqueFd Cgroup::OpenFile(const char* file, int flags) const {
+  if (parent_dir_ != nullptr) {
+    return os::UniqueFd(
+        openat(parent_dir_->get(), absl::StrCat(name_, "/", file).c_str(), flags | O_CLOEXEC));
+  }
+  if (dir_ != nullptr) {
+    return os::UniqueFd(openat(dir_->get(), file, flags | O_CLOEXEC));
+  }
+  return os::UniqueFd(open(absl::StrCat(path_, "/", file).c_str(), flags | O_CLOEXEC));
+}
+
+std::string Cgroup::ReadFile(const char* file) const {
+  std::string text;
+  const os::UniqueFd fd = OpenFile(file, O_RDONLY);
   if (!fd.valid()) {
-    return absl::InternalError(absl::StrCat("open ", procs, ": ", std::strerror(errno)));
+    return text;
+  }
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd.get(), buffer, sizeof(buffer))) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) {
+      text.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  return text;
+}
+
+absl::StatusOr<os::UniqueFd> Cgroup::OpenProcs() const {
+  os::UniqueFd fd = OpenFile("cgroup.procs", O_WRONLY);
+  if (!fd.valid()) {
+    return absl::InternalError(
+        absl::StrCat("open ", path_, "/cgroup.procs: ", std::strerror(errno)));
   }
   return fd;
 }
 
 void Cgroup::Signal(int signal) const {
   if (signal == SIGKILL) {
-    const std::string kill_file = absl::StrCat(path_, "/cgroup.kill");
-    os::UniqueFd fd(open(kill_file.c_str(), O_WRONLY | O_CLOEXEC));
+    os::UniqueFd fd = OpenFile("cgroup.kill", O_WRONLY);
     if (fd.valid() && write(fd.get(), "1", 1) == 1) {
       return;
     }
     // Kernels before 5.14 have no cgroup.kill: fall through to one pid at a time.
   }
-  for (absl::string_view line :
-       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.procs")), '\n', absl::SkipEmpty())) {
+  for (absl::string_view line : absl::StrSplit(ReadFile("cgroup.procs"), '\n', absl::SkipEmpty())) {
     int pid = 0;
     if (absl::SimpleAtoi(line, &pid) && pid > 0) {
       kill(pid, signal);
@@ -200,8 +248,7 @@ int Cgroup::SweepDeadAgents(const std::string& root) {
 }
 
 bool Cgroup::Populated() const {
-  for (absl::string_view line :
-       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/cgroup.events")), '\n')) {
+  for (absl::string_view line : absl::StrSplit(ReadFile("cgroup.events"), '\n')) {
     if (absl::ConsumePrefix(&line, "populated ")) {
       return line != "0";
     }
@@ -210,8 +257,7 @@ bool Cgroup::Populated() const {
 }
 
 int64_t Cgroup::OomKills() const {
-  for (absl::string_view line :
-       absl::StrSplit(ReadWhole(absl::StrCat(path_, "/memory.events")), '\n')) {
+  for (absl::string_view line : absl::StrSplit(ReadFile("memory.events"), '\n')) {
     int64_t count = 0;
     if (absl::ConsumePrefix(&line, "oom_kill ") && absl::SimpleAtoi(line, &count)) {
       return count;

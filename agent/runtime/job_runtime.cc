@@ -75,6 +75,21 @@ std::vector<std::string> JobRuntime::JobRecord::CgroupProcsFiles() const {
   return files;
 }
 
+std::vector<os::UniqueFd> JobRuntime::JobRecord::OpenCgroupProcs() const {
+  std::vector<os::UniqueFd> fds;
+  if (cgroup != nullptr) {
+    if (absl::StatusOr<os::UniqueFd> procs = cgroup->OpenProcs(); procs.ok()) {
+      fds.push_back(*std::move(procs));
+    }
+  }
+  if (confinement != nullptr) {
+    for (os::UniqueFd& fd : OpenForWriting(confinement->ProcsFiles())) {
+      fds.push_back(std::move(fd));
+    }
+  }
+  return fds;
+}
+
 bool JobRuntime::JobRecord::OutOfMemory() const {
   return (cgroup != nullptr && cgroup->OomKills() > oom_kills_at_start) ||
          (confinement != nullptr && confinement->OomKills() > 0);
@@ -242,7 +257,7 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
   job->launch = launch;
   if (node_cgroup_ != nullptr) {
     absl::StatusOr<std::unique_ptr<Cgroup>> cg =
-        Cgroup::Create(node_cgroup_->path(), absl::StrCat("job", job_id));
+        Cgroup::Create(*node_cgroup_, absl::StrCat("job", job_id));
     if (cg.ok()) {
       job->cgroup = *std::move(cg);
       job->oom_kills_at_start = job->cgroup->OomKills();

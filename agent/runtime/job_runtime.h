@@ -163,6 +163,9 @@ class JobRuntime {
     std::unique_ptr<JobConfinement> confinement;  // its memory, CPU and GPU limits
     // The cgroup.procs files its processes join: the v2 leaf, then its limits' v1 directories.
     std::vector<std::string> CgroupProcsFiles() const;
+    // The same files opened for writing (the v2 leaf's relative to the node's cgroup); one that
+    // cannot be opened is left out, as OpenForWriting does.
+    std::vector<os::UniqueFd> OpenCgroupProcs() const;
     bool OutOfMemory() const;
     // The node's identity as this job's environment sees it (its GPUs confined or not).
     // The SPANK task helper's job-level arguments (spank_wrapper.h), empty without SPANK.

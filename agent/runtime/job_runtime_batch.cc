@@ -106,7 +106,7 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
                         : InDir(work_dir, slurm::ExpandOutputPattern(spec.stderr_path(), ctx));
   req.stderr_flags = output_flags;
   req.credentials = creds;
-  const std::vector<os::UniqueFd> procs = OpenForWriting(job.CgroupProcsFiles());
+  const std::vector<os::UniqueFd> procs = job.OpenCgroupProcs();
   req.cgroup_procs_fds = Borrow(procs);
   // Slurm's batch step: one task, on one node.
   req.wrapper =

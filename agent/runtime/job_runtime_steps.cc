@@ -204,7 +204,7 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
   req.credentials = CredentialsFor(job.launch.job());
   // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
   // hung mount) for longer than a notice is worth.
-  const std::vector<os::UniqueFd> procs = OpenForWriting(job.CgroupProcsFiles());
+  const std::vector<os::UniqueFd> procs = job.OpenCgroupProcs();
   req.cgroup_procs_fds = Borrow(procs);
   auto exited = std::make_shared<std::atomic<bool>>(false);
   absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
