@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "agent/runtime/job_runtime.h"
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/spawn_report.h"
@@ -27,6 +28,35 @@ std::string Errno(absl::string_view what, const std::string& path) {
 // Relative paths are relative to the work dir.
 std::string InDir(const std::string& dir, const std::string& path) {
   return path.empty() || path.front() == '/' ? path : absl::StrCat(dir, "/", path);
+}
+
+// Creates `dir` if missing, and checks that it is the agent's alone: a directory another user owns
+// or may write in lets that user swap a script between its write and its exec, to run as the
+// job's user (a non-root agent's default spool is in /tmp, where anyone can make it first).
+// Internal otherwise, which drains the node, as a spool the agent cannot write does.
+absl::Status SpoolIsTheAgents(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (stat(dir.c_str(), &st) != 0) {
+      return absl::InternalError(Errno("cannot create the spool directory", dir));
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::InternalError(absl::StrCat("spool ", dir, " is not a directory"));
+  }
+  if (st.st_uid != geteuid()) {
+    return absl::InternalError(absl::StrCat("spool ", dir, " is owned by uid ", st.st_uid,
+                                            ", not by the agent's (uid ", geteuid(),
+                                            "): refusing to write batch scripts there"));
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return absl::InternalError(
+        absl::StrFormat("spool %s may be written by its group or others (mode %04o): chmod go-w it",
+                        dir, st.st_mode & 07777));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -49,8 +79,9 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   // that file. It is handed over by descriptor (fchown), never by path. One file, not a
   // directory with the script in it: a directory's mkdir and rmdir were a tenth of the agent's
   // CPU at a thousand trivial jobs a second (docs/performance.md).
-  std::error_code ec;
-  std::filesystem::create_directories(options_.spool_dir, ec);
+  if (absl::Status spool = SpoolIsTheAgents(options_.spool_dir); !spool.ok()) {
+    return spool;
+  }
   std::string script = absl::StrCat(options_.spool_dir, "/job", j.job_id(), ".XXXXXX");
   {
     os::UniqueFd fd(mkostemp(script.data(), O_CLOEXEC));

@@ -142,8 +142,39 @@ TEST_F(JobRuntimeTest, ASpoolTheAgentCannotWriteIsTheNodesFault) {
   broken.LaunchJob(BatchJob(12, "#!/bin/sh\ntrue\n", dir_.path()));
   std::optional<JobStatus> failed = recorder.WaitJob(12, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
-  EXPECT_THAT(failed->message(), ::testing::HasSubstr("mkostemp"));
+  EXPECT_THAT(failed->message(), ::testing::HasSubstr("cannot create the spool directory"));
   EXPECT_TRUE(failed->node_fault());
+}
+
+// A spool another user owns, or may write in, could have its script swapped between the write
+// and the exec: the agent refuses it, as the node's fault.
+TEST_F(JobRuntimeTest, ASpoolOthersMayWriteIsRefused) {
+  const std::string spool = dir_.path() + "/open-spool";
+  std::filesystem::create_directories(spool);
+  chmod(spool.c_str(), 0777);
+  RuntimeOptions options;
+  options.node_name = "n1";
+  options.spool_dir = spool;
+  options.allow_root_jobs = true;
+  testing::Recorder recorder;
+  JobRuntime open_spool(options, reaper_.get(),
+                        [&](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  open_spool.LaunchJob(BatchJob(14, "#!/bin/sh\ntouch ran-14\n", dir_.path()));
+  std::optional<JobStatus> failed = recorder.WaitJob(14, JobStatus::PHASE_LAUNCH_FAILED);
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_THAT(failed->message(), ::testing::HasSubstr("may be written by its group or others"));
+  EXPECT_THAT(failed->message(), ::testing::HasSubstr("0777"));
+  EXPECT_TRUE(failed->node_fault());
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran-14"));
+  if (geteuid() == 0) {  // owned by another user
+    chmod(spool.c_str(), 0755);
+    ASSERT_EQ(chown(spool.c_str(), 65534, 65534), 0);
+    open_spool.LaunchJob(BatchJob(15, "#!/bin/sh\ntouch ran-15\n", dir_.path()));
+    failed = recorder.WaitJob(15, JobStatus::PHASE_LAUNCH_FAILED);
+    ASSERT_TRUE(failed.has_value());
+    EXPECT_THAT(failed->message(), ::testing::HasSubstr("is owned by uid 65534"));
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran-15"));
+  }
 }
 
 TEST_F(JobRuntimeTest, FenceKillsEveryJobAtOnceAndSaysSoInItsReports) {

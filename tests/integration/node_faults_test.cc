@@ -98,7 +98,7 @@ TEST_F(NodeFaultsTest, ALaunchThatFailsOnTheNodeDrainsItAndHoldsTheJobUntilRelea
   const CommandResult node = Scontrol({"show", "node", "gpu1"});
   EXPECT_THAT(node.out, HasSubstr("State=IDLE+DRAIN "));
   EXPECT_THAT(node.out, HasSubstr("Reason=batch job complete failure [canopyd@"));
-  EXPECT_THAT(cluster_.ControllerLog(), HasSubstr("for a reason of the node: mkostemp"));
+  EXPECT_THAT(cluster_.ControllerLog(), HasSubstr("for a reason of the node: spool"));
   // Neither job ran on gpu1, so neither was restarted.
   EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(a)}).out, HasSubstr(" Restarts=0 "));
   EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(b)}).out, HasSubstr(" Restarts=0 "));
