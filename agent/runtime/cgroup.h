@@ -50,7 +50,7 @@ class Cgroup {
   // this cgroup's own files are then reached by a two-component path from there (a job's
   // cgroup has five such opens, its mkdir and its rmdir; the walk of the whole
   // /sys/fs/cgroup/... path was half the cost of each, docs/performance.md). No descriptor is
-  // kept per cgroup made this way.
+  // kept per cgroup made this way (unless `parent` has none: then this is the overload above).
   static absl::StatusOr<std::unique_ptr<Cgroup>> Create(const Cgroup& parent,
                                                         const std::string& name);
   // Removes the directory if it is empty; a populated cgroup is left (and logged).
