@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -27,11 +25,22 @@ namespace {
 
 constexpr long kCgroup2SuperMagic = 0x63677270;
 
+// Everything left to read from `fd` ("" if it is not open).
+std::string ReadAll(const os::UniqueFd& fd) {
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while (fd.valid() &&
+         ((n = read(fd.get(), buffer, sizeof(buffer))) > 0 || (n < 0 && errno == EINTR))) {
+    if (n > 0) {
+      text.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  return text;
+}
+
 std::string ReadWhole(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return ReadAll(os::UniqueFd(open(path.c_str(), O_RDONLY | O_CLOEXEC)));
 }
 
 // This process's cgroup in the unified hierarchy: its line in /proc/self/cgroup is "0::<path>".
@@ -122,21 +131,7 @@ os::UniqueFd Cgroup::OpenFile(const char* file, int flags) const {
   return os::UniqueFd(open(absl::StrCat(path_, "/", file).c_str(), flags | O_CLOEXEC));
 }
 
-std::string Cgroup::ReadFile(const char* file) const {
-  std::string text;
-  const os::UniqueFd fd = OpenFile(file, O_RDONLY);
-  if (!fd.valid()) {
-    return text;
-  }
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(fd.get(), buffer, sizeof(buffer))) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) {
-      text.append(buffer, static_cast<size_t>(n));
-    }
-  }
-  return text;
-}
+std::string Cgroup::ReadFile(const char* file) const { return ReadAll(OpenFile(file, O_RDONLY)); }
 
 absl::StatusOr<os::UniqueFd> Cgroup::OpenProcs() const {
   os::UniqueFd fd = OpenFile("cgroup.procs", O_WRONLY);

@@ -54,6 +54,18 @@ class JobRuntimeTest : public ::testing::Test {
     reaper_.reset();
   }
 
+  // A second runtime on node n1 with its batch scripts in `spool`, reporting to `recorder`.
+  std::unique_ptr<JobRuntime> RuntimeWithSpool(const std::string& spool,
+                                               testing::Recorder& recorder) {
+    RuntimeOptions options;
+    options.node_name = "n1";
+    options.spool_dir = spool;
+    options.allow_root_jobs = true;
+    return std::make_unique<JobRuntime>(
+        options, reaper_.get(),
+        [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  }
+
   // Kills the job and waits for CLEANED_UP.
   void KillAndWait(uint32_t job_id) {
     canopy::v1::KillJob kill;
@@ -132,14 +144,10 @@ TEST_F(JobRuntimeTest, BadWorkDirFailsTheLaunch) {
 
 TEST_F(JobRuntimeTest, ASpoolTheAgentCannotWriteIsTheNodesFault) {
   std::ofstream(dir_.path() + "/a-file").close();
-  RuntimeOptions options;
-  options.node_name = "n1";
-  options.spool_dir = dir_.path() + "/a-file/spool";  // under a regular file: never creatable
-  options.allow_root_jobs = true;
   testing::Recorder recorder;
-  JobRuntime broken(options, reaper_.get(),
-                    [&](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
-  broken.LaunchJob(BatchJob(12, "#!/bin/sh\ntrue\n", dir_.path()));
+  // Under a regular file: never creatable.
+  std::unique_ptr<JobRuntime> broken = RuntimeWithSpool(dir_.path() + "/a-file/spool", recorder);
+  broken->LaunchJob(BatchJob(12, "#!/bin/sh\ntrue\n", dir_.path()));
   std::optional<JobStatus> failed = recorder.WaitJob(12, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
   EXPECT_THAT(failed->message(), ::testing::HasSubstr("cannot create the spool directory"));
@@ -152,14 +160,9 @@ TEST_F(JobRuntimeTest, ASpoolOthersMayWriteIsRefused) {
   const std::string spool = dir_.path() + "/open-spool";
   std::filesystem::create_directories(spool);
   chmod(spool.c_str(), 0777);
-  RuntimeOptions options;
-  options.node_name = "n1";
-  options.spool_dir = spool;
-  options.allow_root_jobs = true;
   testing::Recorder recorder;
-  JobRuntime open_spool(options, reaper_.get(),
-                        [&](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
-  open_spool.LaunchJob(BatchJob(14, "#!/bin/sh\ntouch ran-14\n", dir_.path()));
+  std::unique_ptr<JobRuntime> open_spool = RuntimeWithSpool(spool, recorder);
+  open_spool->LaunchJob(BatchJob(14, "#!/bin/sh\ntouch ran-14\n", dir_.path()));
   std::optional<JobStatus> failed = recorder.WaitJob(14, JobStatus::PHASE_LAUNCH_FAILED);
   ASSERT_TRUE(failed.has_value());
   EXPECT_THAT(failed->message(), ::testing::HasSubstr("may be written by its group or others"));
@@ -169,7 +172,7 @@ TEST_F(JobRuntimeTest, ASpoolOthersMayWriteIsRefused) {
   if (geteuid() == 0) {  // owned by another user
     chmod(spool.c_str(), 0755);
     ASSERT_EQ(chown(spool.c_str(), 65534, 65534), 0);
-    open_spool.LaunchJob(BatchJob(15, "#!/bin/sh\ntouch ran-15\n", dir_.path()));
+    open_spool->LaunchJob(BatchJob(15, "#!/bin/sh\ntouch ran-15\n", dir_.path()));
     failed = recorder.WaitJob(15, JobStatus::PHASE_LAUNCH_FAILED);
     ASSERT_TRUE(failed.has_value());
     EXPECT_THAT(failed->message(), ::testing::HasSubstr("is owned by uid 65534"));
