@@ -1,7 +1,6 @@
 #include "ctl/client/controller_client.h"
 
 #include <netdb.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,13 +23,6 @@ namespace {
 
 // Interactive commands should fail in seconds, not hang, when canopyd is away.
 constexpr absl::Duration kCallTimeout = absl::Seconds(10);
-
-std::string UserName() {
-  if (const passwd* pw = getpwuid(getuid()); pw != nullptr) {
-    return pw->pw_name;
-  }
-  return std::to_string(getuid());
-}
 
 // The socket file of a "unix:PATH" or "unix://PATH" target; empty for other targets.
 std::string UnixSocketPath(const std::string& target) {
@@ -91,12 +83,11 @@ absl::Status ControllerClient::UnaryInto(const char* method, StubMethod<Request,
   const absl::Time deadline = absl::Now() + kCallTimeout;
   grpc::Status status;
   if (unix_ != nullptr) {
-    // Over the unix socket the kernel tells canopyd who calls; the name is for its logs.
-    status = unix_->Call(method, request, {{"canopy-user", UserName()}}, deadline, response);
+    // Over the unix socket the kernel tells canopyd who calls (SO_PEERCRED).
+    status = unix_->Call(method, request, {}, deadline, response);
   } else {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(deadline));
-    context.AddMetadata("canopy-user", UserName());
     // Over TCP with AuthType=auth/munge the credential is who we are; over the unix socket
     // the kernel says so and canopyd ignores it, so local commands work while munged is down.
     if (!absl::StartsWith(target_, "unix:")) {

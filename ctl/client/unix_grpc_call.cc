@@ -22,6 +22,8 @@ namespace {
 constexpr int32_t kWindowBytes = 16 * 1024 * 1024;
 constexpr size_t kPrefixBytes = 5;  // gRPC's message prefix: compressed flag, 4-byte length
 constexpr size_t kReadChunk = 64 * 1024;
+// Frames gathered before they are written (a long script's DATA frames, say).
+constexpr size_t kMaxUnwrittenBytes = 256 * 1024;
 
 nghttp2_nv Header(absl::string_view name, absl::string_view value) {
   return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
@@ -96,8 +98,9 @@ struct UnixGrpcConnection::Session {
   int32_t stream_id = -1;
   std::string request;  // prefixed message
   size_t request_sent = 0;
-  bool closed = false;      // its stream has ended
-  uint32_t reset_code = 0;  // HTTP/2 error code when it ended in a reset
+  bool request_out = false;  // the request's last frame (END_STREAM) was handed to Send
+  bool closed = false;       // its stream has ended
+  uint32_t reset_code = 0;   // HTTP/2 error code when it ended in a reset
   int http_status = 0;
   std::optional<int> grpc_status;
   std::string grpc_message;
@@ -106,10 +109,14 @@ struct UnixGrpcConnection::Session {
   bool answered = false;  // a frame of the call's stream arrived
   int send_errno = 0;     // why the last send() failed
 
+  std::string out;  // frames gathered by Send, written by Flush
+  size_t out_written = 0;
+
   void StartCall() {
     stream_id = -1;
     request.clear();
     request_sent = 0;
+    request_out = false;
     closed = false;
     reset_code = 0;
     http_status = 0;
@@ -123,18 +130,47 @@ struct UnixGrpcConnection::Session {
 
   static Session& Of(void* user_data) { return *static_cast<Session*>(user_data); }
 
+  // nghttp2 hands over one frame at a time; they are gathered here and written together
+  // (Flush), so that a call's preface, settings, headers and message leave in one write and
+  // wake canopyd's reader once instead of once a frame.
   static ssize_t Send(nghttp2_session*, const uint8_t* data, size_t length, int, void* user) {
     Session& s = Of(user);
-    const ssize_t n = ::send(s.fd, data, length, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-        return NGHTTP2_ERR_WOULDBLOCK;
-      }
-      s.send_errno = errno;
-      return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (s.out.size() - s.out_written >= kMaxUnwrittenBytes) {
+      return NGHTTP2_ERR_WOULDBLOCK;  // Flush writes these first, then asks for more
     }
-    return n;
+    s.out.append(reinterpret_cast<const char*>(data), length);
+    return static_cast<ssize_t>(length);
   }
+
+  // Gathers what nghttp2 has to send and writes it, as far as the socket takes it now (the rest
+  // waits for POLLOUT). 0, or nghttp2's error; a failed write leaves send_errno set.
+  int Flush() {
+    while (true) {
+      if (const int rv = nghttp2_session_send(h2); rv != 0) {
+        return rv;
+      }
+      if (out_written == out.size()) {
+        out.clear();
+        out_written = 0;
+        return 0;
+      }
+      const ssize_t n =
+          ::send(fd, out.data() + out_written, out.size() - out_written, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+          return 0;
+        }
+        send_errno = errno;
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+      }
+      out_written += static_cast<size_t>(n);
+      if (out_written < out.size()) {
+        return 0;  // the socket's buffer is full
+      }
+      // All written: nghttp2 may hold more frames than the buffer took (kMaxUnwrittenBytes).
+    }
+  }
+  bool Unwritten() const { return out_written < out.size(); }
 
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
                       size_t name_length, const uint8_t* value, size_t value_length, uint8_t,
@@ -171,6 +207,14 @@ struct UnixGrpcConnection::Session {
       return 0;
     }
     s.body.append(reinterpret_cast<const char*>(data), length);
+    return 0;
+  }
+
+  static int OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    Session& s = Of(user);
+    if (frame->hd.stream_id == s.stream_id && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
+      s.request_out = true;
+    }
     return 0;
   }
 
@@ -246,6 +290,7 @@ grpc::Status UnixGrpcConnection::Open(absl::Time deadline) {
   nghttp2_session_callbacks_set_on_header_callback(callbacks, &Session::OnHeader);
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Session::OnData);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Session::OnStreamClose);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Session::OnFrameSend);
   const int made = nghttp2_session_client_new(&session->h2, callbacks, session.get());
   nghttp2_session_callbacks_del(callbacks);
   if (made != 0) {
@@ -285,7 +330,7 @@ void UnixGrpcConnection::DropIfEnded() {
       return;
     }
   }
-  if (nghttp2_session_send(session_->h2) != 0 || !nghttp2_session_want_read(session_->h2)) {
+  if (session_->Flush() != 0 || !nghttp2_session_want_read(session_->h2)) {
     session_.reset();  // ended (GOAWAY) or broken: the next call opens a new connection
   }
 }
@@ -358,13 +403,25 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
 
   char buffer[kReadChunk];
   while (!s.closed) {
-    if (const int sent = nghttp2_session_send(s.h2); sent != 0) {
-      const int error = s.send_errno;
-      // A request canopyd did not read whole is one it did not act on.
-      *unprocessed = !s.answered && (error == EPIPE || error == ECONNRESET);
-      session_.reset();
-      return Unavailable(absl::StrCat("sending to ", socket_path_, ": ",
-                                      error != 0 ? std::strerror(error) : nghttp2_strerror(sent)));
+    // Until the request is out, what nghttp2 queues goes at once. After that, the
+    // acknowledgements canopyd's first frames ask for (its SETTINGS, its PING) wait and leave
+    // with the next write, after the answer: sent mid-call they only woke canopyd's reader
+    // while it worked on the request. Once the answer's DATA arrives, window updates go at once
+    // again (a long squeue needs them), as do the reset of an answer too large and the GOAWAY of
+    // a session that is ending (no new request allowed: nghttp2 is terminating it, or canopyd
+    // said GOAWAY).
+    const bool write_now = !s.request_out || !s.body.empty() || s.too_big ||
+                           nghttp2_session_check_request_allowed(s.h2) == 0;
+    if (write_now || s.Unwritten()) {
+      if (const int sent = s.Flush(); sent != 0) {
+        const int error = s.send_errno;
+        // A request canopyd did not read whole is one it did not act on.
+        *unprocessed = !s.answered && (error == EPIPE || error == ECONNRESET);
+        session_.reset();
+        return Unavailable(
+            absl::StrCat("sending to ", socket_path_, ": ",
+                         error != 0 ? std::strerror(error) : nghttp2_strerror(sent)));
+      }
     }
     if (s.closed) {
       break;
@@ -380,8 +437,7 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
       session_.reset();
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
     }
-    pollfd p{fd_.get(),
-             static_cast<int16_t>(POLLIN | (nghttp2_session_want_write(s.h2) ? POLLOUT : 0)), 0};
+    pollfd p{fd_.get(), static_cast<int16_t>(POLLIN | (s.Unwritten() ? POLLOUT : 0)), 0};
     const int ready = ::poll(&p, 1, PollTimeoutMs(deadline));
     if (ready < 0) {
       if (errno == EINTR) {
@@ -413,8 +469,9 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
                                        nghttp2_strerror(static_cast<int>(used))));
     }
   }
-  // Flush what the answer asked for (window updates, a reset), so the server is not left waiting.
-  nghttp2_session_send(s.h2);
+  // Send what the call's frames asked for (acknowledgements, window updates, a reset), so the
+  // server is not left waiting; what the socket does not take now goes with the next write.
+  s.Flush();
 
   if (s.too_big) {
     return grpc::Status(

@@ -38,7 +38,8 @@ std::string MakeTempDir() {
 
 // Answers Ping with the caller's canopy-user metadata; ListJobs with as many jobs as the request
 // has ids (each id a job, its name padded to 100 bytes); CancelJob with the status the request's
-// signal asks for, its message the reason; GetJob after sleeping job_id milliseconds.
+// signal asks for, its message the reason; GetJob after sleeping job_id milliseconds; SubmitJob
+// with the length of the script it was sent, as the job id.
 class FakeController final : public canopy::v1::Controller::Service {
  public:
   grpc::Status Ping(grpc::ServerContext* context, const canopy::v1::PingRequest*,
@@ -66,6 +67,12 @@ class FakeController final : public canopy::v1::Controller::Service {
   grpc::Status CancelJob(grpc::ServerContext*, const canopy::v1::CancelJobRequest* request,
                          canopy::v1::CancelJobResponse*) override {
     return grpc::Status(static_cast<grpc::StatusCode>(request->signal()), kMessage);
+  }
+
+  grpc::Status SubmitJob(grpc::ServerContext*, const canopy::v1::SubmitJobRequest* request,
+                         canopy::v1::SubmitJobResponse* response) override {
+    response->set_job_id(static_cast<uint32_t>(request->spec().script().size()));
+    return grpc::Status::OK;
   }
 
   grpc::Status GetJob(grpc::ServerContext* context, const canopy::v1::GetJobRequest* request,
@@ -152,6 +159,21 @@ TEST_F(UnixGrpcCallTest, AnAnswerOfManyMegabytesArrivesWhole) {
   ASSERT_EQ(response.jobs_size(), 200'000);
   EXPECT_EQ(response.jobs(199'999).job_id(), 200'000u);
   EXPECT_EQ(response.jobs(199'999).spec().name(), std::string(100, 'a' + 200'000 % 26));
+}
+
+TEST_F(UnixGrpcCallTest, ARequestOfMegabytesGoesOutWhole) {
+  // More than the frames gathered before a write and than the server's first flow-control
+  // window: the request goes out in parts, between the server's window updates.
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::SubmitJobRequest request;
+  request.mutable_spec()->set_script(std::string(3 * 1024 * 1024, '#'));
+  canopy::v1::SubmitJobResponse response;
+  for (int i = 0; i < 2; ++i) {  // and the connection carries the next call as well
+    grpc::Status status =
+        connection.Call("/canopy.v1.Controller/SubmitJob", request, {}, Soon(), &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.job_id(), 3u * 1024 * 1024);
+  }
 }
 
 TEST_F(UnixGrpcCallTest, AnAnswerOverTheLimitIsResourceExhaustedAndTheConnectionStaysUsable) {
