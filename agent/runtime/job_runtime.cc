@@ -180,13 +180,21 @@ void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
   Send(std::move(msg));
 }
 
-void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch) {
+void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen) {
   const uint32_t job_id = launch.job().job_id();
   const uint32_t run_id = launch.job().run_id();
   bool check_kill = false;
   {
     absl::MutexLock lock(&mu_);
     if (shut_down_) {
+      return;
+    }
+    // Under mu_, as Fence() is: a launch applied before a fence is one of the jobs it kills.
+    if (fences_seen != fences_) {
+      spdlog::warn(
+          "{}: job {} (run {}): not started: its launch arrived before this node fenced its jobs, "
+          "and the controller has requeued it since",
+          options_.node_name, job_id, run_id);
       return;
     }
     auto it = jobs_.find(job_id);

@@ -100,7 +100,12 @@ class JobRuntime {
   // a run that already ended here, whose end the controller has not acknowledged (a controller
   // restarted before it heard LAUNCHED sends the launch again), does not start the run twice:
   // the run's end is reported again instead.
-  void LaunchJob(const canopy::v1::LaunchJob& launch);
+  void LaunchJob(const canopy::v1::LaunchJob& launch) { LaunchJob(launch, Fences()); }
+  // The same for a launch that arrived when Fences() was `fences_seen`: one that arrived before
+  // the node last fenced its jobs is dropped. It can wait that long behind a launch that hangs
+  // in the node's inbox, and by the time it would start, the controller that sent it has
+  // declared the node down and requeued the job elsewhere: it would run twice.
+  void LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen);
   void SignalJob(const canopy::v1::SignalJob& signal);
   void KillJob(const canopy::v1::KillJob& kill);
   // Must not race with Shutdown(): call it from the thread that reads the controller stream.
@@ -136,8 +141,11 @@ class JobRuntime {
   // once (there is no time for KillWait: the requeued copy may start any moment), drops launches
   // of newer runs that wait, and marks the EXITED and CLEANED_UP reports `fenced`, so the
   // controller requeues a run it still thought running. Returns the number of jobs fenced; a job
-  // already fenced is not counted again. Later launches run normally.
+  // already fenced is not counted again. Later launches run normally; launches that arrived
+  // before it and wait to be applied do not run (LaunchJob with fences_seen).
   int Fence(absl::string_view why);
+  // How many times Fence() was called.
+  uint64_t Fences() const;
 
   // SIGKILLs every job's processes and waits (up to `timeout`) until they are gone. Used when
   // the agent stops: the agent does not re-adopt jobs after a restart, so leaving them running
@@ -284,6 +292,7 @@ class JobRuntime {
 
   mutable absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t fences_ ABSL_GUARDED_BY(mu_) = 0;  // Fence() calls
   std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
   // (job id, run id, phase)
   struct Unacknowledged {

@@ -14,6 +14,7 @@ int JobRuntime::Fence(absl::string_view why) {
   int fenced = 0;
   {
     absl::MutexLock lock(&mu_);
+    ++fences_;
     for (auto& [id, job] : jobs_) {
       if (job->fenced) {
         continue;
@@ -38,6 +39,11 @@ int JobRuntime::Fence(absl::string_view why) {
     timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
   }
   return fenced;
+}
+
+uint64_t JobRuntime::Fences() const {
+  absl::MutexLock lock(&mu_);
+  return fences_;
 }
 
 }  // namespace canopy::agent::runtime

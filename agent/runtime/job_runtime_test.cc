@@ -210,6 +210,21 @@ TEST_F(JobRuntimeTest, FenceKillsEveryJobAtOnceAndSaysSoInItsReports) {
   EXPECT_EQ(exited->exit_code(), 0);
 }
 
+TEST_F(JobRuntimeTest, ALaunchThatArrivedBeforeAFenceDoesNotStartAfterIt) {
+  // Job 21's launch arrives, then waits (behind a slow launch in the node's inbox) while the node
+  // loses the controller and fences; the controller has requeued 21 meanwhile.
+  const uint64_t when_21_arrived = runtime_->Fences();
+  EXPECT_EQ(runtime_->Fence("lost the controller"), 0);  // nothing ran yet
+  runtime_->LaunchJob(BatchJob(21, "#!/bin/sh\ntouch ran-21\n", dir_.path()), when_21_arrived);
+  // Job 22's launch arrived after the fence (the controller is back): it runs.
+  runtime_->LaunchJob(BatchJob(22, "#!/bin/sh\ntouch ran-22\n", dir_.path()), runtime_->Fences());
+  ASSERT_TRUE(recorder_.WaitJob(22, JobStatus::PHASE_EXITED).has_value());
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/ran-22"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran-21"));
+  EXPECT_FALSE(recorder_.WaitJob(21, JobStatus::PHASE_LAUNCHED, absl::Milliseconds(200)));
+  EXPECT_THAT(runtime_->RunningJobIds(), ::testing::Not(::testing::Contains(21u)));
+}
+
 TEST_F(JobRuntimeTest, EmptyScriptIsAnAllocationAndNonBatchNodesJustRecord) {
   canopy::v1::LaunchJob alloc = BatchJob(12, "", dir_.path());
   runtime_->LaunchJob(alloc);
@@ -556,9 +571,14 @@ TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
 
 TEST_F(JobRuntimeTest, KillJobCancelsANewerRunThatWaits) {
   const std::string ready = dir_.path() + "/ready";
+  // Run 1 ignores SIGTERM and has 1 s of KillWait: it outlives the KillJob below however late
+  // this thread gets to send it (when it died of the newer run's SIGTERM at once, run 2 could
+  // start before the KillJob under a loaded machine).
   canopy::v1::LaunchJob run1 =
-      BatchJob(20, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nexec sleep 1000\n"), dir_.path());
+      BatchJob(20, absl::StrCat("#!/bin/sh\ntrap '' TERM\ntouch ", ready, "\nexec sleep 1000\n"),
+               dir_.path());
   run1.mutable_job()->set_run_id(1);
+  run1.mutable_kill_wait()->set_seconds(1);
   runtime_->LaunchJob(run1);
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
   // A newer run kills the old one by itself...

@@ -263,14 +263,18 @@ bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message
   // before them.
   const bool may_block =
       kind == Kind::kLaunchJob || kind == Kind::kLaunchStep || kind == Kind::kNotifyJob;
-  inbox_.Post([this, message] { ApplyToRuntime(message); }, may_block);
+  // Whether the node fenced its jobs between now and when the inbox applies it (JobRuntime
+  // drops a launch that waited across a fence).
+  const uint64_t fences = runtime_->Fences();
+  inbox_.Post([this, message, fences] { ApplyToRuntime(message, fences); }, may_block);
   return true;
 }
 
-void NodeSession::ApplyToRuntime(const canopy::v1::ControllerMessage& message) {
+void NodeSession::ApplyToRuntime(const canopy::v1::ControllerMessage& message,
+                                 uint64_t fences_seen) {
   switch (message.payload_case()) {
     case canopy::v1::ControllerMessage::kLaunchJob:
-      runtime_->LaunchJob(message.launch_job());
+      runtime_->LaunchJob(message.launch_job(), fences_seen);
       return;
     case canopy::v1::ControllerMessage::kSignalJob:
       runtime_->SignalJob(message.signal_job());

@@ -101,8 +101,9 @@ class NodeSession {
   void OnMessage(const canopy::v1::ControllerMessage& in);
   // Hands a job or step message to the runtime, through inbox_; false for other kinds.
   bool DispatchToRuntime(const canopy::v1::ControllerMessage& message);
-  // The runtime's handling of one such message (on the inbox's thread, or the reader's).
-  void ApplyToRuntime(const canopy::v1::ControllerMessage& message);
+  // The runtime's handling of one such message (on the inbox's thread, or the reader's);
+  // `fences_seen`: the runtime's Fences() when it arrived.
+  void ApplyToRuntime(const canopy::v1::ControllerMessage& message, uint64_t fences_seen);
   void OnRegisterAck(const canopy::v1::RegisterAck& ack);
   bool Write(const canopy::v1::AgentMessage& message);
   absl::StatusOr<std::vector<gpu::GpuDevice>> Discover();
