@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -24,6 +25,9 @@ constexpr size_t kPrefixBytes = 5;  // gRPC's message prefix: compressed flag, 4
 constexpr size_t kReadChunk = 64 * 1024;
 // Frames gathered before they are written (a long script's DATA frames, say).
 constexpr size_t kMaxUnwrittenBytes = 256 * 1024;
+// How long acknowledgements may wait for the answer once the request is out (CallOnce): long
+// enough for an answer that comes at once, short enough for a server that waits for them.
+constexpr absl::Duration kMaxAckHold = absl::Milliseconds(50);
 
 nghttp2_nv Header(absl::string_view name, absl::string_view value) {
   return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
@@ -98,9 +102,11 @@ struct UnixGrpcConnection::Session {
   int32_t stream_id = -1;
   std::string request;  // prefixed message
   size_t request_sent = 0;
-  bool request_out = false;  // the request's last frame (END_STREAM) was handed to Send
-  bool closed = false;       // its stream has ended
-  uint32_t reset_code = 0;   // HTTP/2 error code when it ended in a reset
+  bool request_out = false;    // the request's last frame (END_STREAM) was handed to Send
+  uint64_t request_end = 0;    // where the request ends in the connection's bytes (sent_total)
+  bool stream_frames = false;  // a frame of the call's stream has begun to arrive
+  bool closed = false;         // its stream has ended
+  uint32_t reset_code = 0;     // HTTP/2 error code when it ended in a reset
   int http_status = 0;
   std::optional<int> grpc_status;
   std::string grpc_message;
@@ -111,12 +117,15 @@ struct UnixGrpcConnection::Session {
 
   std::string out;  // frames gathered by Send, written by Flush
   size_t out_written = 0;
+  uint64_t sent_total = 0;  // bytes written on the connection so far
 
   void StartCall() {
     stream_id = -1;
     request.clear();
     request_sent = 0;
     request_out = false;
+    request_end = 0;
+    stream_frames = false;
     closed = false;
     reset_code = 0;
     http_status = 0;
@@ -164,13 +173,20 @@ struct UnixGrpcConnection::Session {
         return NGHTTP2_ERR_CALLBACK_FAILURE;
       }
       out_written += static_cast<size_t>(n);
+      sent_total += static_cast<uint64_t>(n);
       if (out_written < out.size()) {
+        if (out_written >= kMaxUnwrittenBytes) {  // a long upload: drop what is written
+          out.erase(0, out_written);
+          out_written = 0;
+        }
         return 0;  // the socket's buffer is full
       }
       // All written: nghttp2 may hold more frames than the buffer took (kMaxUnwrittenBytes).
     }
   }
   bool Unwritten() const { return out_written < out.size(); }
+  // The whole request has left for the socket (not only for Send's buffer).
+  bool RequestWritten() const { return request_out && sent_total >= request_end; }
 
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
                       size_t name_length, const uint8_t* value, size_t value_length, uint8_t,
@@ -214,6 +230,17 @@ struct UnixGrpcConnection::Session {
     Session& s = Of(user);
     if (frame->hd.stream_id == s.stream_id && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
       s.request_out = true;
+      s.request_end = s.sent_total + (s.out.size() - s.out_written);
+    }
+    return 0;
+  }
+
+  // Before nghttp2 checks the frame: one it finds broken still ends the call at once (the reset
+  // it queues is written, and only then is the stream closed).
+  static int OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user) {
+    Session& s = Of(user);
+    if (hd->stream_id == s.stream_id) {
+      s.stream_frames = true;
     }
     return 0;
   }
@@ -291,6 +318,7 @@ grpc::Status UnixGrpcConnection::Open(absl::Time deadline) {
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Session::OnData);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Session::OnStreamClose);
   nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Session::OnFrameSend);
+  nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, &Session::OnBeginFrame);
   const int made = nghttp2_session_client_new(&session->h2, callbacks, session.get());
   nghttp2_session_callbacks_del(callbacks);
   if (made != 0) {
@@ -402,21 +430,28 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
   s.stream_id = stream_id;
 
   char buffer[kReadChunk];
+  absl::Time hold_until = absl::InfiniteFuture();
   while (!s.closed) {
     // Until the request is out, what nghttp2 queues goes at once. After that, the
     // acknowledgements canopyd's first frames ask for (its SETTINGS, its PING) wait and leave
     // with the next write, after the answer: sent mid-call they only woke canopyd's reader
-    // while it worked on the request. Once the answer's DATA arrives, window updates go at once
-    // again (a long squeue needs them), as do the reset of an answer too large and the GOAWAY of
-    // a session that is ending (no new request allowed: nghttp2 is terminating it, or canopyd
-    // said GOAWAY).
-    const bool write_now = !s.request_out || !s.body.empty() || s.too_big ||
-                           nghttp2_session_check_request_allowed(s.h2) == 0;
+    // while it worked on the request. They wait kMaxAckHold at most, and everything goes at
+    // once again as soon as the answer begins (window updates for a long squeue, the reset of a
+    // broken or too large answer), and when the session is ending (no new request allowed:
+    // nghttp2 is terminating it with a GOAWAY, or canopyd said GOAWAY).
+    if (s.request_out && hold_until == absl::InfiniteFuture()) {
+      hold_until = absl::Now() + kMaxAckHold;
+    }
+    const bool write_now = !s.request_out || s.stream_frames || s.too_big ||
+                           nghttp2_session_check_request_allowed(s.h2) == 0 ||
+                           absl::Now() >= hold_until;
     if (write_now || s.Unwritten()) {
       if (const int sent = s.Flush(); sent != 0) {
         const int error = s.send_errno;
-        // A request canopyd did not read whole is one it did not act on.
-        *unprocessed = !s.answered && (error == EPIPE || error == ECONNRESET);
+        // A request canopyd did not read whole is one it did not act on; one written whole may
+        // have been, whatever failed after it.
+        *unprocessed =
+            !s.answered && !s.RequestWritten() && (error == EPIPE || error == ECONNRESET);
         session_.reset();
         return Unavailable(
             absl::StrCat("sending to ", socket_path_, ": ",
@@ -438,7 +473,8 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "Deadline Exceeded");
     }
     pollfd p{fd_.get(), static_cast<int16_t>(POLLIN | (s.Unwritten() ? POLLOUT : 0)), 0};
-    const int ready = ::poll(&p, 1, PollTimeoutMs(deadline));
+    const int ready =
+        ::poll(&p, 1, PollTimeoutMs(write_now ? deadline : std::min(deadline, hold_until)));
     if (ready < 0) {
       if (errno == EINTR) {
         continue;
@@ -448,7 +484,7 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
       return Unavailable(absl::StrCat("waiting for ", socket_path_, ": ", std::strerror(error)));
     }
     if ((p.revents & (POLLIN | POLLHUP | POLLERR)) == 0) {
-      continue;  // writable only, or the deadline (checked above)
+      continue;  // writable only, the acknowledgements' time, or the deadline (checked above)
     }
     const ssize_t n = ::read(fd_.get(), buffer, sizeof(buffer));
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) {

@@ -176,6 +176,19 @@ TEST_F(UnixGrpcCallTest, ARequestOfMegabytesGoesOutWhole) {
   }
 }
 
+TEST_F(UnixGrpcCallTest, ARequestOverTheServersLimitIsRefusedAndTheConnectionStaysUsable) {
+  // gRPC's server takes 4 MiB by default: it ends the call while the rest of the request is
+  // still on its way, and what the client had not sent of it is dropped.
+  UnixGrpcConnection connection(socket_, kLimit);
+  canopy::v1::SubmitJobRequest request;
+  request.mutable_spec()->set_script(std::string(6 * 1024 * 1024, '#'));
+  canopy::v1::SubmitJobResponse response;
+  grpc::Status status =
+      connection.Call("/canopy.v1.Controller/SubmitJob", request, {}, Soon(), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_TRUE(Ping(connection).ok());
+}
+
 TEST_F(UnixGrpcCallTest, AnAnswerOverTheLimitIsResourceExhaustedAndTheConnectionStaysUsable) {
   UnixGrpcConnection connection(socket_, 1024 * 1024);
   canopy::v1::ListJobsRequest request;
