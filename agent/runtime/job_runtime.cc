@@ -190,7 +190,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
       return;
     }
     // Under mu_, as Fence() is: a launch applied before a fence is one of the jobs it kills.
-    if (fences_seen != fences_) {
+    if (fences_seen != fences_.load()) {
       spdlog::warn(
           "{}: job {} (run {}): not started: its launch arrived before this node fenced its jobs, "
           "and the controller has requeued it since",

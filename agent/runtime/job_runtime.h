@@ -23,6 +23,7 @@
 // Lock order: mu_, then a StepPart's own lock, then queue_mu_.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -144,8 +145,8 @@ class JobRuntime {
   // already fenced is not counted again. Later launches run normally; launches that arrived
   // before it and wait to be applied do not run (LaunchJob with fences_seen).
   int Fence(absl::string_view why);
-  // How many times Fence() was called.
-  uint64_t Fences() const;
+  // How many times Fence() was called. Never waits for a launch in progress.
+  uint64_t Fences() const { return fences_.load(); }
 
   // SIGKILLs every job's processes and waits (up to `timeout`) until they are gone. Used when
   // the agent stops: the agent does not re-adopt jobs after a restart, so leaving them running
@@ -292,7 +293,10 @@ class JobRuntime {
 
   mutable absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t fences_ ABSL_GUARDED_BY(mu_) = 0;  // Fence() calls
+  // Fence() calls: raised under mu_ (LaunchJob compares under it), read without it by
+  // Fences(), which the stream's reader calls for every launch: it must not wait for mu_, held
+  // by the node's inbox thread while it forks a job.
+  std::atomic<uint64_t> fences_{0};
   std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
   // (job id, run id, phase)
   struct Unacknowledged {

@@ -41,9 +41,4 @@ int JobRuntime::Fence(absl::string_view why) {
   return fenced;
 }
 
-uint64_t JobRuntime::Fences() const {
-  absl::MutexLock lock(&mu_);
-  return fences_;
-}
-
 }  // namespace canopy::agent::runtime
