@@ -192,9 +192,14 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
     // Under mu_, as Fence() is: a launch applied before a fence is one of the jobs it kills.
     if (fences_seen != fences_.load()) {
       spdlog::warn(
-          "{}: job {} (run {}): not started: its launch arrived before this node fenced its jobs, "
-          "and the controller has requeued it since",
+          "{}: job {} (run {}): not started: its launch arrived before this node fenced its jobs",
           options_.node_name, job_id, run_id);
+      // As for the jobs the fence killed: a controller that still counts the run as here (it
+      // came back before declaring the node down) requeues it; one that requeued it ignores this.
+      JobStatus cleaned = Status(job_id, run_id, JobStatus::PHASE_CLEANED_UP);
+      cleaned.set_fenced(true);
+      cleaned.set_message("not started: the launch arrived before the node fenced its jobs");
+      ReportJob(std::move(cleaned), true);
       return;
     }
     auto it = jobs_.find(job_id);

@@ -223,6 +223,10 @@ TEST_F(JobRuntimeTest, ALaunchThatArrivedBeforeAFenceDoesNotStartAfterIt) {
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/ran-21"));
   EXPECT_FALSE(recorder_.WaitJob(21, JobStatus::PHASE_LAUNCHED, absl::Milliseconds(200)));
   EXPECT_THAT(runtime_->RunningJobIds(), ::testing::Not(::testing::Contains(21u)));
+  // Reported as the fenced jobs are, so a controller that still counts it as here requeues it.
+  std::optional<JobStatus> cleaned = recorder_.WaitJob(21, JobStatus::PHASE_CLEANED_UP);
+  ASSERT_TRUE(cleaned.has_value());
+  EXPECT_TRUE(cleaned->fenced());
 }
 
 TEST_F(JobRuntimeTest, EmptyScriptIsAnAllocationAndNonBatchNodesJustRecord) {
