@@ -102,17 +102,16 @@ struct UnixGrpcConnection::Session {
   int32_t stream_id = -1;
   std::string request;  // prefixed message
   size_t request_sent = 0;
-  bool request_out = false;    // the request's last frame (END_STREAM) was handed to Send
-  uint64_t request_end = 0;    // where the request ends in the connection's bytes (sent_total)
-  bool stream_frames = false;  // a frame of the call's stream has begun to arrive
-  bool closed = false;         // its stream has ended
-  uint32_t reset_code = 0;     // HTTP/2 error code when it ended in a reset
+  bool request_out = false;  // the request's last frame (END_STREAM) was handed to Send
+  uint64_t request_end = 0;  // where the request ends in the connection's bytes (sent_total)
+  bool closed = false;       // its stream has ended
+  uint32_t reset_code = 0;   // HTTP/2 error code when it ended in a reset
   int http_status = 0;
   std::optional<int> grpc_status;
   std::string grpc_message;
   std::string body;  // DATA received
   bool too_big = false;
-  bool answered = false;  // a frame of the call's stream arrived
+  bool answered = false;  // a frame of the call's stream has begun to arrive (OnBeginFrame)
   int send_errno = 0;     // why the last send() failed
 
   std::string out;  // frames gathered by Send, written by Flush
@@ -125,7 +124,6 @@ struct UnixGrpcConnection::Session {
     request_sent = 0;
     request_out = false;
     request_end = 0;
-    stream_frames = false;
     closed = false;
     reset_code = 0;
     http_status = 0;
@@ -195,7 +193,6 @@ struct UnixGrpcConnection::Session {
     if (frame->hd.stream_id != s.stream_id) {
       return 0;
     }
-    s.answered = true;
     const absl::string_view key(reinterpret_cast<const char*>(name), name_length);
     const absl::string_view text(reinterpret_cast<const char*>(value), value_length);
     int number = 0;
@@ -215,7 +212,6 @@ struct UnixGrpcConnection::Session {
     if (stream_id != s.stream_id || s.too_big) {
       return 0;
     }
-    s.answered = true;
     if (s.body.size() + length > s.max_response_bytes + kPrefixBytes) {
       s.too_big = true;
       s.body.clear();
@@ -235,12 +231,12 @@ struct UnixGrpcConnection::Session {
     return 0;
   }
 
-  // Before nghttp2 checks the frame: one it finds broken still ends the call at once (the reset
-  // it queues is written, and only then is the stream closed).
+  // Before nghttp2 checks the frame, so that a frame it finds broken counts too: the reset it
+  // then queues must be written at once (CallOnce), as the stream closes only once it is.
   static int OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd, void* user) {
     Session& s = Of(user);
     if (hd->stream_id == s.stream_id) {
-      s.stream_frames = true;
+      s.answered = true;
     }
     return 0;
   }
@@ -442,7 +438,7 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
     if (s.request_out && hold_until == absl::InfiniteFuture()) {
       hold_until = absl::Now() + kMaxAckHold;
     }
-    const bool write_now = !s.request_out || s.stream_frames || s.too_big ||
+    const bool write_now = !s.request_out || s.answered || s.too_big ||
                            nghttp2_session_check_request_allowed(s.h2) == 0 ||
                            absl::Now() >= hold_until;
     if (write_now || s.Unwritten()) {
