@@ -10,6 +10,7 @@
 //
 //   ./build/tests/bench/canopy_e2e_bench              # CANOPY_E2E_SECONDS=20 by default
 //   CANOPY_E2E_AGENT=/path/to/older/canopy-agent ./build/tests/bench/canopy_e2e_bench
+//   CANOPY_E2E_CANOPYD=/path/to/older/canopyd ./build/tests/bench/canopy_e2e_bench
 //   CANOPY_E2E_SPOOL=/mnt/other-fs/spool ./build/tests/bench/canopy_e2e_bench   # the agent's spool
 //   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
 //
@@ -83,6 +84,12 @@ std::string SpoolDir(const std::string& run_dir) {
 std::string AgentPath() {
   const char* env = std::getenv("CANOPY_E2E_AGENT");
   return env != nullptr && *env != '\0' ? std::string(env) : std::string(CANOPY_AGENT_PATH);
+}
+
+// The controller to run: CANOPY_E2E_CANOPYD (another build's) or this build's.
+std::string CanopydPath() {
+  const char* env = std::getenv("CANOPY_E2E_CANOPYD");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(CANOPYD_PATH);
 }
 
 // CPU seconds a process has used (utime + stime) and those of its reaped children.
@@ -295,7 +302,7 @@ int Run() {
   }
   std::ofstream(dir + "/slurm.conf", std::ios::app) << "\nMaxJobCount=1000000\n";
   absl::StatusOr<testing::Subprocess> started = testing::Subprocess::Start(
-      {CANOPYD_PATH, "--config", dir + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
+      {CanopydPath(), "--config", dir + "/slurm.conf", "--listen", "127.0.0.1:0", "--state_dir",
        dir + "/state", "--port_file", dir + "/port", "--log_level", "warn"},
       {}, dir + "/canopyd.log");
   if (!started.ok()) {
@@ -404,6 +411,9 @@ int Run() {
   const double per_job = 1e3 / jobs;
   if (std::getenv("CANOPY_E2E_AGENT") != nullptr) {
     std::printf("agent: %s\n", AgentPath().c_str());
+  }
+  if (std::getenv("CANOPY_E2E_CANOPYD") != nullptr) {
+    std::printf("canopyd: %s\n", CanopydPath().c_str());
   }
   std::printf("CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms\n",
               (canopyd_end.self - canopyd_start.self) * per_job,
