@@ -487,8 +487,12 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
       continue;
     }
     if (n <= 0) {
-      const std::string why = n == 0 ? "canopyd closed the connection" : std::strerror(errno);
-      *unprocessed = !s.answered && n < 0 && errno == ECONNRESET;
+      const int error = n < 0 ? errno : 0;
+      const std::string why = n == 0 ? "canopyd closed the connection" : std::strerror(error);
+      // Reset before the request was all written: canopyd had not read it, so it did not act on
+      // it. Written whole, it may have been acted on by a canopyd that then went away without
+      // answering (a submit sent again would queue a second job), as gRPC's own client assumes.
+      *unprocessed = !s.answered && !s.RequestWritten() && error == ECONNRESET;
       session_.reset();
       return Unavailable(absl::StrCat("reading from ", socket_path_, ": ", why));
     }

@@ -2,6 +2,7 @@
 // get back (answers, statuses, metadata, limits, deadlines), one connection for many calls.
 #include "ctl/client/unix_grpc_call.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -89,6 +90,136 @@ class FakeController final : public canopy::v1::Controller::Service {
   // Atomic: consecutive calls may run on different gRPC threads, whose ordering ThreadSanitizer
   // cannot see in Debian's uninstrumented gRPC.
   std::atomic<int> pings_{0};
+};
+
+// One HTTP/2 frame (RFC 9113, 4.1).
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, const std::string& payload) {
+  std::string frame;
+  const size_t length = payload.size();
+  frame.push_back(static_cast<char>((length >> 16) & 0xff));
+  frame.push_back(static_cast<char>((length >> 8) & 0xff));
+  frame.push_back(static_cast<char>(length & 0xff));
+  frame.push_back(static_cast<char>(type));
+  frame.push_back(static_cast<char>(flags));
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    frame.push_back(static_cast<char>((stream >> shift) & 0xff));
+  }
+  return frame + payload;
+}
+
+// An HPACK header field as a literal, not indexed, not Huffman-coded (RFC 7541, 6.2.2); short
+// names and values only.
+std::string Literal(const std::string& name, const std::string& value) {
+  return std::string(1, '\0') + static_cast<char>(name.size()) + name +
+         static_cast<char>(value.size()) + value;
+}
+
+// A hand-written HTTP/2 peer on a unix socket, for what a real gRPC server does not do on cue:
+// act on a request and go away without answering it. On each connection it answers the first
+// call with an empty message and grpc-status 0. On the second it sends a PING and, reading
+// nothing more, closes the connection once the client's acknowledgement waits unread in the
+// socket, so the client's read fails with ECONNRESET: a canopyd that saved a submit and was
+// killed before its answer left.
+class DyingPeer {
+ public:
+  explicit DyingPeer(const std::string& path) {
+    listener_ = os::UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    path.copy(address.sun_path, sizeof(address.sun_path) - 1);
+    bound_ = ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+             ::listen(listener_.get(), 4) == 0;
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~DyingPeer() {
+    stop_ = true;
+    thread_.join();
+  }
+  bool bound() const { return bound_; }
+  // Requests read whole, on every connection.
+  int requests() const { return requests_; }
+  int connections() const { return connections_; }
+
+ private:
+  static constexpr uint8_t kData = 0, kHeaders = 1, kSettings = 4, kPing = 6;
+  static constexpr uint8_t kEndStream = 0x1, kAck = 0x1, kEndHeaders = 0x4;
+
+  void Serve() {
+    while (!stop_) {
+      pollfd p{listener_.get(), POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) {
+        continue;
+      }
+      os::UniqueFd peer(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (peer.valid()) {
+        ++connections_;
+        ServeConnection(peer.get());
+      }
+    }
+  }
+
+  void Send(int fd, const std::string& bytes) { (void)!::write(fd, bytes.data(), bytes.size()); }
+
+  void ServeConnection(int fd) {
+    Send(fd, Frame(kSettings, 0, 0, ""));
+    std::string in;
+    size_t at = 24;  // after the client's connection preface
+    int answered = 0;
+    char buffer[4096];
+    while (!stop_) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) {
+        continue;
+      }
+      const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+      if (n <= 0) {
+        return;
+      }
+      in.append(buffer, static_cast<size_t>(n));
+      while (in.size() >= at + 9) {
+        const size_t length = (static_cast<uint8_t>(in[at]) << 16) |
+                              (static_cast<uint8_t>(in[at + 1]) << 8) |
+                              static_cast<uint8_t>(in[at + 2]);
+        if (in.size() < at + 9 + length) {
+          break;
+        }
+        const uint8_t type = static_cast<uint8_t>(in[at + 3]);
+        const uint8_t flags = static_cast<uint8_t>(in[at + 4]);
+        const uint32_t stream = ((static_cast<uint8_t>(in[at + 5]) & 0x7f) << 24) |
+                                (static_cast<uint8_t>(in[at + 6]) << 16) |
+                                (static_cast<uint8_t>(in[at + 7]) << 8) |
+                                static_cast<uint8_t>(in[at + 8]);
+        at += 9 + length;
+        if (type == kSettings && (flags & kAck) == 0) {
+          Send(fd, Frame(kSettings, kAck, 0, ""));
+        }
+        if (type != kData || (flags & kEndStream) == 0) {
+          continue;
+        }
+        ++requests_;
+        if (answered++ == 0) {
+          Send(fd,
+               Frame(kHeaders, kEndHeaders, stream,
+                     "\x88" + Literal("content-type", "application/grpc")) +
+                   Frame(kData, 0, stream, std::string(5, '\0')) +
+                   Frame(kHeaders, kEndHeaders | kEndStream, stream, Literal("grpc-status", "0")));
+          continue;
+        }
+        // Acted on: now a PING, whose acknowledgement the client sends within its hold
+        // (kMaxAckHold, 50 ms) and nobody reads; then gone.
+        Send(fd, Frame(kPing, 0, 0, std::string(8, '\0')));
+        absl::SleepFor(absl::Milliseconds(300));
+        return;
+      }
+    }
+  }
+
+  os::UniqueFd listener_;
+  bool bound_ = false;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> requests_{0};
+  std::atomic<int> connections_{0};
+  std::thread thread_;
 };
 
 class UnixGrpcCallTest : public ::testing::Test {
@@ -287,6 +418,24 @@ TEST_F(UnixGrpcCallTest, AnIdleConnectionTheServerDroppedIsReplacedWithoutAFaile
   absl::SleepFor(absl::Milliseconds(1500));
   grpc::Status status = Ping(connection);
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(UnixGrpcCallTest, ARequestTheServerReadWholeIsNotSentAgainWhenItDiesBeforeAnswering) {
+  // The server may have acted on it (a submit saved): sent again on a new connection, it would
+  // be acted on twice. The caller hears UNAVAILABLE and checks, as with gRPC's own client.
+  const std::string path = dir_ + "/dying.sock";
+  DyingPeer peer(path);
+  ASSERT_TRUE(peer.bound());
+  UnixGrpcConnection connection(path, kLimit);
+  ASSERT_TRUE(Ping(connection).ok());
+  grpc::Status status = Ping(connection);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_EQ(peer.requests(), 2);
+  EXPECT_EQ(peer.connections(), 1);
+  // The connection is replaced for the next call, which the peer answers.
+  status = Ping(connection);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(peer.connections(), 2);
 }
 
 TEST_F(UnixGrpcCallTest, ASocketThatIsNotHttp2IsAnErrorNotAHang) {
