@@ -106,6 +106,7 @@ struct UnixGrpcConnection::Session {
   uint64_t request_end = 0;  // where the request ends in the connection's bytes (sent_total)
   bool closed = false;       // its stream has ended
   uint32_t reset_code = 0;   // HTTP/2 error code when it ended in a reset
+  bool reset_here = false;   // the reset was this side's (nghttp2 found the answer broken)
   int http_status = 0;
   std::optional<int> grpc_status;
   std::string grpc_message;
@@ -126,6 +127,7 @@ struct UnixGrpcConnection::Session {
     request_end = 0;
     closed = false;
     reset_code = 0;
+    reset_here = false;
     http_status = 0;
     grpc_status.reset();
     grpc_message.clear();
@@ -227,6 +229,9 @@ struct UnixGrpcConnection::Session {
     if (frame->hd.stream_id == s.stream_id && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
       s.request_out = true;
       s.request_end = s.sent_total + (s.out.size() - s.out_written);
+    }
+    if (frame->hd.stream_id == s.stream_id && frame->hd.type == NGHTTP2_RST_STREAM) {
+      s.reset_here = true;
     }
     return 0;
   }
@@ -525,6 +530,11 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
   } else if (s.http_status != 0 && s.http_status != 200) {
     return grpc::Status(StatusCodeForHttpStatus(s.http_status),
                         absl::StrCat("Received http2 header with status: ", s.http_status));
+  } else if (s.reset_here) {
+    return grpc::Status(grpc::StatusCode::INTERNAL,
+                        absl::StrCat("the answer from ", socket_path_,
+                                     " broke HTTP/2's rules, so the call was reset (HTTP/2 error ",
+                                     s.reset_code, "); is it canopyd's socket?"));
   } else if (s.reset_code == NGHTTP2_REFUSED_STREAM) {
     // A GOAWAY's refused streams were not acted on (RFC 9113, 8.7).
     *unprocessed = true;

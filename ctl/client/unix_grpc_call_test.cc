@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -114,15 +115,20 @@ std::string Literal(const std::string& name, const std::string& value) {
          static_cast<char>(value.size()) + value;
 }
 
-// A hand-written HTTP/2 peer on a unix socket, for what a real gRPC server does not do on cue:
-// act on a request and go away without answering it. On each connection it answers the first
-// call with an empty message and grpc-status 0. On the second it sends a PING and, reading
-// nothing more, closes the connection once the client's acknowledgement waits unread in the
-// socket, so the client's read fails with ECONNRESET: a canopyd that saved a submit and was
-// killed before its answer left.
-class DyingPeer {
+// A hand-written HTTP/2 peer on a unix socket, for what a real gRPC server does not do on cue.
+// On each connection it treats the calls in turn as `script` says, the last entry for every
+// call after it:
+//   kAnswer:    an empty message and grpc-status 0.
+//   kActAndDie: a PING and, reading nothing more, the connection closed once the client's
+//               acknowledgement waits unread in the socket, so the client's read fails with
+//               ECONNRESET: a canopyd that saved a submit and was killed before answering.
+//   kMalformed: response headers HTTP/2 forbids (an upper-case name), which the client's
+//               nghttp2 answers with a reset of the stream.
+class ScriptedPeer {
  public:
-  explicit DyingPeer(const std::string& path) {
+  enum class Act { kAnswer, kActAndDie, kMalformed };
+
+  ScriptedPeer(const std::string& path, std::vector<Act> script) : script_(std::move(script)) {
     listener_ = os::UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -131,7 +137,7 @@ class DyingPeer {
              ::listen(listener_.get(), 4) == 0;
     thread_ = std::thread([this] { Serve(); });
   }
-  ~DyingPeer() {
+  ~ScriptedPeer() {
     stop_ = true;
     thread_.join();
   }
@@ -164,7 +170,7 @@ class DyingPeer {
     Send(fd, Frame(kSettings, 0, 0, ""));
     std::string in;
     size_t at = 24;  // after the client's connection preface
-    int answered = 0;
+    size_t calls = 0;
     char buffer[4096];
     while (!stop_) {
       pollfd p{fd, POLLIN, 0};
@@ -197,23 +203,28 @@ class DyingPeer {
           continue;
         }
         ++requests_;
-        if (answered++ == 0) {
+        const Act act = script_[std::min<size_t>(calls++, script_.size() - 1)];
+        if (act == Act::kAnswer) {
           Send(fd,
                Frame(kHeaders, kEndHeaders, stream,
                      "\x88" + Literal("content-type", "application/grpc")) +
                    Frame(kData, 0, stream, std::string(5, '\0')) +
                    Frame(kHeaders, kEndHeaders | kEndStream, stream, Literal("grpc-status", "0")));
-          continue;
+        } else if (act == Act::kMalformed) {
+          Send(fd, Frame(kHeaders, kEndHeaders, stream,
+                         "\x88" + Literal("Content-Type", "application/grpc")));
+        } else {
+          // A PING, whose acknowledgement the client sends within its hold (kMaxAckHold,
+          // 50 ms) and nobody reads; then gone.
+          Send(fd, Frame(kPing, 0, 0, std::string(8, '\0')));
+          absl::SleepFor(absl::Milliseconds(300));
+          return;
         }
-        // Acted on: now a PING, whose acknowledgement the client sends within its hold
-        // (kMaxAckHold, 50 ms) and nobody reads; then gone.
-        Send(fd, Frame(kPing, 0, 0, std::string(8, '\0')));
-        absl::SleepFor(absl::Milliseconds(300));
-        return;
       }
     }
   }
 
+  const std::vector<Act> script_;
   os::UniqueFd listener_;
   bool bound_ = false;
   std::atomic<bool> stop_{false};
@@ -424,7 +435,8 @@ TEST_F(UnixGrpcCallTest, ARequestTheServerReadWholeIsNotSentAgainWhenItDiesBefor
   // The server may have acted on it (a submit saved): sent again on a new connection, it would
   // be acted on twice. The caller hears UNAVAILABLE and checks, as with gRPC's own client.
   const std::string path = dir_ + "/dying.sock";
-  DyingPeer peer(path);
+  ScriptedPeer peer(path, {ScriptedPeer::Act::kAnswer, ScriptedPeer::Act::kActAndDie,
+                           ScriptedPeer::Act::kAnswer});
   ASSERT_TRUE(peer.bound());
   UnixGrpcConnection connection(path, kLimit);
   ASSERT_TRUE(Ping(connection).ok());
@@ -436,6 +448,24 @@ TEST_F(UnixGrpcCallTest, ARequestTheServerReadWholeIsNotSentAgainWhenItDiesBefor
   status = Ping(connection);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(peer.connections(), 2);
+}
+
+TEST_F(UnixGrpcCallTest, AMalformedAnswerEndsTheCallAtOnceAndTheNextCallWorks) {
+  // The client's nghttp2 resets the stream; that reset must go out and end the call now, not
+  // wait for the call's deadline.
+  const std::string path = dir_ + "/malformed.sock";
+  ScriptedPeer peer(path, {ScriptedPeer::Act::kMalformed, ScriptedPeer::Act::kAnswer});
+  ASSERT_TRUE(peer.bound());
+  UnixGrpcConnection connection(path, kLimit);
+  const absl::Time start = absl::Now();
+  grpc::Status status = Ping(connection);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_NE(status.error_message().find("broke HTTP/2's rules"), std::string::npos)
+      << status.error_message();
+  status = Ping(connection);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(peer.requests(), 2);
 }
 
 TEST_F(UnixGrpcCallTest, ASocketThatIsNotHttp2IsAnErrorNotAHang) {
