@@ -189,6 +189,28 @@ absl::StatusOr<std::string> Cgroup::MoveSelfToLeaf(const std::string& root) {
   return leaf;
 }
 
+std::vector<std::string> Cgroup::CgroupsBelow(const std::string& dir) {
+  std::vector<std::string> found;
+  std::vector<std::string> to_list = {dir};
+  while (!to_list.empty()) {
+    const std::string listing = std::move(to_list.back());
+    to_list.pop_back();
+    // One directory at a time, each with its own error code: one that vanished (another agent
+    // swept it, or its job ended) is skipped, where a recursive walk would stop there and leave
+    // the rest.
+    std::error_code walk;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(listing, walk), end; !walk && it != end;
+         it.increment(walk)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) {
+        found.push_back(it->path().string());
+        to_list.push_back(it->path().string());
+      }
+    }
+  }
+  return found;
+}
+
 int Cgroup::SweepDeadAgents(const std::string& root) {
   std::error_code ec;
   int swept = 0;
@@ -216,14 +238,7 @@ int Cgroup::SweepDeadAgents(const std::string& root) {
     }
     ++swept;
     // Children first: the job cgroups, then the agent's own.
-    std::vector<std::string> dirs;
-    std::error_code sub_walk;
-    for (std::filesystem::recursive_directory_iterator sub(entry.path(), sub_walk), sub_end;
-         !sub_walk && sub != sub_end; sub.increment(sub_walk)) {
-      if (sub->is_directory(ec)) {
-        dirs.push_back(sub->path().string());
-      }
-    }
+    std::vector<std::string> dirs = CgroupsBelow(entry.path().string());
     dirs.push_back(entry.path().string());
     std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
       return a.size() > b.size();  // deeper paths are longer

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/os/unique_fd.h"
@@ -41,6 +42,9 @@ class Cgroup {
   // processes must not keep running (or holding GPUs). Returns how many dead agents' cgroups it
   // found. Best effort.
   static int SweepDeadAgents(const std::string& root);
+  // Every directory below `dir`, at any depth (cgroups within cgroups); one that vanishes
+  // during the walk is left out, and the walk goes on with the others.
+  static std::vector<std::string> CgroupsBelow(const std::string& dir);
 
   // Creates (or adopts, when it already exists) `parent`/`name`. Internal on mkdir failure.
   // The cgroup keeps a descriptor of its directory, for the cgroups created in it below.

@@ -6,8 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -58,6 +61,22 @@ TEST(CgroupTest, SweepKillsWhatADeadAgentLeftAndRemovesItsCgroups) {
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
   EXPECT_FALSE(std::filesystem::exists((*agent)->path()));
   // A live agent's cgroup (ours, if it had one) is never touched: only canopy-agent-<dead pid>.
+}
+
+TEST(CgroupTest, CgroupsBelowFindsEveryDirectoryAtAnyDepthAndNothingElse) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "cgroups-below-XXXXXX").string();
+  const std::string root = mkdtemp(tmpl.data());
+  std::filesystem::create_directories(root + "/canopy-agent-1/job7/step0");
+  std::filesystem::create_directories(root + "/canopy-agent-1/job8");
+  std::ofstream(root + "/canopy-agent-1/cgroup.procs") << "";
+  std::vector<std::string> found = Cgroup::CgroupsBelow(root + "/canopy-agent-1");
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<std::string>{root + "/canopy-agent-1/job7",
+                                             root + "/canopy-agent-1/job7/step0",
+                                             root + "/canopy-agent-1/job8"}));
+  // A directory already gone (swept by another agent) has nothing below it, and no error.
+  EXPECT_TRUE(Cgroup::CgroupsBelow(root + "/canopy-agent-2").empty());
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace
