@@ -42,8 +42,9 @@ class Cgroup {
   // processes must not keep running (or holding GPUs). Returns how many dead agents' cgroups it
   // found. Best effort.
   static int SweepDeadAgents(const std::string& root);
-  // Every directory below `dir`, at any depth (cgroups within cgroups); one that vanishes
-  // during the walk is left out, and the walk goes on with the others.
+  // Every directory below `dir`, at any depth (cgroups within cgroups), symbolic links left
+  // out. One that vanishes during the walk keeps its place if it was listed already, but what
+  // was below it is not found; the walk goes on with the others.
   static std::vector<std::string> CgroupsBelow(const std::string& dir);
 
   // Creates (or adopts, when it already exists) `parent`/`name`. Internal on mkdir failure.

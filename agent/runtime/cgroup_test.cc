@@ -69,6 +69,8 @@ TEST(CgroupTest, CgroupsBelowFindsEveryDirectoryAtAnyDepthAndNothingElse) {
   std::filesystem::create_directories(root + "/canopy-agent-1/job7/step0");
   std::filesystem::create_directories(root + "/canopy-agent-1/job8");
   std::ofstream(root + "/canopy-agent-1/cgroup.procs") << "";
+  std::filesystem::create_directory_symlink(root + "/canopy-agent-1/job7",
+                                            root + "/canopy-agent-1/link");
   std::vector<std::string> found = Cgroup::CgroupsBelow(root + "/canopy-agent-1");
   std::sort(found.begin(), found.end());
   EXPECT_EQ(found, (std::vector<std::string>{root + "/canopy-agent-1/job7",

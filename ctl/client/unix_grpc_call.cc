@@ -106,7 +106,7 @@ struct UnixGrpcConnection::Session {
   uint64_t request_end = 0;  // where the request ends in the connection's bytes (sent_total)
   bool closed = false;       // its stream has ended
   uint32_t reset_code = 0;   // HTTP/2 error code when it ended in a reset
-  bool reset_here = false;   // the reset was this side's (nghttp2 found the answer broken)
+  bool reset_here = false;   // this side reset the stream (a broken answer, or too_big)
   int http_status = 0;
   std::optional<int> grpc_status;
   std::string grpc_message;
@@ -519,7 +519,10 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
         grpc::StatusCode::RESOURCE_EXHAUSTED,
         absl::StrCat("Received message larger than max (over ", s.max_response_bytes, " bytes)"));
   }
-  if (s.grpc_status.has_value()) {
+  // nghttp2 checks an answer's header fields one at a time: trailers with grpc-status 0 and then
+  // a field it rejects still end in its reset of the stream, and that answer is broken.
+  const bool broken = s.reset_here && s.reset_code != NGHTTP2_NO_ERROR;
+  if (s.grpc_status.has_value() && !(*s.grpc_status == 0 && broken)) {
     if (*s.grpc_status != 0) {
       const int code = *s.grpc_status;
       return grpc::Status(code > 0 && code <= grpc::StatusCode::UNAUTHENTICATED
@@ -530,7 +533,7 @@ grpc::Status UnixGrpcConnection::CallOnce(absl::string_view method,
   } else if (s.http_status != 0 && s.http_status != 200) {
     return grpc::Status(StatusCodeForHttpStatus(s.http_status),
                         absl::StrCat("Received http2 header with status: ", s.http_status));
-  } else if (s.reset_here) {
+  } else if (broken) {
     return grpc::Status(grpc::StatusCode::INTERNAL,
                         absl::StrCat("the answer from ", socket_path_,
                                      " broke HTTP/2's rules, so the call was reset (HTTP/2 error ",

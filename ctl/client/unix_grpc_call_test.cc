@@ -124,9 +124,10 @@ std::string Literal(const std::string& name, const std::string& value) {
 //               ECONNRESET: a canopyd that saved a submit and was killed before answering.
 //   kMalformed: response headers HTTP/2 forbids (an upper-case name), which the client's
 //               nghttp2 answers with a reset of the stream.
+//   kBrokenTrailers: a whole answer whose trailers hold grpc-status 0 and then such a field.
 class ScriptedPeer {
  public:
-  enum class Act { kAnswer, kActAndDie, kMalformed };
+  enum class Act { kAnswer, kActAndDie, kMalformed, kBrokenTrailers };
 
   ScriptedPeer(const std::string& path, std::vector<Act> script) : script_(std::move(script)) {
     listener_ = os::UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -164,7 +165,10 @@ class ScriptedPeer {
     }
   }
 
-  void Send(int fd, const std::string& bytes) { (void)!::write(fd, bytes.data(), bytes.size()); }
+  // MSG_NOSIGNAL: a client that hung up must fail the test, not kill its binary with SIGPIPE.
+  void Send(int fd, const std::string& bytes) {
+    (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
 
   void ServeConnection(int fd) {
     Send(fd, Frame(kSettings, 0, 0, ""));
@@ -210,14 +214,21 @@ class ScriptedPeer {
                      "\x88" + Literal("content-type", "application/grpc")) +
                    Frame(kData, 0, stream, std::string(5, '\0')) +
                    Frame(kHeaders, kEndHeaders | kEndStream, stream, Literal("grpc-status", "0")));
+        } else if (act == Act::kBrokenTrailers) {
+          Send(fd, Frame(kHeaders, kEndHeaders, stream,
+                         "\x88" + Literal("content-type", "application/grpc")) +
+                       Frame(kData, 0, stream, std::string(5, '\0')) +
+                       Frame(kHeaders, kEndHeaders | kEndStream, stream,
+                             Literal("grpc-status", "0") + Literal("Bad-Name", "x")));
         } else if (act == Act::kMalformed) {
           Send(fd, Frame(kHeaders, kEndHeaders, stream,
                          "\x88" + Literal("Content-Type", "application/grpc")));
         } else {
           // A PING, whose acknowledgement the client sends within its hold (kMaxAckHold,
-          // 50 ms) and nobody reads; then gone.
+          // 50 ms); once it waits in the socket, gone without reading it.
           Send(fd, Frame(kPing, 0, 0, std::string(8, '\0')));
-          absl::SleepFor(absl::Milliseconds(300));
+          pollfd ack{fd, POLLIN, 0};
+          (void)::poll(&ack, 1, 10'000);
           return;
         }
       }
@@ -442,6 +453,9 @@ TEST_F(UnixGrpcCallTest, ARequestTheServerReadWholeIsNotSentAgainWhenItDiesBefor
   ASSERT_TRUE(Ping(connection).ok());
   grpc::Status status = Ping(connection);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  // The case under test: a reset (the peer closed with the acknowledgement unread), not an end.
+  EXPECT_NE(status.error_message().find("reset by peer"), std::string::npos)
+      << status.error_message();
   EXPECT_EQ(peer.requests(), 2);
   EXPECT_EQ(peer.connections(), 1);
   // The connection is replaced for the next call, which the peer answers.
@@ -466,6 +480,19 @@ TEST_F(UnixGrpcCallTest, AMalformedAnswerEndsTheCallAtOnceAndTheNextCallWorks) {
   status = Ping(connection);
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(peer.requests(), 2);
+}
+
+TEST_F(UnixGrpcCallTest, TrailersBrokenAfterAnOkStatusAreAnErrorNotOk) {
+  // grpc-status 0 arrived before the field nghttp2 rejected: the answer is still broken, as
+  // gRPC's own client would say.
+  const std::string path = dir_ + "/trailers.sock";
+  ScriptedPeer peer(path, {ScriptedPeer::Act::kBrokenTrailers, ScriptedPeer::Act::kAnswer});
+  ASSERT_TRUE(peer.bound());
+  UnixGrpcConnection connection(path, kLimit);
+  grpc::Status status = Ping(connection);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+  status = Ping(connection);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 TEST_F(UnixGrpcCallTest, ASocketThatIsNotHttp2IsAnErrorNotAHang) {
