@@ -86,7 +86,8 @@ std::string AgentPath() {
   return env != nullptr && *env != '\0' ? std::string(env) : std::string(CANOPY_AGENT_PATH);
 }
 
-// The controller to run: CANOPY_E2E_CANOPYD (another build's) or this build's.
+// The controller to run: CANOPY_E2E_CANOPYD (another build's, or a script that execs one: its
+// CPU is read from the process started) or this build's.
 std::string CanopydPath() {
   const char* env = std::getenv("CANOPY_E2E_CANOPYD");
   return env != nullptr && *env != '\0' ? std::string(env) : std::string(CANOPYD_PATH);

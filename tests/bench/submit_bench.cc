@@ -44,7 +44,7 @@ std::string ClusterConf() {
 // CANOPY_BENCH_CANOPYD runs another build's canopyd, to compare two in one session.
 std::string CanopydPath() {
   const char* env = std::getenv("CANOPY_BENCH_CANOPYD");
-  return env != nullptr ? env : CANOPYD_PATH;
+  return env != nullptr && *env != '\0' ? env : CANOPYD_PATH;
 }
 
 // One canopyd for the whole program.
