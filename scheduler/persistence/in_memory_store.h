@@ -18,6 +18,7 @@ class InMemoryStore final : public Store {
  public:
   absl::Status Commit(const Mutations& mutations) override {
     if (absl::Status fail = FailWith(); !fail.ok()) {
+      ++failed_commits_;
       return fail;
     }
     for (const NodeAdminRow& row : mutations.node_admin_upserts) {
@@ -87,6 +88,7 @@ class InMemoryStore final : public Store {
     fail_with_ = std::move(status);
   }
   int commits() const { return commits_.load(); }
+  int failed_commits() const { return failed_commits_.load(); }
 
  private:
   std::map<std::string, NodeAdminRow> nodes_;
@@ -102,6 +104,7 @@ class InMemoryStore final : public Store {
   absl::Mutex fail_mu_;
   absl::Status fail_with_ ABSL_GUARDED_BY(fail_mu_);
   std::atomic<int> commits_{0};
+  std::atomic<int> failed_commits_{0};
 };
 
 }  // namespace canopy::persistence

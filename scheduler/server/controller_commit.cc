@@ -33,7 +33,9 @@ void Prepend(std::vector<T>& to, std::vector<T>&& items) {
 bool Controller::HasUnsaved() const {
   return !unsaved_jobs_.empty() || !unsaved_final_records_.empty() || !unsaved_admin_.empty() ||
          !unsaved_attempts_.empty() || !unsaved_steps_.empty() || !unsaved_forgets_.empty() ||
-         !waiting_for_commit_.empty() || save_associations_ || save_usage_ || save_qos_;
+         unsaved_purge_ != absl::InfinitePast() || next_id_unsaved_ || drop_legacy_jobs_ ||
+         !waiting_for_commit_.empty() || !undelivered_.empty() || save_associations_ ||
+         save_usage_ || save_qos_;
 }
 
 void Controller::SaveOrKeep(Batch& batch, absl::Time now) {
@@ -54,13 +56,14 @@ void Controller::SaveOrKeep(Batch& batch, absl::Time now) {
   steps_dirty_ = steps_dirty_ || !batch.effects.steps.empty();
   TakeHistory(batch, now);
   NoteAccounting(batch.effects);
-  if (save_associations_) {
+  // Whole tables: copied only for a commit that starts now (the flags keep them for a later one).
+  if (commit_now && save_associations_) {
     m.associations = jobs_->AssociationsToSave();
   }
-  if (save_usage_) {
+  if (commit_now && save_usage_) {
     m.usage = jobs_->UsageToSave();
   }
-  if (save_qos_) {
+  if (commit_now && save_qos_) {
     m.qos = jobs_->qos().specs();
   }
   m.drop_legacy_jobs = drop_legacy_jobs_;
@@ -177,7 +180,10 @@ void Controller::SaveBeforeStop(absl::Time now) {
     if (std::optional<StoreWriter::Result> result = writer_->WaitResult()) {
       FinishCommit(*std::move(result));
     }
-    if (round == 0 && HasUnsaved() && absl::Now() >= retry_commit_at_) {
+    if (round == 0 && HasUnsaved()) {
+      // One last try even right after a failure: the database may be back, and what it would
+      // not take is answered UNAVAILABLE either way.
+      retry_commit_at_ = absl::InfinitePast();
       Batch batch;
       SaveOrKeep(batch, now);
     }

@@ -104,8 +104,14 @@ void Controller::AgentRegistered(std::string node_name, state::NodeRegistration 
         registered.kill_job_ids = jobs_->NodeRegistered(node, running, batch.effects);
         // The agent learns it is registered only once any drain caused by its report is durable
         // (and before the messages the registration caused: Deliver runs after this).
+        // Called with an error only when canopyd stops with the change unsaved: the agent then
+        // hears that, not "registered", and registers again with the next canopyd.
         batch.after_commit.push_back(
-            [registered = std::move(registered), shared_done](const absl::Status&) mutable {
+            [registered = std::move(registered), shared_done](const absl::Status& saved) mutable {
+              if (!saved.ok()) {
+                (*shared_done)(saved);
+                return;
+              }
               (*shared_done)(std::move(registered));
             });
       });

@@ -204,6 +204,56 @@ TEST_F(ControllerTest, ACallbackSubmissionIsAnsweredAfterItsCommitOrAtItsDeadlin
   EXPECT_EQ(stored->jobs.size(), 2u);
 }
 
+// Stopping right after a failed commit still tries once more: a database that is back saves
+// the change, and its caller hears so. Before, a failure under 500 ms before Stop() dropped
+// everything kept since as "the database kept failing".
+TEST_F(ControllerTest, StopRightAfterAFailedCommitStillSavesWhatWaits) {
+  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> saved;
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    saved.set_value(std::move(r));
+  });
+  for (int i = 0; i < 500 && store_->failed_commits() == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_GE(store_->failed_commits(), 1);
+  store_->FailCommitsWith(absl::OkStatus());
+  controller_->Stop();
+  absl::StatusOr<lifecycle::SubmitAnswer> answer = saved.get_future().get();
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  absl::StatusOr<persistence::StoredJobs> stored = store_->LoadJobs();
+  ASSERT_TRUE(stored.ok());
+  ASSERT_EQ(stored->jobs.size(), 1u);
+  EXPECT_EQ(stored->jobs[0].id, answer->job_id);
+}
+
+// An agent is told it is registered only once what its registration changed is saved; when
+// canopyd stops with the database still failing, the agent hears the error instead.
+TEST_F(ControllerTest, ARegistrationNeverSavedIsNotAcknowledged) {
+  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> submitted;
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    submitted.set_value(std::move(r));
+  });
+  for (int i = 0; i < 500 && store_->failed_commits() == 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_GE(store_->failed_commits(), 1);
+  auto outbox = std::make_shared<AgentOutbox>(&first_);
+  state::NodeRegistration reg;
+  reg.cpus = 4;
+  std::promise<absl::StatusOr<Controller::Registered>> registered;
+  controller_->AgentRegistered(
+      "n1", reg, {}, outbox,
+      [&](absl::StatusOr<Controller::Registered> r) { registered.set_value(std::move(r)); });
+  std::future<absl::StatusOr<Controller::Registered>> answer = registered.get_future();
+  // Waits for the commit that would save it, which the database refuses.
+  EXPECT_EQ(answer.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  controller_->Stop();
+  EXPECT_EQ(answer.get().status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(submitted.get_future().get().status().code(), absl::StatusCode::kUnavailable);
+}
+
 // The first pass is a backfill pass, planned on the planner thread and applied by the owner.
 // Starting a job republishes what jobs hold on nodes, not the node records themselves.
 TEST_F(ControllerTest, AJobStartedByThePlannedBackfillPassShowsInTheNodesUseOnly) {
