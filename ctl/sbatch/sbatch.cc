@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -30,6 +31,7 @@
 #include "ctl/output/proto_time.h"
 #include "ctl/sbatch/help.h"
 #include "ctl/sbatch/job_spec.h"
+#include "ctl/sbatch/script_path.h"
 
 namespace canopy::ctl::sbatch {
 namespace {
@@ -202,7 +204,15 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     context.script = WrapScript(cmdline->wrap);
     context.default_name = "wrap";
   } else if (!cmdline->script_path.empty()) {
-    std::ifstream file(cmdline->script_path, std::ios::binary);
+    // --chdir, when given, is where a script named without a path is looked for first.
+    std::string work_dir = client::CurrentDirectory();
+    if (absl::StartsWith(cmdline->chdir, "/")) {
+      work_dir = cmdline->chdir;
+    } else if (!cmdline->chdir.empty()) {
+      work_dir = absl::StrCat(work_dir, "/", cmdline->chdir);
+    }
+    std::ifstream file(ResolveScriptPath(cmdline->script_path, work_dir, std::getenv("PATH")),
+                       std::ios::binary);
     if (!file) {
       err << "sbatch: error: Unable to open file " << cmdline->script_path << "\n";
       return 1;
