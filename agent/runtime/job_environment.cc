@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 
 namespace canopy::agent::runtime {
 
@@ -72,6 +73,27 @@ Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
     env[key] = std::move(value);
   }
   return env;
+}
+
+std::optional<mode_t> UmaskFromEnvironment(const std::vector<std::string>& env) {
+  for (const std::string& entry : env) {
+    absl::string_view value = entry;
+    if (!absl::ConsumePrefix(&value, "SLURM_UMASK=")) {
+      continue;
+    }
+    if (value.empty() || value.size() > 4) {
+      return std::nullopt;
+    }
+    mode_t mask = 0;
+    for (char c : value) {
+      if (c < '0' || c > '7') {
+        return std::nullopt;
+      }
+      mask = mask * 8 + static_cast<mode_t>(c - '0');
+    }
+    return mask <= 0777 ? std::optional<mode_t>(mask) : std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace canopy::agent::runtime

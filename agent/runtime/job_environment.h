@@ -4,6 +4,9 @@
 // the user's exported environment underneath. Pure functions; no I/O; thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,5 +40,10 @@ Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeI
 Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
                                  const canopy::v1::LaunchStep& step, const NodeIdentity& node,
                                  int rank, int local_id);
+
+// The file-creation mask a job's processes run with: SLURM_UMASK in `env` ("KEY=VALUE"
+// entries), the octal mask sbatch and srun pass on from their caller, as Slurm's do. nullopt when
+// unset or not an octal mask (0-0777): the agent's own then applies.
+std::optional<mode_t> UmaskFromEnvironment(const std::vector<std::string>& env);
 
 }  // namespace canopy::agent::runtime

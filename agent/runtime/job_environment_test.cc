@@ -150,5 +150,16 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}), (std::vector<std::string>{"A=1", "B="}));
 }
 
+TEST(JobEnvironmentTest, TheUmaskIsTheSubmittersOctalMaskOrNone) {
+  EXPECT_EQ(UmaskFromEnvironment({"PATH=/bin", "SLURM_UMASK=0027"}), std::optional<mode_t>(027));
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=077"}), std::optional<mode_t>(077));
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=0"}), std::optional<mode_t>(0));
+  EXPECT_EQ(UmaskFromEnvironment({"PATH=/bin"}), std::nullopt);
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK="}), std::nullopt);
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=0089"}), std::nullopt);
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=01777"}), std::nullopt);
+  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=-022"}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace canopy::agent::runtime

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -146,6 +147,10 @@ struct ChildArgs {
                   F_DUPFD_CLOEXEC, kWrapperEnvFd + static_cast<int>(a.wrapper_nfds));
   if (setsid() < 0) {
     fail(Stage::kSetsid);
+  }
+  // Before the wrapper, which opens the stdio files in its place, and kept across exec.
+  if (request.umask.has_value()) {
+    umask(*request.umask);
   }
   // Borrowed descriptors now; files to open wait until we are the user, in the work dir.
   if ((request.stdin_path.empty() && dup2(request.stdin_fd, STDIN_FILENO) < 0) ||

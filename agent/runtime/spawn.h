@@ -50,6 +50,9 @@ struct SpawnRequest {
   int stdout_flags = O_TRUNC;  // added to O_WRONLY | O_CREAT: O_TRUNC and/or O_APPEND
   int stderr_flags = O_TRUNC;
   std::optional<Credentials> credentials;  // nullopt: stay the agent's user
+  // The file-creation mask the child sets before it opens its stdio files (so they are created
+  // with it) and keeps across exec: the submitter's (SLURM_UMASK). nullopt: the agent's.
+  std::optional<mode_t> umask;
   // Borrowed, optional: the child writes itself into each of these cgroup.procs files (the job's
   // v2 leaf, and the v1 directories of its limits on a hybrid host) before anything else.
   std::vector<int> cgroup_procs_fds;

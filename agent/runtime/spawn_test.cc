@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -198,6 +199,42 @@ TEST(SpawnTest, ProgramHeldOpenForWritingStartsOnceTheWriterCloses) {
   EXPECT_TRUE(WIFEXITED(*status));
   EXPECT_EQ(WEXITSTATUS(*status), 5);
   waitpid(writer, nullptr, 0);
+  std::filesystem::remove_all(dir);
+}
+
+// The submitter's umask (SLURM_UMASK) shapes the job's output file and the job's own files;
+// without one the child keeps the agent's.
+TEST(SpawnTest, TheChildCreatesFilesWithTheUmaskItWasGiven) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  const std::string dir = MakeTempDir();
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", "umask; : > made"};
+  req.env = {"PATH=/usr/bin:/bin"};
+  req.work_dir = dir;
+  req.stdin_path = "/dev/null";
+  req.stdout_path = "out";
+  req.stderr_path = "out";
+  req.umask = 077;
+  absl::StatusOr<int> status = SpawnAndWait(**reaper, req);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << *status;
+  EXPECT_EQ(ReadFile(dir + "/out"), "0077\n");
+  EXPECT_EQ(std::filesystem::status(dir + "/out").permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_EQ(std::filesystem::status(dir + "/made").permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+
+  const mode_t agents = umask(022);
+  umask(agents);
+  req.umask.reset();
+  req.stdout_path = "out2";
+  req.stderr_path = "out2";
+  status = SpawnAndWait(**reaper, req);
+  ASSERT_TRUE(status.ok()) << status.status();
+  char expected[8];
+  std::snprintf(expected, sizeof(expected), "%04o\n", agents);
+  EXPECT_EQ(ReadFile(dir + "/out2"), expected);
   std::filesystem::remove_all(dir);
 }
 

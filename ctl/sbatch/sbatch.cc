@@ -224,6 +224,7 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     context.default_name = "sbatch";
   }
   context.env = client::ProcessEnvironment();
+  client::AddCallerUmask(context.env);
   absl::StatusOr<slurm::SbatchOptions> options =
       slurm::ParseSbatch(context.script, args, context.env, plugin_options);
   if (!options.ok()) {
@@ -243,6 +244,7 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
       return Fail(content.status(), err);
     }
     context.export_file_env = ParseExportFile(*content);
+    client::AddCallerUmask(*context.export_file_env);
   }
   context.cwd = client::CurrentDirectory();
   context.now = absl::Now();  // --begin=now+1hour, 16:00: relative to the submission

@@ -120,7 +120,8 @@ absl::Status ResolveUidAndGid(SrunOptions& o) {
 
 int RunSrun(const std::vector<std::string>& args, const std::string& controller, std::ostream& out,
             std::ostream& err) {
-  const std::map<std::string, std::string> env = client::ProcessEnvironment();
+  std::map<std::string, std::string> env = client::ProcessEnvironment();
+  client::AddCallerUmask(env);  // the tasks' files get the caller's mask, as with Slurm's srun
   // The site's SPANK plugins (local context): their options are srun's too.
   absl::StatusOr<std::unique_ptr<client::FrontEndSpank>> spank =
       client::FrontEndSpank::Start("srun", S_CTX_LOCAL);

@@ -4,6 +4,8 @@
 // count and clears its dependency; running srun steps show in `squeue -s` and `scontrol show
 // steps`; `scontrol show config|partition|node|reservation` answer; salloc runs a command in
 // an allocation where srun starts steps, and relinquishes it with the command's exit code.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -231,6 +233,25 @@ TEST_F(DropInTest, SallocRunsACommandInAnAllocationWithSteps) {
 // --parsable2 polling, and `scontrol requeue $SLURM_JOB_ID` from inside the job, as its
 // checkpointing does on preemption), and dask-jobqueue's submit line parsed from sbatch's
 // "Submitted batch job N".
+// sbatch passes the submitting shell's umask on (SLURM_UMASK), as Slurm's does: the output file
+// and the files the job makes get it, not the agent's.
+TEST_F(DropInTest, TheJobsFilesGetTheSubmittersUmask) {
+  const mode_t before = umask(077);
+  const uint32_t job = Sbatch(
+      {"-o", work_ + "/umask.out", "--wrap", "umask; : > " + work_ + "/made; echo $SLURM_UMASK"});
+  umask(before);
+  ASSERT_NE(job, 0u);
+  EXPECT_TRUE(WaitUntil([&] { return State(job) == "COMPLETED"; }, absl::Seconds(30)))
+      << State(job) << Diagnostics();
+  EXPECT_EQ(Work("umask.out"), "0077\n0077\n");
+  const auto owner_only = std::filesystem::perms::owner_read | std::filesystem::perms::owner_write;
+  EXPECT_EQ(
+      std::filesystem::status(work_ + "/umask.out").permissions() & std::filesystem::perms::all,
+      owner_only);
+  EXPECT_EQ(std::filesystem::status(work_ + "/made").permissions() & std::filesystem::perms::all,
+            owner_only);
+}
+
 TEST_F(DropInTest, ExecutorShapedSubmissionsRunToTheEnd) {
   const std::string dir = work_;
   std::ofstream(work_ + "/submission_file.sh")
