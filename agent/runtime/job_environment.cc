@@ -1,5 +1,6 @@
 #include "agent/runtime/job_environment.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -75,25 +76,26 @@ Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
   return env;
 }
 
-std::optional<mode_t> UmaskFromEnvironment(const std::vector<std::string>& env) {
-  for (const std::string& entry : env) {
-    absl::string_view value = entry;
-    if (!absl::ConsumePrefix(&value, "SLURM_UMASK=")) {
-      continue;
-    }
-    if (value.empty() || value.size() > 4) {
+std::optional<mode_t> TakeUmask(std::vector<std::string>& env) {
+  auto it = std::find_if(env.begin(), env.end(), [](const std::string& entry) {
+    return absl::StartsWith(entry, "SLURM_UMASK=");
+  });
+  if (it == env.end()) {
+    return std::nullopt;
+  }
+  const std::string value = it->substr(sizeof("SLURM_UMASK=") - 1);
+  env.erase(it);
+  if (value.empty() || value.size() > 4) {
+    return std::nullopt;
+  }
+  mode_t mask = 0;
+  for (char c : value) {
+    if (c < '0' || c > '7') {
       return std::nullopt;
     }
-    mode_t mask = 0;
-    for (char c : value) {
-      if (c < '0' || c > '7') {
-        return std::nullopt;
-      }
-      mask = mask * 8 + static_cast<mode_t>(c - '0');
-    }
-    return mask <= 0777 ? std::optional<mode_t>(mask) : std::nullopt;
+    mask = mask * 8 + static_cast<mode_t>(c - '0');
   }
-  return std::nullopt;
+  return mask <= 0777 ? std::optional<mode_t>(mask) : std::nullopt;
 }
 
 }  // namespace canopy::agent::runtime

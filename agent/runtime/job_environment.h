@@ -42,8 +42,9 @@ Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
                                  int rank, int local_id);
 
 // The file-creation mask a job's processes run with: SLURM_UMASK in `env` ("KEY=VALUE"
-// entries), the octal mask sbatch and srun pass on from their caller, as Slurm's do. nullopt when
-// unset or not an octal mask (0-0777): the agent's own then applies.
-std::optional<mode_t> UmaskFromEnvironment(const std::vector<std::string>& env);
+// entries), the octal mask sbatch and srun pass on from their caller, as Slurm's do. The entry
+// is taken out of `env`, as slurmstepd unsets it once applied. nullopt when unset or not an
+// octal mask (0-0777): the agent's own then applies.
+std::optional<mode_t> TakeUmask(std::vector<std::string>& env);
 
 }  // namespace canopy::agent::runtime

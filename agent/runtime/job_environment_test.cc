@@ -150,15 +150,21 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}), (std::vector<std::string>{"A=1", "B="}));
 }
 
-TEST(JobEnvironmentTest, TheUmaskIsTheSubmittersOctalMaskOrNone) {
-  EXPECT_EQ(UmaskFromEnvironment({"PATH=/bin", "SLURM_UMASK=0027"}), std::optional<mode_t>(027));
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=077"}), std::optional<mode_t>(077));
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=0"}), std::optional<mode_t>(0));
-  EXPECT_EQ(UmaskFromEnvironment({"PATH=/bin"}), std::nullopt);
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK="}), std::nullopt);
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=0089"}), std::nullopt);
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=01777"}), std::nullopt);
-  EXPECT_EQ(UmaskFromEnvironment({"SLURM_UMASK=-022"}), std::nullopt);
+TEST(JobEnvironmentTest, TheUmaskIsTheSubmittersOctalMaskTakenOutOfTheEnvironment) {
+  auto take = [](std::vector<std::string> env) { return TakeUmask(env); };
+  std::vector<std::string> env = {"PATH=/bin", "SLURM_UMASK=0027", "HOME=/h"};
+  EXPECT_EQ(TakeUmask(env), std::optional<mode_t>(027));
+  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin", "HOME=/h"}));
+  EXPECT_EQ(take({"SLURM_UMASK=077"}), std::optional<mode_t>(077));
+  EXPECT_EQ(take({"SLURM_UMASK=0"}), std::optional<mode_t>(0));
+  EXPECT_EQ(take({"PATH=/bin"}), std::nullopt);
+  EXPECT_EQ(take({"SLURM_UMASK="}), std::nullopt);
+  EXPECT_EQ(take({"SLURM_UMASK=0089"}), std::nullopt);
+  EXPECT_EQ(take({"SLURM_UMASK=01777"}), std::nullopt);
+  EXPECT_EQ(take({"SLURM_UMASK=-022"}), std::nullopt);
+  env = {"SLURM_UMASK=junk"};
+  EXPECT_EQ(TakeUmask(env), std::nullopt);
+  EXPECT_TRUE(env.empty());
 }
 
 }  // namespace

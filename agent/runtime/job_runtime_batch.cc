@@ -127,7 +127,7 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   req.argv.push_back(script);
   req.argv.insert(req.argv.end(), spec.argv().begin(), spec.argv().end());
   req.env = EnvironmentStrings(BuildJobEnvironment(job.launch, job.Identity(node_)));
-  req.umask = UmaskFromEnvironment(req.env);
+  req.umask = TakeUmask(req.env);
   req.work_dir = work_dir;
   req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
   // "" = slurm-%j.out

@@ -245,7 +245,7 @@ absl::Status StepPart::StartTasks() {
     req.argv.assign(launch_.argv().begin(), launch_.argv().end());
     req.argv[0] = *program;
     req.env = EnvironmentStrings(env);
-    req.umask = UmaskFromEnvironment(req.env);
+    req.umask = TakeUmask(req.env);
     req.work_dir = work_dir;
     req.stdin_fd = devnull.get();
     req.credentials = job_.credentials;

@@ -225,6 +225,9 @@ SbatchExport ParseExport(absl::string_view value) {
   for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
     if (first && absl::EqualsIgnoreCase(item, "ALL")) {
       e.all = true;
+    } else if (!first && absl::EqualsIgnoreCase(item, "ALL")) {
+      e.all = true;  // ALL later in the list: applied where it stands (ExportEnvironment)
+      e.variables.emplace_back("ALL");
     } else if (first && absl::EqualsIgnoreCase(item, "NONE")) {
       e.all = false;
     } else {
@@ -254,7 +257,11 @@ ExportedEnvironment ExportEnvironment(const std::optional<SbatchExport>& export_
   }
   for (const std::string& item : export_env->variables) {
     const size_t eq = item.find('=');
-    if (eq != std::string::npos) {
+    if (item == "ALL") {
+      for (const auto& [k, v] : env) {
+        out.variables[k] = v;
+      }
+    } else if (eq != std::string::npos) {
       out.variables[item.substr(0, eq)] = item.substr(eq + 1);
     } else if (auto it = env.find(item); it != env.end()) {
       out.variables[item] = it->second;

@@ -117,7 +117,9 @@ absl::StatusOr<TypedCount> ParseGpusPerTask(absl::string_view value);
 // --export=ALL|NONE|[ALL,]VAR[,VAR=value...].
 struct SbatchExport {
   bool all = true;  // propagate the submitter's whole environment ("ALL"; false for NONE/lists)
-  // Each named item, as written: "VAR" (copy from the environment) or "VAR=value".
+  // Each item after a leading ALL or NONE, in order, as written: "VAR" (copy from the
+  // environment), "VAR=value", or a later "ALL", which copies the whole environment over what
+  // came before it (as Slurm 22.05 applies them: --export=X=1,ALL keeps the caller's X).
   std::vector<std::string> variables;
 };
 SbatchExport ParseExport(absl::string_view value);

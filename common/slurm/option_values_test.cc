@@ -69,6 +69,13 @@ TEST(OptionValuesTest, ExportEnvironment) {
               UnorderedElementsAre(Pair("SLURM_CONF", "/c"), Pair("HOME", "/h"), Pair("X", "1")));
   EXPECT_FALSE(list.none);
   EXPECT_EQ(ExportEnvironment(ParseExport("ALL,X=1"), env).variables.size(), 3u);
+  // Items apply in order, as Slurm 22.05 applies them (whatever sbatch(1)'s example says): after
+  // ALL a value given explicitly wins; before a later ALL, the caller's does.
+  EXPECT_EQ(ExportEnvironment(ParseExport("ALL,HOME=/other"), env).variables.at("HOME"), "/other");
+  ExportedEnvironment late_all = ExportEnvironment(ParseExport("HOME=/other,X=1,all"), env);
+  EXPECT_THAT(late_all.variables,
+              UnorderedElementsAre(Pair("SLURM_CONF", "/c"), Pair("HOME", "/h"), Pair("X", "1")));
+  EXPECT_FALSE(late_all.none);
 }
 
 TEST(OptionValuesTest, Signals) {
