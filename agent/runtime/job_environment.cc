@@ -40,15 +40,21 @@ slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& la
   return in;
 }
 
-Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node) {
+Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node,
+                                const Environment* login) {
   Environment env;
+  if (login != nullptr) {
+    env = *login;  // underneath: what the job brought wins
+  }
   for (const auto& [key, value] : launch.job().spec().environment()) {
     // SPANK plugins' options travel with the job whatever --export says (the task helper takes
     // them out before the task starts); their job control variables are the prolog's only.
     if (absl::StartsWith(key, slurm::kSpankJobEnvPrefix)) {
       continue;
     }
-    if (!launch.job().spec().export_none() || absl::StartsWith(key, slurm::kSpankOptionPrefix)) {
+    // --export=NONE still carries the submitter's SLURM_* variables (sbatch(1)).
+    if (!launch.job().spec().export_none() || absl::StartsWith(key, "SLURM_") ||
+        absl::StartsWith(key, slurm::kSpankOptionPrefix)) {
       env[key] = value;
     }
   }
@@ -74,6 +80,12 @@ Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
     env[key] = std::move(value);
   }
   return env;
+}
+
+bool WantsLoginEnvironment(const canopy::v1::LaunchJob& launch) {
+  const auto& env = launch.job().spec().environment();
+  auto it = env.find("SLURM_GET_USER_ENV");
+  return it != env.end() && it->second == "1";
 }
 
 std::optional<mode_t> TakeUmask(std::vector<std::string>& env) {

@@ -31,9 +31,15 @@ struct NodeIdentity {
 slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& launch,
                                                  const NodeIdentity& node);
 
-// The batch script's environment: spec.environment (nothing with spec.export_none), then the
-// job's SLURM_* variables on top.
-Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node);
+// The batch script's environment: the user's login environment when the job asked for it and
+// the node loaded it (`login`, may be null), then spec.environment (only its SLURM_* variables
+// with spec.export_none), then the job's SLURM_* variables on top.
+Environment BuildJobEnvironment(const canopy::v1::LaunchJob& launch, const NodeIdentity& node,
+                                const Environment* login = nullptr);
+
+// The job asks the node for the user's login environment (SLURM_GET_USER_ENV=1: sbatch
+// --get-user-env, --export=NONE or a list).
+bool WantsLoginEnvironment(const canopy::v1::LaunchJob& launch);
 
 // A step task's environment: srun's (step.environment), then the job's variables on this node,
 // then the step's own (SLURM_STEP_ID, SLURM_PROCID = rank, SLURM_LOCALID = local_id, ...).

@@ -150,6 +150,36 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   EXPECT_EQ(EnvironmentStrings({{"A", "1"}, {"B", ""}}), (std::vector<std::string>{"A=1", "B="}));
 }
 
+// --export=NONE with the login environment loaded: the login environment underneath, the
+// submitter's SLURM_* variables kept, nothing else of the submitter's, the job's own on top.
+TEST(JobEnvironmentTest, ExportNoneKeepsSlurmVariablesOverTheLoginEnvironment) {
+  canopy::v1::LaunchJob l = TwoNodeJob();
+  canopy::v1::JobSpec& spec = *l.mutable_job()->mutable_spec();
+  spec.set_export_none(true);
+  (*spec.mutable_environment())["EDITOR"] = "vi";
+  (*spec.mutable_environment())["SLURM_GET_USER_ENV"] = "1";
+  (*spec.mutable_environment())["SLURM_EXPORT_ENV"] = "NONE";
+  (*spec.mutable_environment())["HOME"] = "/submitter";
+  EXPECT_TRUE(WantsLoginEnvironment(l));
+  const Environment login = {{"HOME", "/home/alice"}, {"PATH", "/opt/bin:/usr/bin"},
+                             {"SLURM_JOB_ID", "stale"}};
+  Environment env = BuildJobEnvironment(l, NodeIdentity{"gpu002", false}, &login);
+  EXPECT_EQ(env["HOME"], "/home/alice");
+  EXPECT_EQ(env["PATH"], "/opt/bin:/usr/bin");
+  EXPECT_THAT(env, Not(Contains(Key("EDITOR"))));
+  EXPECT_EQ(env["SLURM_EXPORT_ENV"], "NONE");
+  EXPECT_EQ(env["SLURM_GET_USER_ENV"], "1");
+  EXPECT_EQ(env["SLURM_JOB_ID"], "42");
+
+  // A list: what the submitter sent wins over the login environment.
+  spec.set_export_none(false);
+  env = BuildJobEnvironment(l, NodeIdentity{"gpu002", false}, &login);
+  EXPECT_EQ(env["HOME"], "/submitter");
+  EXPECT_EQ(env["EDITOR"], "vi");
+  spec.mutable_environment()->erase("SLURM_GET_USER_ENV");
+  EXPECT_FALSE(WantsLoginEnvironment(l));
+}
+
 TEST(JobEnvironmentTest, TheUmaskIsTheSubmittersOctalMaskTakenOutOfTheEnvironment) {
   auto take = [](std::vector<std::string> env) { return TakeUmask(env); };
   std::vector<std::string> env = {"PATH=/bin", "SLURM_UMASK=0027", "HOME=/h"};

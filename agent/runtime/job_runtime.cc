@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/job_user.h"
+#include "agent/runtime/login_environment.h"
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/step_io_stream.h"
 #include "common/log/absl_format.h"
@@ -183,6 +184,19 @@ void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
 void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen) {
   const uint32_t job_id = launch.job().job_id();
   const uint32_t run_id = launch.job().run_id();
+  // Before the lock: the user's login shell may take up to kLoginEnvironmentTimeout. A job that
+  // cannot have it runs with what it brought, as the warning says.
+  std::optional<Environment> login_env;
+  if (launch.is_batch_host() && WantsLoginEnvironment(launch)) {
+    absl::StatusOr<Environment> loaded =
+        LoadLoginEnvironment(launch.job().user_name(), *reaper_, kLoginEnvironmentTimeout);
+    if (loaded.ok()) {
+      login_env = *std::move(loaded);
+    } else {
+      spdlog::warn("{}: job {}: without the user's login environment: {}", options_.node_name,
+                   job_id, loaded.status().message());
+    }
+  }
   bool check_kill = false;
   {
     absl::MutexLock lock(&mu_);
@@ -216,7 +230,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
         }
         return;
       }
-      StartJob(launch);
+      StartJob(launch, std::move(login_env));
       return;
     }
     JobRecord& job = *it->second;
@@ -245,6 +259,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
     spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name, job_id,
                  run_id, job.run_id());
     job.next_launch = launch;
+    job.next_login_env = std::move(login_env);
     job.cancelled_run = 0;
     if (!job.killing) {
       BeginKill(job, job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
@@ -257,7 +272,8 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
   }
 }
 
-void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
+void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch,
+                          std::optional<Environment> login_env) {
   const uint32_t job_id = launch.job().job_id();
   if (absl::Status allowed = MayRunJobAs(launch.job(), options_); !allowed.ok()) {
     spdlog::warn("{}: job {} refused: {}", options_.node_name, job_id, allowed.message());
@@ -268,6 +284,7 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch) {
   }
   auto job = std::make_unique<JobRecord>();
   job->launch = launch;
+  job->login_env = std::move(login_env);
   if (node_cgroup_ != nullptr) {
     absl::StatusOr<std::unique_ptr<Cgroup>> cg =
         Cgroup::Create(*node_cgroup_, absl::StrCat("job", job_id));
@@ -453,7 +470,7 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   if (finished->next_launch.has_value() && !shut_down_) {
     spdlog::info("{}: job {}: starting run {}", options_.node_name, job_id,
                  finished->next_launch->job().run_id());
-    StartJob(*finished->next_launch);
+    StartJob(*finished->next_launch, std::move(finished->next_login_env));
   }
 }
 

@@ -207,6 +207,9 @@ class JobRuntime {
     absl::Time helper_kill_at = absl::InfiniteFuture();
     // A launch of a newer run, performed once this run is cleaned up.
     std::optional<canopy::v1::LaunchJob> next_launch;
+    std::optional<Environment> next_login_env;  // loaded for next_launch (LaunchJob)
+    // The user's login environment, loaded before the record was made, for jobs that ask for it.
+    std::optional<Environment> login_env;
     // A newer run that was waiting here and was killed (KillJob) before it started: it is
     // reported CLEANED_UP along with this run.
     uint32_t cancelled_run = 0;
@@ -228,7 +231,10 @@ class JobRuntime {
   void ClearStaleSpool();
   // Launches a job that has no record here: records it, starts the batch script where due and
   // queues LAUNCHED or LAUNCH_FAILED.
-  void StartJob(const canopy::v1::LaunchJob& launch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `login_env`: the user's login environment, loaded beforehand (without mu_: a login shell
+  // may take seconds) when the job asks for it.
+  void StartJob(const canopy::v1::LaunchJob& launch, std::optional<Environment> login_env)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The statuses of this run of the job not acknowledged yet.
   std::vector<canopy::v1::JobStatus> UnacknowledgedOfRun(uint32_t job_id, uint32_t run_id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -126,7 +126,8 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   }
   req.argv.push_back(script);
   req.argv.insert(req.argv.end(), spec.argv().begin(), spec.argv().end());
-  req.env = EnvironmentStrings(BuildJobEnvironment(job.launch, job.Identity(node_)));
+  req.env = EnvironmentStrings(BuildJobEnvironment(
+      job.launch, job.Identity(node_), job.login_env.has_value() ? &*job.login_env : nullptr));
   req.umask = TakeUmask(req.env);
   req.work_dir = work_dir;
   req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());

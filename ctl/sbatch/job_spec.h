@@ -54,7 +54,9 @@ void ApplyExport(const std::optional<slurm::SbatchExport>& export_env,
 // What the spec gets beyond the obvious fields: --gpus-per-task becomes gpus_per_node (times
 // --ntasks-per-node, or the tasks per node -n spreads over -N) when no per-node GPU count is
 // given; --mem-per-gpu becomes mem_per_node_mib (times gpus_per_node) when the GPU count per
-// node is known; --get-user-env sets SLURM_GET_USER_ENV=1 in the environment, as sbatch does.
+// node is known; --get-user-env, --export=NONE and --export=<list> set SLURM_GET_USER_ENV=1 in
+// the environment (the node then loads the user's login environment underneath), the latter two
+// SLURM_EXPORT_ENV too, as sbatch does.
 // Options Canopy only checks (--hint, --distribution, --propagate) leave no trace.
 absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& options,
                                                  const SubmitContext& context);

@@ -302,6 +302,15 @@ TEST(SbatchSpecTest, GetUserEnvAndExportFile) {
   EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
   EXPECT_EQ(spec.environment().at("HOME"), "/home/alice");
   EXPECT_FALSE(Build({}, c).environment().contains("SLURM_GET_USER_ENV"));
+  EXPECT_FALSE(Build({"--export=ALL"}, c).environment().contains("SLURM_EXPORT_ENV"));
+  // NONE and lists: the login environment is loaded on the node, and the job sees what was asked
+  // (as Slurm 22.05's jobs did on this machine: SLURM_EXPORT_ENV=NONE, =FOO=1).
+  spec = Build({"--export=NONE"}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
+  EXPECT_EQ(spec.environment().at("SLURM_EXPORT_ENV"), "NONE");
+  spec = Build({"--export=HOME,FOO=1"}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
+  EXPECT_EQ(spec.environment().at("SLURM_EXPORT_ENV"), "HOME,FOO=1");
 
   // The file's variables replace sbatch's environment.
   c.export_file_env = ParseExportFile("A=1\nB=x=y\nnot-a-var\n=skipped\n");

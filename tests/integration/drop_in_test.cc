@@ -4,7 +4,10 @@
 // count and clears its dependency; running srun steps show in `squeue -s` and `scontrol show
 // steps`; `scontrol show config|partition|node|reservation` answer; salloc runs a command in
 // an allocation where srun starts steps, and relinquishes it with the command's exit code.
+#include <pwd.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -253,6 +256,36 @@ TEST_F(DropInTest, TheJobsFilesGetTheSubmittersUmask) {
       owner_only);
   EXPECT_EQ(std::filesystem::status(work_ + "/made").permissions() & std::filesystem::perms::all,
             owner_only);
+}
+
+// --export=NONE and --export=<list> jobs start from the user's login environment, as Slurm
+// 22.05's did on this machine (HOME, PATH, USER from `su - user`, SLURM_EXPORT_ENV and
+// SLURM_GET_USER_ENV set, nothing else of the submitter's); the default exports everything.
+TEST_F(DropInTest, ExportNoneAndListsStartFromTheLoginEnvironment) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "the agent loads login environments with su, as root";
+  }
+  const passwd* me = getpwuid(geteuid());
+  ASSERT_NE(me, nullptr);
+  setenv("CANOPY_TEST_SUBMITTER_ONLY", "1", 1);
+  const std::string print =
+      "echo HOME=$HOME USER=$USER MINE=${CANOPY_TEST_SUBMITTER_ONLY:-unset} "
+      "FOO=${FOO:-unset} EXPORT=${SLURM_EXPORT_ENV:-unset} GET=${SLURM_GET_USER_ENV:-unset}; "
+      "[ -n \"$PATH\" ] && echo path";
+  const uint32_t none = Sbatch({"-o", work_ + "/none.out", "--export=NONE", "--wrap", print});
+  const uint32_t list = Sbatch({"-o", work_ + "/list.out", "--export=FOO=1", "--wrap", print});
+  const uint32_t all = Sbatch({"-o", work_ + "/all.out", "--wrap", print});
+  unsetenv("CANOPY_TEST_SUBMITTER_ONLY");
+  for (uint32_t job : {none, list, all}) {
+    ASSERT_NE(job, 0u);
+    EXPECT_TRUE(WaitUntil([&] { return State(job) == "COMPLETED"; }, absl::Seconds(30)))
+        << job << ": " << State(job) << Diagnostics();
+  }
+  const std::string home = absl::StrCat("HOME=", me->pw_dir, " USER=", me->pw_name);
+  EXPECT_EQ(Work("none.out"),
+            absl::StrCat(home, " MINE=unset FOO=unset EXPORT=NONE GET=1\npath\n"));
+  EXPECT_EQ(Work("list.out"), absl::StrCat(home, " MINE=unset FOO=1 EXPORT=FOO=1 GET=1\npath\n"));
+  EXPECT_THAT(Work("all.out"), HasSubstr("MINE=1 FOO=unset EXPORT=unset GET=unset\npath\n"));
 }
 
 TEST_F(DropInTest, ExecutorShapedSubmissionsRunToTheEnd) {
