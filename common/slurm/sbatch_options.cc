@@ -57,6 +57,7 @@ enum class Opt {
   kNoRequeue,
   kHold,
   kParsable,
+  kQuiet,
   kTestOnly,
   kWrap,
   kArray,
@@ -123,6 +124,7 @@ constexpr OptionSpec kOptions[] = {
     {"no-requeue", '\0', ArgKind::kNone, Opt::kNoRequeue},
     {"hold", 'H', ArgKind::kNone, Opt::kHold},
     {"parsable", '\0', ArgKind::kNone, Opt::kParsable},
+    {"quiet", 'Q', ArgKind::kNone, Opt::kQuiet},
     {"test-only", '\0', ArgKind::kNone, Opt::kTestOnly},
     {"wrap", '\0', ArgKind::kRequired, Opt::kWrap},
     {"array", 'a', ArgKind::kRequired, Opt::kArray},
@@ -277,6 +279,8 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
       return flag(o.hold);
     case Opt::kParsable:
       return flag(o.parsable);
+    case Opt::kQuiet:
+      return flag(o.quiet);
     case Opt::kTestOnly:
       return flag(o.test_only);
     case Opt::kWrap:

@@ -84,15 +84,16 @@ struct SbatchOptions {
   std::string output;    // -o, --output (a filename pattern; see output_pattern.h)
   std::string error;     // -e, --error
   OpenMode open_mode = OpenMode::kUnset;
-  std::string chdir;                         // -D, --chdir
-  std::string input;                         // -i, --input (a filename pattern for stdin)
-  std::optional<SbatchExport> export_env;    // --export; unset means sbatch's default (ALL)
-  std::optional<bool> requeue;               // --requeue (true) / --no-requeue (false)
-  bool hold = false;                         // -H, --hold
-  bool parsable = false;                     // --parsable
-  bool test_only = false;                    // --test-only
-  std::string wrap;                          // --wrap
-  std::string array;                         // -a, --array, as written
+  std::string chdir;                       // -D, --chdir
+  std::string input;                       // -i, --input (a filename pattern for stdin)
+  std::optional<SbatchExport> export_env;  // --export; unset means sbatch's default (ALL)
+  std::optional<bool> requeue;             // --requeue (true) / --no-requeue (false)
+  bool hold = false;                       // -H, --hold
+  bool parsable = false;                   // --parsable
+  bool quiet = false;      // -Q, --quiet: nothing on stdout or stderr but errors (not even the id)
+  bool test_only = false;  // --test-only
+  std::string wrap;        // --wrap
+  std::string array;       // -a, --array, as written
   std::optional<int64_t> nice;               // --nice[=ADJ]; bare "--nice" is 100
   std::optional<SbatchSignal> signal;        // --signal
   std::string begin;                         // -b, --begin, as written (begin_time.h)

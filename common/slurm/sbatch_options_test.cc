@@ -329,6 +329,9 @@ TEST(SbatchCommandLineTest, Flags) {
   EXPECT_TRUE(o.test_only);
   EXPECT_EQ(MustParse({"--requeue", "--no-requeue"}).requeue, false);
   EXPECT_FALSE(MustParse({}).requeue.has_value());
+  EXPECT_TRUE(MustParse({"-Q"}).quiet);
+  EXPECT_TRUE(MustParse({"--quiet"}).quiet);
+  EXPECT_FALSE(MustParse({}).quiet);
 }
 
 TEST(SbatchCommandLineTest, ShortBundles) {

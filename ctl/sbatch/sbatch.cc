@@ -284,14 +284,19 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     return 1;
   }
   if (options->test_only) {
-    // sbatch prints this with info(), on stderr.
-    err << "sbatch: " << TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
+    // sbatch prints this with info(), on stderr, which -Q silences.
+    if (!options->quiet) {
+      err << "sbatch: " << TestOnlyLine(*response, absl::LocalTimeZone()) << "\n";
+    }
     return 0;
   }
-  if (options->parsable) {
-    out << response->job_id() << "\n";
-  } else {
-    out << "Submitted batch job " << response->job_id() << "\n";
+  // -Q silences the job id too, even with --parsable (Slurm 22.05 printed nothing for either).
+  if (!options->quiet) {
+    if (options->parsable) {
+      out << response->job_id() << "\n";
+    } else {
+      out << "Submitted batch job " << response->job_id() << "\n";
+    }
   }
   if (!options->wait) {
     return 0;

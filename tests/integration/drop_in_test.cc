@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -286,6 +287,27 @@ TEST_F(DropInTest, ExportNoneAndListsStartFromTheLoginEnvironment) {
             absl::StrCat(home, " MINE=unset FOO=unset EXPORT=NONE GET=1\npath\n"));
   EXPECT_EQ(Work("list.out"), absl::StrCat(home, " MINE=unset FOO=1 EXPORT=FOO=1 GET=1\npath\n"));
   EXPECT_THAT(Work("all.out"), HasSubstr("MINE=1 FOO=unset EXPORT=unset GET=unset\npath\n"));
+}
+
+// -Q: nothing on stdout or stderr, not even the job id (with --parsable either), as Slurm
+// 22.05's sbatch; the job is submitted all the same.
+TEST_F(DropInTest, QuietSubmitsWithoutPrintingTheJobId) {
+  const std::string before = cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-o", "%i"}).out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-Q", "-H", "-o", "/dev/null", "--wrap", "true"},
+        std::vector<std::string>{"--quiet", "--parsable", "-H", "-o", "/dev/null", "--wrap",
+                                 "true"}}) {
+    const CommandResult r = cluster_.FrontEndIn("sbatch", args, work_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "");
+  }
+  const std::string after = cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-o", "%i"}).out;
+  EXPECT_EQ(
+      std::count(after.begin(), after.end(), '\n') - std::count(before.begin(), before.end(), '\n'),
+      2)
+      << before << "---\n"
+      << after;
 }
 
 TEST_F(DropInTest, ExecutorShapedSubmissionsRunToTheEnd) {
