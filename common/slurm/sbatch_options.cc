@@ -1,5 +1,6 @@
 #include "common/slurm/sbatch_options.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -560,12 +561,24 @@ absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
   if (script.empty()) {
     return WithExitCode(Error("Batch script is empty!"), 1);
   }
+  // Slurm reads the script as a C string here: only what comes before a NUL counts.
+  const absl::string_view as_c_string = script.substr(0, script.find('\0'));
+  if (std::all_of(as_c_string.begin(), as_c_string.end(),
+                  [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); })) {
+    return WithExitCode(Error("Batch script contains only whitespace!"), 1);
+  }
   if (!absl::StartsWith(script, "#!")) {
     return WithExitCode(
         absl::InvalidArgumentError(
             "error: This does not look like a batch script.  The first\n"
             "error: line must start with #! followed by the path to an interpreter.\n"
             "error: For instance: #!/bin/sh"),
+        1);
+  }
+  if (absl::StrContains(script, '\0')) {
+    return WithExitCode(
+        absl::InvalidArgumentError("error: The Slurm controller does not allow scripts that\n"
+                                   "error: contain a NULL character '\\0'."),
         1);
   }
   if (absl::StrContains(script, "\r\n")) {

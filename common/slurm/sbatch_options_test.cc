@@ -494,6 +494,17 @@ TEST(SbatchScriptTest, ScriptErrors) {
             "error: This does not look like a batch script.  The first\n"
             "error: line must start with #! followed by the path to an interpreter.\n"
             "error: For instance: #!/bin/sh");
+  // As Slurm 22.05 answered each on this machine, in its order.
+  EXPECT_EQ(ScriptErrorOf("   \n\t\r\n"), "error: Batch script contains only whitespace!");
+  EXPECT_EQ(ScriptErrorOf(std::string("  \0#!/bin/sh\n", 13)),
+            "error: Batch script contains only whitespace!");
+  EXPECT_EQ(ScriptErrorOf(std::string("echo a\0b\n", 9)),
+            "error: This does not look like a batch script.  The first\n"
+            "error: line must start with #! followed by the path to an interpreter.\n"
+            "error: For instance: #!/bin/sh");
+  EXPECT_EQ(ScriptErrorOf(std::string("#!/bin/sh\r\necho a\0b\n", 20)),
+            "error: The Slurm controller does not allow scripts that\n"
+            "error: contain a NULL character '\\0'.");
   EXPECT_EQ(ScriptErrorOf("#!/bin/bash\r\necho\r\n"),
             "error: Batch script contains DOS line breaks (\\r\\n)\n"
             "error: instead of expected UNIX line breaks (\\n).");
