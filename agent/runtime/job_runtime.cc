@@ -184,12 +184,15 @@ void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
 void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen) {
   const uint32_t job_id = launch.job().job_id();
   const uint32_t run_id = launch.job().run_id();
-  // Before the lock: the user's login shell may take up to kLoginEnvironmentTimeout. A job that
-  // cannot have it runs with what it brought, as the warning says.
+  // Before the lock: the user's login shell may take up to kLoginEnvironmentTimeout (once a
+  // minute per user: login_envs_). Only for a user this node runs jobs for (StartJob refuses the
+  // others), by the node's name for the uid. A job that cannot have it runs with what it
+  // brought, as the warning says (Slurm's slurmd too: "running only with passed environment").
   std::optional<Environment> login_env;
-  if (launch.is_batch_host() && WantsLoginEnvironment(launch)) {
+  if (launch.is_batch_host() && WantsLoginEnvironment(launch) &&
+      MayRunJobAs(launch.job(), options_).ok()) {
     absl::StatusOr<Environment> loaded =
-        LoadLoginEnvironment(launch.job().user_name(), *reaper_, kLoginEnvironmentTimeout);
+        login_envs_.Get(launch.job().user_id(), *reaper_, kLoginEnvironmentTimeout);
     if (loaded.ok()) {
       login_env = *std::move(loaded);
     } else {

@@ -46,6 +46,7 @@
 #include "agent/runtime/job_environment.h"
 #include "agent/runtime/job_limits.h"
 #include "agent/runtime/job_scripts.h"
+#include "agent/runtime/login_environment.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
@@ -292,6 +293,7 @@ class JobRuntime {
   const RuntimeOptions options_;
   const NodeIdentity node_;
   ChildReaper* const reaper_;
+  LoginEnvironmentCache login_envs_;  // for jobs that ask for the user's login environment
   const Reporter report_;
 
   // Before jobs_: their confinements give CPUs back to it when destroyed.

@@ -221,6 +221,7 @@ absl::StatusOr<TypedCount> ParseGpuCount(absl::string_view value) {
 SbatchExport ParseExport(absl::string_view value) {
   SbatchExport e;
   e.all = false;
+  e.text = std::string(value);
   bool first = true;
   for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
     if (first && absl::EqualsIgnoreCase(item, "ALL")) {

@@ -121,6 +121,7 @@ struct SbatchExport {
   // environment), "VAR=value", or a later "ALL", which copies the whole environment over what
   // came before it (as Slurm 22.05 applies them: --export=X=1,ALL keeps the caller's X).
   std::vector<std::string> variables;
+  std::string text;  // the value as given (SLURM_EXPORT_ENV)
 };
 SbatchExport ParseExport(absl::string_view value);
 

@@ -216,12 +216,12 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     spec.add_argv(a);
   }
   ApplyExport(o.export_env, context.export_file_env.value_or(context.env), spec);
-  if (o.export_env.has_value() && !o.export_env->all) {
-    // NONE or a list: the node loads the user's login environment underneath (SLURM_GET_USER_ENV,
-    // as Slurm 22.05's sbatch asks for it there), and the job and its steps see what was asked.
+  if (o.export_env.has_value() && !absl::EqualsIgnoreCase(o.export_env->text, "ALL")) {
+    // Anything but plain ALL (NONE, a list, a list with ALL in it): the node loads the user's
+    // login environment underneath (SLURM_GET_USER_ENV), and the job and its steps see what was
+    // asked, as with Slurm 22.05's sbatch on this machine.
     (*spec.mutable_environment())["SLURM_GET_USER_ENV"].assign(1, '1');
-    (*spec.mutable_environment())["SLURM_EXPORT_ENV"] =
-        o.export_env->variables.empty() ? "NONE" : absl::StrJoin(o.export_env->variables, ",");
+    (*spec.mutable_environment())["SLURM_EXPORT_ENV"] = o.export_env->text;
   }
   if (o.get_user_env) {
     // assign(1, '1'): GCC 12 sees a false -Wrestrict overlap in operator=("1") here.

@@ -129,19 +129,20 @@ TEST(SbatchSpecTest, ExportRules) {
   EXPECT_EQ(spec.environment().size(), 3u);
   EXPECT_FALSE(spec.export_none());
 
-  ApplyExport(slurm::SbatchExport{false, {}}, env, spec);  // NONE
+  ApplyExport(slurm::SbatchExport{false, {}, "NONE"}, env, spec);
   EXPECT_TRUE(spec.export_none());
   ASSERT_EQ(spec.environment().size(), 1u);
   EXPECT_EQ(spec.environment().at("SLURM_CONF"), "/c");
 
-  ApplyExport(slurm::SbatchExport{false, {"HOME", "X=1", "MISSING"}}, env, spec);  // a list
+  ApplyExport(slurm::SbatchExport{false, {"HOME", "X=1", "MISSING"}, "HOME,X=1,MISSING"}, env,
+              spec);
   EXPECT_FALSE(spec.export_none());
   EXPECT_EQ(spec.environment().size(), 3u);
   EXPECT_EQ(spec.environment().at("HOME"), "/h");
   EXPECT_EQ(spec.environment().at("X"), "1");
   EXPECT_FALSE(spec.environment().contains("PATH"));
 
-  ApplyExport(slurm::SbatchExport{true, {"PATH=/x"}}, env, spec);  // ALL,PATH=/x
+  ApplyExport(slurm::SbatchExport{true, {"PATH=/x"}, "ALL,PATH=/x"}, env, spec);
   EXPECT_EQ(spec.environment().size(), 3u);
   EXPECT_EQ(spec.environment().at("PATH"), "/x");
 }
@@ -311,6 +312,11 @@ TEST(SbatchSpecTest, GetUserEnvAndExportFile) {
   spec = Build({"--export=HOME,FOO=1"}, c);
   EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
   EXPECT_EQ(spec.environment().at("SLURM_EXPORT_ENV"), "HOME,FOO=1");
+  spec = Build({"--export=FOO=1,ALL"}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_GET_USER_ENV"), "1");
+  EXPECT_EQ(spec.environment().at("SLURM_EXPORT_ENV"), "FOO=1,ALL");
+  EXPECT_EQ(spec.environment().at("HOME"), "/home/alice");  // ALL: the submitter's too
+  EXPECT_FALSE(Build({"--export=all"}, c).environment().contains("SLURM_GET_USER_ENV"));
 
   // The file's variables replace sbatch's environment.
   c.export_file_env = ParseExportFile("A=1\nB=x=y\nnot-a-var\n=skipped\n");
@@ -319,7 +325,8 @@ TEST(SbatchSpecTest, GetUserEnvAndExportFile) {
   EXPECT_EQ(spec.environment().at("A"), "1");
   EXPECT_EQ(spec.environment().at("B"), "x=y");
   spec = Build({"--export-file=/tmp/env", "--export=ALL,C=3"}, c);
-  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_EQ(spec.environment().size(), 5u);  // A, B, C, SLURM_GET_USER_ENV, SLURM_EXPORT_ENV
+  EXPECT_EQ(spec.environment().at("C"), "3");
 }
 
 TEST(SbatchSpecTest, ExportFileFormats) {

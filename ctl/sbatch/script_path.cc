@@ -1,7 +1,5 @@
 #include "ctl/sbatch/script_path.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <system_error>
 
@@ -18,28 +16,25 @@ std::string Join(const std::string& dir, const std::string& name) {
   return absl::EndsWith(dir, "/") ? dir + name : dir + "/" + name;
 }
 
-// A file sbatch could read: a regular file (through links) the caller may read.
-bool Readable(const std::string& path) {
+// A file sbatch would take: a regular file (through links).
+bool IsFile(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), R_OK) == 0;
+  return std::filesystem::is_regular_file(path, ec);
 }
 
 }  // namespace
 
 std::string ResolveScriptPath(const std::string& name, const std::string& work_dir,
                               const char* path_env) {
-  if (name.empty() || absl::StartsWith(name, "/")) {
+  if (name.empty() || absl::StartsWith(name, "/") || absl::StartsWith(name, ".")) {
     return name;
   }
-  if (absl::StartsWith(name, ".")) {
-    return Join(work_dir, name);
-  }
-  if (const std::string here = Join(work_dir, name); Readable(here)) {
+  if (const std::string here = Join(work_dir, name); IsFile(here)) {
     return here;
   }
-  if (path_env != nullptr && !absl::StrContains(name, '/')) {
+  if (path_env != nullptr) {
     for (absl::string_view dir : absl::StrSplit(path_env, ':', absl::SkipEmpty())) {
-      if (const std::string found = Join(std::string(dir), name); Readable(found)) {
+      if (const std::string found = Join(std::string(dir), name); IsFile(found)) {
         return found;
       }
     }

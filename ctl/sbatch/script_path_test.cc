@@ -44,14 +44,19 @@ TEST_F(ScriptPathTest, ANameFoundOnlyInPathIsTakenFromTheFirstDirectoryThatHasIt
   EXPECT_EQ(ResolveScriptPath("dir.sh", root_ + "/work", path.c_str()), root_ + "/bin2/dir.sh");
 }
 
-TEST_F(ScriptPathTest, DotAbsoluteAndSlashedNamesAreNeverLookedUpInPath) {
-  Write("bin1/job.sh");
+// As Slurm 22.05 did on this machine: "./job.sh" is the caller's even with --chdir elsewhere
+// (it failed when only the --chdir directory had one), and "sub/job.sh" was found under a PATH
+// directory.
+TEST_F(ScriptPathTest, DotAndAbsoluteNamesAreTakenAsTheyAreSlashedOnesAreLookedUp) {
+  Write("work/job.sh");
   std::filesystem::create_directories(root_ + "/bin1/sub");
   Write("bin1/sub/job.sh");
   const std::string path = root_ + "/bin1";
-  EXPECT_EQ(ResolveScriptPath("./job.sh", root_ + "/work", path.c_str()), root_ + "/work/./job.sh");
+  EXPECT_EQ(ResolveScriptPath("./job.sh", root_ + "/work", path.c_str()), "./job.sh");
+  EXPECT_EQ(ResolveScriptPath("../x/job.sh", root_ + "/work", path.c_str()), "../x/job.sh");
   EXPECT_EQ(ResolveScriptPath("/abs/job.sh", root_ + "/work", path.c_str()), "/abs/job.sh");
-  EXPECT_EQ(ResolveScriptPath("sub/job.sh", root_ + "/work", path.c_str()), "sub/job.sh");
+  EXPECT_EQ(ResolveScriptPath("sub/job.sh", root_ + "/work", path.c_str()),
+            root_ + "/bin1/sub/job.sh");
 }
 
 TEST_F(ScriptPathTest, ANameFoundNowhereIsReturnedAsTyped) {
