@@ -161,8 +161,8 @@ TEST(JobEnvironmentTest, ExportNoneKeepsSlurmVariablesOverTheLoginEnvironment) {
   (*spec.mutable_environment())["SLURM_EXPORT_ENV"] = "NONE";
   (*spec.mutable_environment())["HOME"] = "/submitter";
   EXPECT_TRUE(WantsLoginEnvironment(l));
-  const Environment login = {{"HOME", "/home/alice"}, {"PATH", "/opt/bin:/usr/bin"},
-                             {"SLURM_JOB_ID", "stale"}};
+  const Environment login = {
+      {"HOME", "/home/alice"}, {"PATH", "/opt/bin:/usr/bin"}, {"SLURM_JOB_ID", "stale"}};
   Environment env = BuildJobEnvironment(l, NodeIdentity{"gpu002", false}, &login);
   EXPECT_EQ(env["HOME"], "/home/alice");
   EXPECT_EQ(env["PATH"], "/opt/bin:/usr/bin");

@@ -1,4 +1,6 @@
-// #SBATCH directives (the part of sbatch_options.h that reads a script's header).
+// #SBATCH directives and the checks before them (the part of sbatch_options.h that reads a
+// script's header).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/slurm/option_values.h"
 #include "common/slurm/sbatch_options.h"
 
 namespace canopy::slurm {
@@ -88,6 +91,39 @@ absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_vi
     }
   }
   return args;
+}
+
+absl::Status CheckBatchScript(absl::string_view script) {
+  if (script.empty()) {
+    return WithExitCode(absl::InvalidArgumentError("error: Batch script is empty!"), 1);
+  }
+  // Slurm reads the script as a C string here: only what comes before a NUL counts.
+  const absl::string_view as_c_string = script.substr(0, script.find('\0'));
+  if (std::all_of(as_c_string.begin(), as_c_string.end(), IsSpace)) {
+    return WithExitCode(absl::InvalidArgumentError("error: Batch script contains only whitespace!"),
+                        1);
+  }
+  if (!absl::StartsWith(script, "#!")) {
+    return WithExitCode(
+        absl::InvalidArgumentError(
+            "error: This does not look like a batch script.  The first\n"
+            "error: line must start with #! followed by the path to an interpreter.\n"
+            "error: For instance: #!/bin/sh"),
+        1);
+  }
+  if (absl::StrContains(script, '\0')) {
+    return WithExitCode(
+        absl::InvalidArgumentError("error: The Slurm controller does not allow scripts that\n"
+                                   "error: contain a NULL character '\\0'."),
+        1);
+  }
+  if (absl::StrContains(script, "\r\n")) {
+    return WithExitCode(
+        absl::InvalidArgumentError("error: Batch script contains DOS line breaks (\\r\\n)\n"
+                                   "error: instead of expected UNIX line breaks (\\n)."),
+        1);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace canopy::slurm

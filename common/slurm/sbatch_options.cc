@@ -1,6 +1,5 @@
 #include "common/slurm/sbatch_options.h"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -557,35 +556,8 @@ absl::StatusOr<SbatchOptions> ParseSbatch(absl::string_view script,
                                           const std::vector<std::string>& argv,
                                           const std::map<std::string, std::string>& env,
                                           absl::Span<const ExtraOption> extra) {
-  // sbatch fails to read such scripts before it looks at options: exit(error_exit), 1.
-  if (script.empty()) {
-    return WithExitCode(Error("Batch script is empty!"), 1);
-  }
-  // Slurm reads the script as a C string here: only what comes before a NUL counts.
-  const absl::string_view as_c_string = script.substr(0, script.find('\0'));
-  if (std::all_of(as_c_string.begin(), as_c_string.end(),
-                  [](char c) { return absl::ascii_isspace(static_cast<unsigned char>(c)); })) {
-    return WithExitCode(Error("Batch script contains only whitespace!"), 1);
-  }
-  if (!absl::StartsWith(script, "#!")) {
-    return WithExitCode(
-        absl::InvalidArgumentError(
-            "error: This does not look like a batch script.  The first\n"
-            "error: line must start with #! followed by the path to an interpreter.\n"
-            "error: For instance: #!/bin/sh"),
-        1);
-  }
-  if (absl::StrContains(script, '\0')) {
-    return WithExitCode(
-        absl::InvalidArgumentError("error: The Slurm controller does not allow scripts that\n"
-                                   "error: contain a NULL character '\\0'."),
-        1);
-  }
-  if (absl::StrContains(script, "\r\n")) {
-    return WithExitCode(
-        absl::InvalidArgumentError("error: Batch script contains DOS line breaks (\\r\\n)\n"
-                                   "error: instead of expected UNIX line breaks (\\n)."),
-        1);
+  if (absl::Status s = CheckBatchScript(script); !s.ok()) {
+    return s;
   }
   absl::StatusOr<std::vector<std::string>> directives = ExtractSbatchDirectives(script);
   if (!directives.ok()) {

@@ -157,6 +157,11 @@ absl::StatusOr<SbatchOptions> ParseSbatchCommandLine(const std::vector<std::stri
 // names the file too).
 absl::StatusOr<std::vector<std::string>> ExtractSbatchDirectives(absl::string_view script);
 
+// The scripts sbatch refuses before it looks at options, with Slurm 22.05's words and exit
+// status 1, in its order: an empty one, one of only whitespace before any NUL byte, one not
+// starting with "#!", one holding a NUL byte, one with DOS line breaks.
+absl::Status CheckBatchScript(absl::string_view script);
+
 // Parses a batch script's directives, then the input environment variables in `env` (sbatch's
 // environment), then the command line `argv`; later sources replace earlier ones. Then sbatch's
 // checks after all options: --mem and --mem-per-gpu both on the command line ("fatal: --mem,

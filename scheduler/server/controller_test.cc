@@ -83,6 +83,22 @@ class ControllerTest : public ::testing::Test {
     controller_->Start();
   }
 
+  // Makes the database fail, submits a job, and returns once its commit has failed at least once;
+  // the future is the submitter's answer.
+  std::future<absl::StatusOr<lifecycle::SubmitAnswer>> SubmitWhileTheDatabaseFails() {
+    store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
+    auto answer = std::make_shared<std::promise<absl::StatusOr<lifecycle::SubmitAnswer>>>();
+    std::future<absl::StatusOr<lifecycle::SubmitAnswer>> future = answer->get_future();
+    controller_->SubmitJob(
+        OneNodeJob(), Alice(),
+        [answer](absl::StatusOr<lifecycle::SubmitAnswer> r) { answer->set_value(std::move(r)); });
+    for (int i = 0; i < 500 && store_->failed_commits() == 0; ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    EXPECT_GE(store_->failed_commits(), 1) << "the commit never failed";
+    return future;
+  }
+
   static lifecycle::SubmitRequest OneNodeJob() {
     lifecycle::SubmitRequest req;
     req.spec.Mutable().min_nodes = 1;
@@ -208,18 +224,10 @@ TEST_F(ControllerTest, ACallbackSubmissionIsAnsweredAfterItsCommitOrAtItsDeadlin
 // the change, and its caller hears so. Before, a failure under 500 ms before Stop() dropped
 // everything kept since as "the database kept failing".
 TEST_F(ControllerTest, StopRightAfterAFailedCommitStillSavesWhatWaits) {
-  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
-  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> saved;
-  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
-    saved.set_value(std::move(r));
-  });
-  for (int i = 0; i < 500 && store_->failed_commits() == 0; ++i) {
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  ASSERT_GE(store_->failed_commits(), 1);
+  std::future<absl::StatusOr<lifecycle::SubmitAnswer>> saved = SubmitWhileTheDatabaseFails();
   store_->FailCommitsWith(absl::OkStatus());
   controller_->Stop();
-  absl::StatusOr<lifecycle::SubmitAnswer> answer = saved.get_future().get();
+  absl::StatusOr<lifecycle::SubmitAnswer> answer = saved.get();
   ASSERT_TRUE(answer.ok()) << answer.status();
   absl::StatusOr<persistence::StoredJobs> stored = store_->LoadJobs();
   ASSERT_TRUE(stored.ok());
@@ -230,15 +238,7 @@ TEST_F(ControllerTest, StopRightAfterAFailedCommitStillSavesWhatWaits) {
 // An agent is told it is registered only once what its registration changed is saved; when
 // canopyd stops with the database still failing, the agent hears the error instead.
 TEST_F(ControllerTest, ARegistrationNeverSavedIsNotAcknowledged) {
-  store_->FailCommitsWith(absl::ResourceExhaustedError("disk full"));
-  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> submitted;
-  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
-    submitted.set_value(std::move(r));
-  });
-  for (int i = 0; i < 500 && store_->failed_commits() == 0; ++i) {
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  ASSERT_GE(store_->failed_commits(), 1);
+  std::future<absl::StatusOr<lifecycle::SubmitAnswer>> submitted = SubmitWhileTheDatabaseFails();
   auto outbox = std::make_shared<AgentOutbox>(&first_);
   state::NodeRegistration reg;
   reg.cpus = 4;
@@ -251,7 +251,7 @@ TEST_F(ControllerTest, ARegistrationNeverSavedIsNotAcknowledged) {
   EXPECT_EQ(answer.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
   controller_->Stop();
   EXPECT_EQ(answer.get().status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(submitted.get_future().get().status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(submitted.get().status().code(), absl::StatusCode::kUnavailable);
 }
 
 // The first pass is a backfill pass, planned on the planner thread and applied by the owner.
