@@ -11,7 +11,6 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -106,7 +105,16 @@ absl::StatusOr<slurm::Environment> LoadLoginEnvironment(uint32_t uid, ChildReape
   std::string output;
   const absl::Time deadline = absl::Now() + timeout;
   char buffer[8192];
-  while (!absl::StrContains(output, kEnd)) {
+  // Each read is searched for the end marker from where the last search stopped (less the
+  // marker's length, which a read may split), not from the start: megabytes of a profile's
+  // output would otherwise be searched again at every read.
+  size_t searched = 0;
+  auto ended = [&] {
+    const size_t from = searched > kEnd.size() ? searched - kEnd.size() : 0;
+    searched = output.size();
+    return absl::string_view(output).find(kEnd, from) != absl::string_view::npos;
+  };
+  while (!ended()) {
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
       return give_up(absl::StrCat("took over ", absl::FormatDuration(timeout), " and was killed"));
