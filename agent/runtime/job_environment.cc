@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 
 namespace canopy::agent::runtime {
 

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "canopy/v1/controller.grpc.pb.h"
@@ -464,35 +465,28 @@ TEST_F(UnixGrpcCallTest, ARequestTheServerReadWholeIsNotSentAgainWhenItDiesBefor
   EXPECT_EQ(peer.connections(), 2);
 }
 
-TEST_F(UnixGrpcCallTest, AMalformedAnswerEndsTheCallAtOnceAndTheNextCallWorks) {
-  // The client's nghttp2 resets the stream; that reset must go out and end the call now, not
-  // wait for the call's deadline.
-  const std::string path = dir_ + "/malformed.sock";
-  ScriptedPeer peer(path, {ScriptedPeer::Act::kMalformed, ScriptedPeer::Act::kAnswer});
-  ASSERT_TRUE(peer.bound());
-  UnixGrpcConnection connection(path, kLimit);
-  const absl::Time start = absl::Now();
-  grpc::Status status = Ping(connection);
-  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
-  EXPECT_NE(status.error_message().find("broke HTTP/2's rules"), std::string::npos)
-      << status.error_message();
-  status = Ping(connection);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(peer.requests(), 2);
-}
-
-TEST_F(UnixGrpcCallTest, TrailersBrokenAfterAnOkStatusAreAnErrorNotOk) {
-  // grpc-status 0 arrived before the field nghttp2 rejected: the answer is still broken, as
-  // gRPC's own client would say.
-  const std::string path = dir_ + "/trailers.sock";
-  ScriptedPeer peer(path, {ScriptedPeer::Act::kBrokenTrailers, ScriptedPeer::Act::kAnswer});
-  ASSERT_TRUE(peer.bound());
-  UnixGrpcConnection connection(path, kLimit);
-  grpc::Status status = Ping(connection);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
-  status = Ping(connection);
-  EXPECT_TRUE(status.ok()) << status.error_message();
+// Answers nghttp2 rejects: response headers HTTP/2 forbids, and trailers that break the rules
+// after grpc-status 0 arrived (still a broken answer, as gRPC's own client would say). The
+// client's nghttp2 resets the stream; that reset must go out and end the call now, not at the
+// call's deadline, and the connection serves the next call.
+TEST_F(UnixGrpcCallTest, ABrokenAnswerEndsTheCallAtOnceAsAnErrorAndTheNextCallWorks) {
+  for (ScriptedPeer::Act broken :
+       {ScriptedPeer::Act::kMalformed, ScriptedPeer::Act::kBrokenTrailers}) {
+    SCOPED_TRACE(static_cast<int>(broken));
+    const std::string path = absl::StrCat(dir_, "/broken", static_cast<int>(broken), ".sock");
+    ScriptedPeer peer(path, {broken, ScriptedPeer::Act::kAnswer});
+    ASSERT_TRUE(peer.bound());
+    UnixGrpcConnection connection(path, kLimit);
+    const absl::Time start = absl::Now();
+    grpc::Status status = Ping(connection);
+    EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+    EXPECT_NE(status.error_message().find("broke HTTP/2's rules"), std::string::npos)
+        << status.error_message();
+    status = Ping(connection);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(peer.requests(), 2);
+  }
 }
 
 TEST_F(UnixGrpcCallTest, ASocketThatIsNotHttp2IsAnErrorNotAHang) {

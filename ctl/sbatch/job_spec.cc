@@ -12,19 +12,13 @@
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
 #include "ctl/client/wire_dependency.h"
+#include "ctl/sbatch/script_path.h"
 
 namespace canopy::ctl::sbatch {
 namespace {
 
 void SetDuration(absl::Duration d, google::protobuf::Duration& out) {
   out.set_seconds(absl::ToInt64Seconds(d));
-}
-
-std::string ResolvePath(const std::string& path, const std::string& cwd) {
-  if (path.empty() || path[0] == '/') {
-    return path;
-  }
-  return absl::StrCat(cwd, cwd.empty() || cwd.back() == '/' ? "" : "/", path);
 }
 
 // --dependency into the spec. canopyd checks that the jobs exist.
@@ -216,14 +210,15 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     spec.add_argv(a);
   }
   ApplyExport(o.export_env, context.export_file_env.value_or(context.env), spec);
-  if (o.export_env.has_value() && !absl::EqualsIgnoreCase(o.export_env->text, "ALL")) {
-    // Anything but plain ALL (NONE, a list, a list with ALL in it): the node loads the user's
-    // login environment underneath (SLURM_GET_USER_ENV), and the job and its steps see what was
-    // asked, as with Slurm 22.05's sbatch on this machine.
-    (*spec.mutable_environment())["SLURM_GET_USER_ENV"].assign(1, '1');
+  // Any --export but plain ALL (NONE, a list, a list with ALL in it): the job and its steps see
+  // what was asked, and the node loads the user's login environment underneath, as with Slurm
+  // 22.05's sbatch on this machine.
+  const bool export_filtered =
+      o.export_env.has_value() && !absl::EqualsIgnoreCase(o.export_env->text, "ALL");
+  if (export_filtered) {
     (*spec.mutable_environment())["SLURM_EXPORT_ENV"] = o.export_env->text;
   }
-  if (o.get_user_env) {
+  if (o.get_user_env || export_filtered) {
     // assign(1, '1'): GCC 12 sees a false -Wrestrict overlap in operator=("1") here.
     (*spec.mutable_environment())["SLURM_GET_USER_ENV"].assign(1, '1');
   }

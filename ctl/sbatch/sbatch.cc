@@ -191,6 +191,7 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     return slurm::InfoExitCode(*info);
   }
   SubmitContext context;
+  context.cwd = client::CurrentDirectory();
   absl::StatusOr<slurm::SbatchOptions> cmdline =
       slurm::ParseSbatchCommandLine(args, plugin_options);
   if (!cmdline.ok()) {
@@ -205,12 +206,8 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     context.default_name = "wrap";
   } else if (!cmdline->script_path.empty()) {
     // --chdir, when given, is where a script named without a path is looked for first.
-    std::string work_dir = client::CurrentDirectory();
-    if (absl::StartsWith(cmdline->chdir, "/")) {
-      work_dir = cmdline->chdir;
-    } else if (!cmdline->chdir.empty()) {
-      work_dir = absl::StrCat(work_dir, "/", cmdline->chdir);
-    }
+    const std::string work_dir =
+        cmdline->chdir.empty() ? context.cwd : ResolvePath(cmdline->chdir, context.cwd);
     std::ifstream file(ResolveScriptPath(cmdline->script_path, work_dir, std::getenv("PATH")),
                        std::ios::binary);
     if (!file) {
@@ -244,9 +241,9 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
       return Fail(content.status(), err);
     }
     context.export_file_env = ParseExportFile(*content);
-    client::AddCallerUmask(*context.export_file_env);
+    // The file's variables replace sbatch's, less the mask read above.
+    context.export_file_env->emplace("SLURM_UMASK", context.env.at("SLURM_UMASK"));
   }
-  context.cwd = client::CurrentDirectory();
   context.now = absl::Now();  // --begin=now+1hour, 16:00: relative to the submission
   context.tz = absl::LocalTimeZone();
   context.short_hostname = os::Hostname(true);

@@ -4,17 +4,11 @@
 #include <system_error>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 namespace canopy::ctl::sbatch {
 namespace {
-
-std::string Join(const std::string& dir, const std::string& name) {
-  if (dir.empty()) {
-    return name;
-  }
-  return absl::EndsWith(dir, "/") ? dir + name : dir + "/" + name;
-}
 
 // A file sbatch would take: a regular file (through links).
 bool IsFile(const std::string& path) {
@@ -24,17 +18,24 @@ bool IsFile(const std::string& path) {
 
 }  // namespace
 
+std::string ResolvePath(const std::string& path, const std::string& dir) {
+  if (path.empty() || path[0] == '/') {
+    return path;
+  }
+  return absl::StrCat(dir, dir.empty() || dir.back() == '/' ? "" : "/", path);
+}
+
 std::string ResolveScriptPath(const std::string& name, const std::string& work_dir,
                               const char* path_env) {
   if (name.empty() || absl::StartsWith(name, "/") || absl::StartsWith(name, ".")) {
     return name;
   }
-  if (const std::string here = Join(work_dir, name); IsFile(here)) {
+  if (const std::string here = ResolvePath(name, work_dir); IsFile(here)) {
     return here;
   }
   if (path_env != nullptr) {
     for (absl::string_view dir : absl::StrSplit(path_env, ':', absl::SkipEmpty())) {
-      if (const std::string found = Join(std::string(dir), name); IsFile(found)) {
+      if (const std::string found = ResolvePath(name, std::string(dir)); IsFile(found)) {
         return found;
       }
     }

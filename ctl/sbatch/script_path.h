@@ -15,4 +15,7 @@ namespace canopy::ctl::sbatch {
 std::string ResolveScriptPath(const std::string& name, const std::string& work_dir,
                               const char* path_env);
 
+// `path` relative to `dir` (as it is when absolute or when `dir` is empty).
+std::string ResolvePath(const std::string& path, const std::string& dir);
+
 }  // namespace canopy::ctl::sbatch

@@ -59,6 +59,13 @@ TEST_F(ScriptPathTest, DotAndAbsoluteNamesAreTakenAsTheyAreSlashedOnesAreLookedU
             root_ + "/bin1/sub/job.sh");
 }
 
+TEST(ResolvePathTest, RelativePathsJoinTheDirectoryAbsoluteOnesStay) {
+  EXPECT_EQ(ResolvePath("sub/x", "/d"), "/d/sub/x");
+  EXPECT_EQ(ResolvePath("x", "/d/"), "/d/x");
+  EXPECT_EQ(ResolvePath("/abs", "/d"), "/abs");
+  EXPECT_EQ(ResolvePath("x", ""), "x");
+}
+
 TEST_F(ScriptPathTest, ANameFoundNowhereIsReturnedAsTyped) {
   const std::string path = root_ + "/bin1";
   EXPECT_EQ(ResolveScriptPath("missing.sh", root_ + "/cwd", path.c_str()), "missing.sh");
