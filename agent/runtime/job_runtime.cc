@@ -119,16 +119,6 @@ void JobRuntime::ClearStaleSpool() {
 
 JobRuntime::~JobRuntime() {
   Shutdown();
-  // The sender sends what is queued, then stops; no Send() starts one after this.
-  std::thread sender;
-  {
-    absl::MutexLock lock(&queue_mu_);
-    sender_stopping_ = true;
-    sender.swap(sender_);
-  }
-  if (sender.joinable()) {
-    sender.join();
-  }
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
   // (after timer_, whose pending tasks may still hold finished steps).
 }
@@ -144,33 +134,6 @@ std::optional<Credentials> JobRuntime::CredentialsFor(const canopy::v1::Job& job
   return c;
 }
 
-void JobRuntime::Send(canopy::v1::AgentMessage message) {
-  absl::MutexLock lock(&queue_mu_);
-  if (!sender_.joinable() && !sender_stopping_) {
-    sender_ = std::thread([this] { SenderLoop(); });
-  }
-  queue_.push_back(std::move(message));
-}
-
-void JobRuntime::SenderLoop() {
-  while (true) {
-    canopy::v1::AgentMessage message;
-    {
-      absl::MutexLock lock(&queue_mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
-        return !queue_.empty() || sender_stopping_;
-      };
-      queue_mu_.Await(absl::Condition(&ready));
-      if (queue_.empty()) {
-        return;  // stopping, and everything is sent
-      }
-      message = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    report_(message);
-  }
-}
-
 void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
   if (keep_until_ack) {
     unacked_[{status.job_id(), status.run_id(), static_cast<int>(status.phase())}] = {status,
@@ -178,7 +141,7 @@ void JobRuntime::ReportJob(JobStatus status, bool keep_until_ack) {
   }
   canopy::v1::AgentMessage msg;
   *msg.mutable_job_status() = std::move(status);
-  Send(std::move(msg));
+  Send(msg);
 }
 
 void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen) {

@@ -16,11 +16,13 @@
 // Thread-safe. LaunchJob, LaunchStep and NotifyJob fork a child and wait for its exec (and a
 // launch makes the job's cgroup and spool first): callers keep them off threads others wait on
 // (NodeSession's RuntimeInbox). The other handlers return promptly (escalation and clean-up
-// polling run on the runtime's timer thread; exits arrive from the shared ChildReaper). Reports
-// are queued, in order, and
-// `report` is called from the runtime's own sender thread, one call at a time, so a `report`
-// that blocks delays later reports but never the runtime.
-// Lock order: mu_, then a StepPart's own lock, then queue_mu_.
+// polling run on the runtime's timer thread; exits arrive from the shared ChildReaper).
+// `report` is called on the thread that made the report, often with mu_ held (which keeps a
+// job's reports in order): it must return at once and must not call the runtime. NodeSession's
+// queues the message on the controller stream, whose gRPC write never blocks. (A thread of its
+// own per node used to call it: a wake-up per report, three a job, for nothing once the stream
+// stopped blocking; docs/performance.md.)
+// Lock order: mu_, then a StepPart's own lock, then whatever `report` takes.
 #pragma once
 
 #include <atomic>
@@ -32,7 +34,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -284,9 +285,8 @@ class JobRuntime {
   bool Gone(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportJob(canopy::v1::JobStatus status, bool keep_until_ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues a report for the sender thread. Callers hold mu_ where the order matters.
-  void Send(canopy::v1::AgentMessage message);
-  void SenderLoop();
+  // Hands a report to `report`. Callers hold mu_ where the order matters.
+  void Send(const canopy::v1::AgentMessage& message) { report_(message); }
   void FailStepWithoutJob(const canopy::v1::LaunchStep& launch, const std::string& message);
   std::optional<Credentials> CredentialsFor(const canopy::v1::Job& job) const;
 
@@ -313,12 +313,6 @@ class JobRuntime {
   };
   std::map<std::tuple<uint32_t, uint32_t, int>, Unacknowledged> unacked_ ABSL_GUARDED_BY(mu_);
   int live_steps_ ABSL_GUARDED_BY(mu_) = 0;  // StepParts not yet destroyed
-
-  // Reports not yet handed to `report`, oldest first.
-  absl::Mutex queue_mu_;
-  std::deque<canopy::v1::AgentMessage> queue_ ABSL_GUARDED_BY(queue_mu_);
-  bool sender_stopping_ ABSL_GUARDED_BY(queue_mu_) = false;
-  std::thread sender_ ABSL_GUARDED_BY(queue_mu_);  // started by the first Send()
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output

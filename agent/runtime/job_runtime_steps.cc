@@ -89,7 +89,7 @@ void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
     }
     canopy::v1::AgentMessage msg;
     *msg.mutable_step_status() = status;
-    Send(std::move(msg));
+    Send(msg);
   }
   // This runs on the part's own I/O thread, which its destructor joins: destroy it elsewhere.
   timer_.Schedule(absl::Now(), [this, p = std::move(part)]() mutable {
@@ -111,7 +111,7 @@ void JobRuntime::FailStepWithoutJob(const canopy::v1::LaunchStep& launch,
   s->set_exited(true);
   s->set_exit_code(1);
   s->set_message(message);
-  Send(std::move(msg));
+  Send(msg);
   if (launch.io_address().empty()) {
     return;
   }
