@@ -378,7 +378,15 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
                  job.run_id(), kill.reason(), absl::FormatDuration(wait));
     BeginKill(job, wait);
   }
-  timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+  if (options_.scripts.HasEpilog()) {
+    // The epilog's spawn waits for its exec: not on the caller's thread (the stream's reader).
+    timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+  } else {
+    // Without an epilog the first check costs at most an unlink and an rmdir (the job's
+    // processes mostly ended before the kill came), and a hop to the timer thread would be a
+    // wake-up per job; a job still running is polled from the timer thread, as before.
+    CheckKill(job_id);
+  }
 }
 
 void JobRuntime::CheckKill(uint32_t job_id) {

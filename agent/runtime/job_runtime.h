@@ -15,7 +15,8 @@
 //
 // Thread-safe. LaunchJob, LaunchStep and NotifyJob fork a child and wait for its exec (and a
 // launch makes the job's cgroup and spool first): callers keep them off threads others wait on
-// (NodeSession's RuntimeInbox). The other handlers return promptly (escalation and clean-up
+// (NodeSession's RuntimeInbox). The other handlers return promptly (KillJob removes the spool
+// file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
 // polling run on the runtime's timer thread; exits arrive from the shared ChildReaper).
 // `report` is called on the thread that made the report, often with mu_ held (which keeps a
 // job's reports in order): it must return at once and must not call the runtime. NodeSession's
