@@ -114,8 +114,12 @@ absl::StatusOr<std::unique_ptr<Controller>> Controller::Create(
     spdlog::warn("{}", w);
   }
   c->NoteAccounting(restored);
-  // Records changed by the restore (jobs that no longer fit) are saved with the first batch.
+  // Records changed by the restore (jobs that no longer fit) are saved with the first batch, and
+  // so are the steps it closed (those of jobs no longer running): left open in the database,
+  // sacct would show them RUNNING for good.
   c->unsaved_jobs_ = std::move(restored.dirty);
+  c->unsaved_steps_ = std::move(restored.steps);
+  c->unsaved_attempts_ = std::move(restored.attempts);
   if (!converted.empty()) {
     spdlog::info("converting {} job record(s) of database schema 2 to the current schema",
                  converted.size());

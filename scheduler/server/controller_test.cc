@@ -304,6 +304,68 @@ TEST_F(ControllerTest, ACallbackSubmissionIsRefusedAtOnceOrWhenStopped) {
   EXPECT_EQ(late.status().code(), absl::StatusCode::kUnavailable);
 }
 
+// A step the restore closes (its job is not running any more) is closed in the database too:
+// otherwise its row stays open for good, and sacct shows the step RUNNING once the job has left
+// the controller's memory.
+TEST_F(ControllerTest, AStepClosedByTheRestoreIsSaved) {
+  controller_->Stop();
+  // What canopyd had saved when it died: job 1 COMPLETING on n1 (its script ended), with its
+  // srun step 0 started and not ended.
+  auto store = std::make_unique<persistence::InMemoryStore>();
+  core::Job job;
+  job.id = core::JobId(1);
+  job.spec.Mutable().script = "#!/bin/sh\nsrun true\n";
+  job.spec.Mutable().min_nodes = 1;
+  job.user_id = 1000;
+  job.group_id = 1000;
+  job.user_name = "alice";
+  job.partition = "batch";
+  job.state = core::JobState::kCompleting;
+  job.completing_to = core::JobState::kCompleted;
+  job.run_id = 1;
+  job.submit_time = clock_.Now() - absl::Minutes(10);
+  job.start_time = clock_.Now() - absl::Minutes(9);
+  core::NodeShare share;
+  share.node = core::NodeId(0);
+  share.cpus = 1;
+  job.allocation.nodes.push_back(share);
+  core::StepRecord step;
+  step.job = job.id;
+  step.step_id = 0;
+  step.name = "true";
+  step.start_time = clock_.Now() - absl::Minutes(8);
+  step.nodes = {core::NodeId(0)};
+  step.ntasks = 1;
+  step.cpus = 1;
+  step.tasks_per_node = {1};
+  persistence::Mutations before;
+  before.job_upserts.push_back(std::make_shared<const core::Job>(job));
+  before.steps.push_back(step);
+  before.next_job_id = 2;
+  ASSERT_TRUE(store->Commit(before).ok());
+  ASSERT_EQ(store->LoadJobs()->open_steps.size(), 1u);
+  store_ = store.get();
+  auto config = std::make_shared<config::ClusterConfig>(controller_->config());
+  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
+  ASSERT_TRUE(topo.ok());
+  auto controller = Controller::Create(
+      config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
+  ASSERT_TRUE(controller.ok()) << controller.status();
+  controller_ = *std::move(controller);
+  controller_->Start();
+
+  // Something to commit.
+  std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> submitted;
+  controller_->SubmitJob(OneNodeJob(), Alice(), [&](absl::StatusOr<lifecycle::SubmitAnswer> r) {
+    submitted.set_value(std::move(r));
+  });
+  ASSERT_TRUE(submitted.get_future().get().ok());
+  absl::StatusOr<persistence::StoredJobs> after = store_->LoadJobs();
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE(after->open_steps.empty())
+      << "the step the restore closed is still open in the store";
+}
+
 TEST_F(ControllerTest, UnknownNodeIsRefusedAndItsStreamClosed) {
   auto outbox = std::make_shared<AgentOutbox>(&first_);
   std::promise<absl::StatusOr<Controller::Registered>> done;
