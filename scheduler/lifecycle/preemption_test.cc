@@ -188,6 +188,43 @@ TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsRequeuedAndItsNodeGoesToTheP
   EXPECT_EQ(Job(older).state, JobState::kPending);
 }
 
+// A victim that goes COMPLETING another way in its GraceTime (here scancel) no longer waits
+// for its preemption: on a node that never confirms the clean-up it still ends at the clean-up
+// deadline, as any job does. It used to stay COMPLETING, holding its node, with its deadline
+// stuck in the past (so a loop that waits for the next deadline never ended).
+TEST_F(PreemptionTest, AVictimCancelledInItsGraceTimeStillEndsAtTheCleanupDeadline) {
+  ASSERT_TRUE(
+      SetQos({{"normal", "GraceTime=30"}, {"inference", "Priority=100", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  Submit(bob_, Ask().Nodes(1).Gpus(4).Qos("inference"));
+  Schedule();
+  uint32_t victim = 0;
+  for (uint32_t id : n) {
+    if (!SignalsTo(last_, id).empty()) {
+      victim = id;
+    }
+  }
+  ASSERT_NE(victim, 0u);
+  const absl::Time signalled = clock_.Now();
+  clock_.Set(signalled + absl::Seconds(10));
+  CancelRequest cancel;
+  cancel.job_ids = {victim};
+  Effects e;
+  jobs_->Cancel(cancel, alice_, e);
+  Commit(e);
+  ASSERT_EQ(Job(victim).state, JobState::kCompleting);
+  // No CLEANED_UP ever comes (a process stuck in the kernel). Ticks by hand: AdvanceTo would
+  // never return while the deadline stays in the past.
+  for (absl::Duration t = absl::Seconds(15); t <= absl::Seconds(300); t += absl::Seconds(5)) {
+    clock_.Set(signalled + t);
+    Effects tick;
+    jobs_->Tick(tick);
+    Commit(tick);
+  }
+  EXPECT_EQ(Job(victim).state, JobState::kCancelled);
+  EXPECT_GT(jobs_->NextDeadline(), clock_.Now());
+}
+
 TEST_F(PreemptionTest, CancelModeAndJobsThatMayNotBeRequeuedEndPreempted) {
   ASSERT_TRUE(SetQos({{"normal"},
                       {"besteffort", "PreemptMode=CANCEL"},

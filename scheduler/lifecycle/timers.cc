@@ -94,9 +94,14 @@ void Tick(LifecycleState& s, Effects& effects) {
       continue;
     }
     if (now >= live->preempt_at) {
-      FinishPreemption(s, *job, effects);  // its GraceTime is up
-      s.Rearm(id);
-      continue;
+      if (job->state == core::JobState::kRunning || job->state == core::JobState::kConfiguring) {
+        FinishPreemption(s, *job, effects);  // its GraceTime is up
+        s.Rearm(id);
+        continue;
+      }
+      // It went COMPLETING another way in its GraceTime (scancel, its time limit, its end):
+      // the preemption has nothing left to do, and the clean-up deadline below must be reached.
+      live->preempt_at = absl::InfiniteFuture();
     }
     switch (job->state) {
       case core::JobState::kConfiguring:
