@@ -159,8 +159,10 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
       }
       break;
     case JobPhase::kExited:
-      if (idx == 0 && report.node_fault && job->state == core::JobState::kRunning) {
-        // The script never ran: the node's SPANK plugins failed its set-up.
+      if (idx == 0 && report.node_fault &&
+          (job->state == core::JobState::kRunning || job->state == core::JobState::kConfiguring)) {
+        // The script never ran: the node's SPANK plugins failed its set-up (possibly before
+        // every node of the gang confirmed its launch).
         RequeueHeldForNodeFault(s, *job, node, report, "batch job set-up failed", effects);
       } else if (idx == 0) {  // only the batch host runs the script
         Exited(s, *job, report, effects);

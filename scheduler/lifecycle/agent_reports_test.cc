@@ -132,6 +132,31 @@ TEST_F(AgentReportsTest, ABatchExitThatIsTheNodesFaultDrainsAndRequeuesHeld) {
   EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
 }
 
+// The same failure reported before every node of the gang confirmed its launch (the batch host
+// is quick, another node's prolog still runs; or, after a restart, the batch host sends its
+// unacknowledged exit again before the others registered): still the node's fault. It used to
+// fail the job and leave the node to fail the next ones.
+TEST_F(AgentReportsTest, ABatchExitThatIsTheNodesFaultBeforeTheGangIsConfirmedDrainsToo) {
+  AllNodesUp();
+  const uint32_t id = Submit(2, 4);
+  Schedule();
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  const uint32_t run = Job(id).run_id;
+  ReportWith(0, id, JobPhase::kLaunched, run, [](JobReport&) {});
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring) << "the second node has not confirmed yet";
+  Effects e = ReportWith(0, id, JobPhase::kExited, run, [](JobReport& r) {
+    r.node_fault = true;
+    r.drain_reason = "batch job complete failure";
+    r.exit_code = 1;
+  });
+  ASSERT_EQ(e.drains.size(), 1u);
+  EXPECT_EQ(e.drains[0].node, core::NodeId(0));
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
+  EXPECT_THAT(Job(id).state_message, HasSubstr("launch failed requeued held"));
+  EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+}
+
 TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);
