@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
 #include "scheduler/lifecycle/ending.h"
@@ -259,9 +260,10 @@ std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord&
                                      Effects& effects) {
   std::vector<uint32_t> kill;
   const absl::btree_set<core::JobId>& held = s.node_jobs[node.id.value()];
-  absl::btree_set<core::JobId> running;
+  // The run of each job the node lists (0: an agent that does not say).
+  absl::btree_map<core::JobId, uint32_t> running;
   for (const RunningJob& r : running_jobs) {
-    running.insert(r.job);
+    running[r.job] = r.run_id;
     if (!held.contains(r.job)) {
       kill.push_back(r.job.value());
       effects.warnings.push_back(absl::StrCat("node ", node.name, " still runs job ", r.job.value(),
@@ -277,16 +279,22 @@ std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord&
     if (idx < 0 || live == nullptr) {
       continue;
     }
+    // An older run the node is still killing is not the job's current run: that one never
+    // reached the node (its LaunchJob was lost with the stream or with canopyd), so it is sent
+    // again, and the agent starts it once the old run is cleaned up.
+    auto listed = running.find(id);
+    const bool runs_it =
+        listed != running.end() && (listed->second == 0 || listed->second == job->run_id);
     switch (job->state) {
       case core::JobState::kConfiguring:
-        if (running.contains(id)) {
+        if (runs_it) {
           Confirm(s, *job, idx, effects);
         } else {
           ResendLaunch(*job, idx, effects);
         }
         break;
       case core::JobState::kRunning:
-        if (!running.contains(id)) {
+        if (!runs_it) {
           if (idx == 0) {
             live->lost_batch_since = s.Now();  // unless its exit arrives, the job is lost
             s.Rearm(id);

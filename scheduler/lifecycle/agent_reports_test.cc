@@ -157,6 +157,46 @@ TEST_F(AgentReportsTest, ABatchExitThatIsTheNodesFaultBeforeTheGangIsConfirmedDr
   EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
 }
 
+// A node that registers again while it still kills an older run of a job does not confirm the
+// job's newer run, whose LaunchJob it never got (its stream was down when it was sent, or
+// canopyd died after the commit): the launch goes again. Confirming it left the job RUNNING with
+// nothing running it, until its time limit, or for good without one.
+TEST_F(AgentReportsTest, ARegistrationListingAnOlderRunDoesNotConfirmTheNewerOne) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);  // one GPU of four: the next run fits beside the old one
+  Schedule();
+  Report(0, id, JobPhase::kLaunched, 0, 0, Job(id).run_id);
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  const uint32_t old_run = Job(id).run_id;
+  Caller root;
+  root.authenticated = true;
+  root.is_operator = true;
+  root.user_name = "root";
+  JobActionRequest requeue;
+  requeue.action = JobAction::kRequeue;
+  requeue.job_ids = {id};
+  Effects e;
+  ASSERT_TRUE(jobs_->ControlJobs(requeue, root, e).at(0).ok);
+  Schedule();
+  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  const uint32_t new_run = Job(id).run_id;
+  ASSERT_GT(new_run, old_run);
+  const int node = Job(id).allocation.nodes[0].node.value();
+  Effects reg;
+  jobs_->NodeRegistered(Node(node), {RunningJob{core::JobId(id), old_run, {0}, 1, {}}}, reg);
+  EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+  EXPECT_THAT(Targets<LaunchJob>(reg), ElementsAre(node));
+  // The agent starts the newer run once the old one is cleaned up, and says so.
+  Report(node, id, JobPhase::kCleanedUp, 0, 0, old_run);
+  Report(node, id, JobPhase::kLaunched, 0, 0, new_run);
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+  // Listing the current run (or not saying which, as an older agent) still confirms it.
+  Effects again;
+  jobs_->NodeRegistered(Node(node), {RunningJob{core::JobId(id), 0, {0}, 1, {}}}, again);
+  EXPECT_THAT(Targets<LaunchJob>(again), IsEmpty());
+  EXPECT_EQ(Job(id).state, JobState::kRunning);
+}
+
 TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);
