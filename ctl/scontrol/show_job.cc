@@ -115,7 +115,10 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   const std::string accrue = eligible_at <= now ? eligible : "Unknown";
 
   std::string start = "Unknown", end = "Unknown";
-  if (!pending && output::IsSet(job.start_time())) {
+  if (!active && !output::IsSet(job.start_time()) && output::IsSet(job.end_time())) {
+    // Ended before it started (cancelled while pending): slurmctld sets both to the end.
+    start = end = stamp(job.end_time());
+  } else if (!pending && output::IsSet(job.start_time())) {
     start = stamp(job.start_time());
     if (active && limit != absl::InfiniteDuration()) {
       end = slurm::FormatSlurmTimestamp(output::ToTime(job.start_time()) + limit, tz);
@@ -188,12 +191,13 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
       absl::StrCat("Partition=", job.partition(), " AllocNode:Sid=", spec.submit_host(), ":0"),
       absl::StrCat("ReqNodeList=", or_null(spec.required_nodes()),
                    " ExcNodeList=", or_null(spec.excluded_nodes())),
-      absl::StrCat("NodeList=", active && !pending
-                                    ? slurm::CompressHostlist(std::vector<std::string>(
-                                          job.nodes().begin(), job.nodes().end()))
-                                    : ""),
+      // A finished job keeps the nodes it ran on (and its batch host) until it leaves
+      // slurmctld's memory, as scripts that parse BatchHost= from a finished job expect.
+      absl::StrCat("NodeList=", !pending ? slurm::CompressHostlist(std::vector<std::string>(
+                                               job.nodes().begin(), job.nodes().end()))
+                                         : ""),
   };
-  if (active && !pending && job.nodes_size() > 0) {
+  if (!pending && job.nodes_size() > 0) {
     lines.push_back(absl::StrCat("BatchHost=", job.nodes(0)));
   }
   lines.push_back(absl::StrCat("NumNodes=", num_nodes, " NumCPUs=", cpus, " NumTasks=", tasks,

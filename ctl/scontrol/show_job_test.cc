@@ -236,6 +236,33 @@ TEST(ShowJobTest, PendingJobOfTheAccountingReference) {
             "   RunTime=00:00:00 TimeLimit=00:30:00 TimeMin=N/A\n");
 }
 
+// A finished job keeps its NodeList and BatchHost in Slurm until it leaves slurmctld's memory
+// (MinJobAge); one cancelled while pending never had nodes, and its start is its end.
+TEST(ShowJobTest, FinishedJobsKeepTheirNodesAndACancelledPendingJobStartsWhenItEnds) {
+  canopy::v1::Job job = Base(9, "done");
+  job.set_state(canopy::v1::JOB_STATE_FAILED);
+  job.set_reason("NonZeroExitCode");
+  job.mutable_spec()->set_min_nodes(2);
+  *job.mutable_submit_time() = At(2026, 12, 2, 9, 43, 40);
+  *job.mutable_start_time() = At(2026, 12, 2, 9, 43, 41);
+  *job.mutable_end_time() = At(2026, 12, 2, 9, 43, 42);
+  job.add_nodes("gpu003");
+  job.add_nodes("gpu004");
+  const absl::Time later = TimeOf(job.end_time()) + absl::Seconds(5);
+  std::string out = RenderJob(job, later, absl::UTCTimeZone(), "root", {});
+  EXPECT_THAT(out, HasSubstr("\n   NodeList=gpu[003-004]\n   BatchHost=gpu003\n"));
+  EXPECT_THAT(out, HasSubstr("   StartTime=2026-12-02T09:43:41 EndTime=2026-12-02T09:43:42 "));
+
+  canopy::v1::Job cancelled = Base(26, "never");
+  cancelled.set_state(canopy::v1::JOB_STATE_CANCELLED);
+  *cancelled.mutable_submit_time() = At(2026, 12, 2, 9, 43, 40);
+  *cancelled.mutable_end_time() = At(2026, 12, 2, 9, 43, 42);
+  out = RenderJob(cancelled, later, absl::UTCTimeZone(), "root", {});
+  EXPECT_THAT(out, HasSubstr("\n   NodeList=\n"));
+  EXPECT_THAT(out, Not(HasSubstr("BatchHost=")));
+  EXPECT_THAT(out, HasSubstr("   StartTime=2026-12-02T09:43:42 EndTime=2026-12-02T09:43:42 "));
+}
+
 TEST(ShowJobTest, QosIsTheJobsOwn) {
   canopy::v1::Job job = Pending1220();
   job.set_qos("high");
