@@ -88,7 +88,9 @@ grpc::Status ControllerServiceImpl::ListPriorities(grpc::ServerContext*,
                                                     request->partitions().end());
   const absl::Time now = controller_->Now();
   snap->ForEachJob([&](const core::Job& job) {
-    if (job.state != core::JobState::kPending ||
+    // As slurmctld's priority/multifactor lists them: pending jobs only, not held ones
+    // (priority 0) and not those whose begin time is still to come.
+    if (job.state != core::JobState::kPending || job.priority == 0 || job.spec->begin_time > now ||
         (!ids.empty() && !ids.contains(job.id.value()) && !ids.contains(job.array_job_id)) ||
         (!users.empty() && !users.contains(job.user_name)) ||
         (!partitions.empty() && !partitions.contains(job.partition))) {

@@ -23,6 +23,7 @@ namespace canopy::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The user the tests run as: jobs are submitted as this user, so the accounts list it.
 std::string Me() {
@@ -157,10 +158,17 @@ TEST_F(AccountingIntegrationTest, SprioStartAndTestOnlyShowThePlan) {
   const uint32_t other =
       Sbatch({"-A", "nlp", "-N", "1", "--gpus-per-node=4", "-t", "5", "--wrap", "true"});
 
+  // Not listed, as in Slurm: a held job (priority 0), one whose begin time is to come.
+  const uint32_t held = Sbatch({"-H", "-N", "1", "-t", "5", "--wrap", "true"});
+  const uint32_t later = Sbatch({"--begin", "now+1hour", "-N", "1", "-t", "5", "--wrap", "true"});
+
   const CommandResult sprio = Run("sprio", {"-h", "-o", "%i %Y %F %J"});
   EXPECT_EQ(sprio.exit_code, 0) << sprio.err;
   EXPECT_THAT(sprio.out, HasSubstr(absl::StrCat(next, " ")));
   EXPECT_THAT(sprio.out, HasSubstr(absl::StrCat(other, " ")));
+  EXPECT_THAT(sprio.out, Not(HasSubstr(absl::StrCat(held, " "))));
+  EXPECT_THAT(sprio.out, Not(HasSubstr(absl::StrCat(later, " "))));
+  EXPECT_EQ(Run("scancel", {absl::StrCat(held), absl::StrCat(later)}).exit_code, 0);
 
   // Within a couple of backfill cycles (bf_interval=1) both have reservations at the big job's
   // end, about 10 minutes from now.
@@ -174,10 +182,10 @@ TEST_F(AccountingIntegrationTest, SprioStartAndTestOnlyShowThePlan) {
 
   const CommandResult test = Run("sbatch", {"--test-only", "-N", "1", "-t", "5", "--wrap", "true"});
   EXPECT_EQ(test.exit_code, 0) << test.err;
-  EXPECT_THAT(test.err, HasSubstr(absl::StrCat("sbatch: Job ", other + 1, " to start at ")));
+  EXPECT_THAT(test.err, HasSubstr(absl::StrCat("sbatch: Job ", later + 1, " to start at ")));
   EXPECT_THAT(test.err, HasSubstr(" in partition gpu\n"));
   // Nothing was queued.
-  EXPECT_EQ(Run("squeue", {"-h", "-j", absl::StrCat(other + 1)}).exit_code, 1);
+  EXPECT_EQ(Run("squeue", {"-h", "-j", absl::StrCat(later + 1)}).exit_code, 1);
   EXPECT_EQ(Run("scancel", {absl::StrCat(big)}).exit_code, 0);
 }
 
