@@ -106,6 +106,8 @@ absl::string_view JobReasonName(JobReason reason) {
       return "AssocMaxWallDurationPerJobLimit";
     case JobReason::kInvalidQOS:
       return "InvalidQOS";
+    case JobReason::kJobArrayTaskLimit:
+      return "JobArrayTaskLimit";
     case JobReason::kNonZeroExitCode:
       return "NonZeroExitCode";
     case JobReason::kTimeLimit:

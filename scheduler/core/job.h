@@ -84,12 +84,13 @@ enum class JobReason {
   kAssocMaxMemoryPerJob,
   kAssocMaxWallDurationPerJobLimit,
   kInvalidQOS,
+  kJobArrayTaskLimit,  // an array's "%N" throttle: N of its tasks already run
   // Why a finished job ended as it did, as Slurm keeps it (squeue -t all): FAILED with a
   // non-zero exit code or a signal, TIMEOUT.
   kNonZeroExitCode,
   kTimeLimit,
 };
-inline constexpr int kJobReasonCount = 44;
+inline constexpr int kJobReasonCount = 45;
 
 // "PENDING", "RUNNING", "NODE_FAIL", ... as squeue -l / sacct print them.
 absl::string_view JobStateName(JobState state);

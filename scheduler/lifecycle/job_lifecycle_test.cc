@@ -468,7 +468,8 @@ TEST_F(JobLifecycleTest, ArrayTasksGetConsecutiveIdsAndHonourTheThrottle) {
   Schedule();
   EXPECT_EQ(Job(1).state, JobState::kConfiguring);
   EXPECT_EQ(Job(2).state, JobState::kConfiguring);
-  EXPECT_EQ(Job(3).state, JobState::kPending);  // %2
+  EXPECT_EQ(Job(3).state, JobState::kPending);                    // %2
+  EXPECT_EQ(Job(3).reason, core::JobReason::kJobArrayTaskLimit);  // Slurm's reason, in squeue
 
   // Cancelling the array's id cancels every task.
   e = Effects();

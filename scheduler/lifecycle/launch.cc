@@ -17,9 +17,11 @@
 namespace canopy::lifecycle {
 namespace {
 
-// Array throttles ("%N"): tasks beyond the limit wait this pass. Tasks already holding nodes
-// count, and so does every task let through here, even if it then does not fit.
-void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>& pending) {
+// Array throttles ("%N"): tasks beyond the limit wait this pass, with Slurm's reason for it
+// (JobArrayTaskLimit) in place of one that only said how the last pass went. Tasks already
+// holding nodes count, and so does every task let through here, even if it then does not fit.
+void ApplyArrayThrottles(LifecycleState& s, std::vector<const core::Job*>& pending,
+                         Effects& effects) {
   absl::flat_hash_map<uint32_t, int> running;  // array job id -> tasks holding nodes
   for (const auto& [id, live] : s.live) {
     const core::Job* job = s.jobs.Find(id);
@@ -43,6 +45,15 @@ void ApplyArrayThrottles(const LifecycleState& s, std::vector<const core::Job*>&
     if (it->second == 0 || n < it->second) {
       ++n;
       allowed.push_back(job);
+      continue;
+    }
+    core::Job* throttled = s.jobs.Find(job->id);
+    if (throttled != nullptr && throttled->reason != core::JobReason::kJobArrayTaskLimit &&
+        (throttled->reason == core::JobReason::kNone ||
+         throttled->reason == core::JobReason::kPriority ||
+         throttled->reason == core::JobReason::kResources)) {
+      throttled->reason = core::JobReason::kJobArrayTaskLimit;
+      effects.republish.insert(job->id);
     }
   }
   pending.swap(allowed);
@@ -310,7 +321,7 @@ void Schedule(LifecycleState& s, Effects& effects) {
     pending.push_back(job);
   }
   if (s.has_throttled_arrays) {
-    ApplyArrayThrottles(s, pending);
+    ApplyArrayThrottles(s, pending, effects);
   }
   if (options.backfill.enabled && !backfill) {
     options.backfill.enabled = false;
