@@ -41,6 +41,23 @@ core::JobState BatchState(core::JobState job_state,
   }
 }
 
+// A run the controller ended (its time limit, scancel, preemption, a node's failure, a
+// requeue): slurmctld writes the job's accounting record at that moment, before the batch
+// script's exit is known, so sacct's job line shows 0:0 there while the batch step shows the
+// signal the script died of (TIMEOUT 0:0, batch CANCELLED 0:15).
+bool EndedByTheController(core::JobState state) {
+  switch (state) {
+    case core::JobState::kCancelled:
+    case core::JobState::kTimeout:
+    case core::JobState::kPreempted:
+    case core::JobState::kNodeFail:
+    case core::JobState::kRequeued:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // One run of a job: its state and times as given, its nodes, its steps.
 struct Run {
   int32_t attempt = 0;
@@ -93,6 +110,13 @@ void AddRun(const persistence::HistoryJob& h, const Run& run, bool earlier,
     // Requeued and waiting: the times of the run before belong to its own record.
     job.clear_start_time();
     job.clear_end_time();
+  }
+  const core::JobState ended = run.state == core::JobState::kCompleting && run.completing_to
+                                   ? *run.completing_to
+                                   : run.state;
+  if (EndedByTheController(ended)) {
+    job.set_exit_code(0);
+    job.set_exit_signal(0);
   }
   if (!h.job.allocation_only() && run.start != absl::InfinitePast() && !run.nodes->empty()) {
     canopy::v1::AccountingStep* batch = record->add_steps();

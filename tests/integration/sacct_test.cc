@@ -154,7 +154,12 @@ exit 0
                             absl::StrCat(steps, ".1|false|FAILED|1:0||1")));
     EXPECT_THAT(Sacct({"-X"}, "JobID,State,ExitCode", {fail, longer}),
                 ElementsAre(absl::StrCat(fail, "|FAILED|3:0"),
-                            absl::StrCat(longer, "|CANCELLED by ", uid, "|0:15")));
+                            absl::StrCat(longer, "|CANCELLED by ", uid, "|0:0")));
+    // As Slurm: the job line was written when scancel ended the job (0:0); the batch step
+    // shows the signal its shell died of.
+    EXPECT_THAT(Sacct({}, "JobID,State,ExitCode", {longer}),
+                ElementsAre(absl::StrCat(longer, "|CANCELLED by ", uid, "|0:0"),
+                            absl::StrCat(longer, ".batch|CANCELLED|0:15")));
     // -D: the run that was requeued, then the one that completed.
     EXPECT_THAT(
         Sacct({"-X", "-D"}, "JobID,State,Restarts", {again}),
