@@ -1,8 +1,10 @@
 // accounts.proto <-> the fair-share core (proto_convert_accounts.h).
 #include "scheduler/server/proto_convert_accounts.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -29,7 +31,18 @@ void AddRows(const lifecycle::Accounting& a, int32_t node, int32_t depth,
     row.set_has_fairshare(n.is_user() || !a.fair_tree());
     row.set_fairshare(s.fairshare);
   }
-  for (int32_t child : n.children) {
+  // Slurm's order (slurmdb_sort_hierarchical_assoc_list): an account's users first, then its
+  // sub-accounts, each by name; the tree keeps the configuration's order.
+  std::vector<int32_t> children = n.children;
+  std::stable_sort(children.begin(), children.end(), [&tree](int32_t x, int32_t y) {
+    const fairshare::AssociationSpec& a = tree.node(x).spec;
+    const fairshare::AssociationSpec& b = tree.node(y).spec;
+    if (a.is_user() != b.is_user()) {
+      return a.is_user();
+    }
+    return a.is_user() ? a.user < b.user : a.account < b.account;
+  });
+  for (int32_t child : children) {
     AddRows(a, child, depth + 1, out);
   }
 }

@@ -148,6 +148,14 @@ TEST_F(AccountingIntegrationTest, AccountsAreEnforcedAndResolved) {
   EXPECT_EQ(Run("squeue", {"-h", "-j", absl::StrCat(nlp), "-o", "%a"}).out, "nlp\n");
 }
 
+// sshare lists an account's users before its sub-accounts, each by name, as Slurm sorts its
+// association hierarchy: nlp before vision here, though the config names vision first.
+TEST_F(AccountingIntegrationTest, SshareListsTheHierarchyInSlurmsOrder) {
+  const CommandResult r = Run("sshare", {"-a", "-P", "-n", "-o", "Account,User"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("root|\n nlp|\n  nlp|", Me(), "\n vision|\n  vision|", Me(), "\n"));
+}
+
 // A job that fills the cluster, then two queued jobs: sprio shows their factors, squeue --start
 // the reservation backfill made, sbatch --test-only where a new job would go.
 TEST_F(AccountingIntegrationTest, SprioStartAndTestOnlyShowThePlan) {
