@@ -24,10 +24,21 @@ absl::StatusOr<std::unique_ptr<StepIoStream>> StepIoStream::Open(
                 hello.io_token().find("-----BEGIN CERTIFICATE-----") != std::string::npos
                     ? "TLS, pinned to the certificate srun sent"
                     : "plain (the cluster runs without TLS)");
-  if (connect_timeout != absl::InfiniteDuration() &&
-      !channel->WaitForConnected(absl::ToChronoTime(absl::Now() + connect_timeout))) {
-    return absl::UnavailableError(absl::StrCat("cannot connect to ", address, " within ",
-                                               absl::FormatDuration(connect_timeout)));
+  if (connect_timeout != absl::InfiniteDuration()) {
+    // Up to `connect_timeout` for srun's end to answer; a refused connection (srun gone) fails
+    // at once rather than being retried until then.
+    const absl::Time deadline = absl::Now() + connect_timeout;
+    grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
+    while (state != GRPC_CHANNEL_READY) {
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+        return absl::UnavailableError(absl::StrCat("cannot connect to ", address));
+      }
+      if (!channel->WaitForStateChange(state, absl::ToChronoTime(deadline))) {
+        return absl::UnavailableError(absl::StrCat("cannot connect to ", address, " within ",
+                                                   absl::FormatDuration(connect_timeout)));
+      }
+      state = channel->GetState(/*try_to_connect=*/true);
+    }
   }
   s->stub_ = canopy::v1::StepIo::NewStub(channel);
   // srun is waiting for us: if it cannot be reached soon it is gone, and the step with it.
@@ -39,6 +50,8 @@ absl::StatusOr<std::unique_ptr<StepIoStream>> StepIoStream::Open(
     if (s->stream_ != nullptr) {
       s->context_.TryCancel();
       s->stream_->Finish();
+      // Finished: the destructor must not finish it again (gRPC aborts the process on that).
+      s->stream_.reset();
     }
     return absl::UnavailableError(absl::StrCat("cannot attach to srun at ", address));
   }

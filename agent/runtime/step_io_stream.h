@@ -25,13 +25,18 @@ class StepIoStream {
   using SignalCallback = absl::AnyInvocable<void(int signal)>;
   using BrokenCallback = absl::AnyInvocable<void()>;
 
+  // How long Open waits for srun's end to answer by default. srun waits for its nodes, so a
+  // reachable one answers at once; the callers (a node's inbox thread, the runtime's timer
+  // thread) must not be held by one that never will (a stopped srun, a firewall that drops).
+  static constexpr absl::Duration kConnectTimeout = absl::Seconds(5);
+
   // Connects to `address` (srun's StepIo server; TLS pinned to the certificate in the hello's
   // token when there is one, common/auth/step_io_tls.h) and sends `hello`. Unavailable
   // when the call cannot be started, the connection is not up within `connect_timeout`, or the
   // hello cannot be sent.
   static absl::StatusOr<std::unique_ptr<StepIoStream>> Open(
       const std::string& address, const canopy::v1::StepIoHello& hello, SignalCallback on_signal,
-      BrokenCallback on_broken, absl::Duration connect_timeout = absl::InfiniteDuration());
+      BrokenCallback on_broken, absl::Duration connect_timeout = kConnectTimeout);
   // Cancels the call if it is still open and joins the reader thread.
   ~StepIoStream();
   StepIoStream(const StepIoStream&) = delete;

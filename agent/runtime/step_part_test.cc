@@ -1,6 +1,9 @@
 // Steps end to end through JobRuntime: tasks stream to an in-process StepIo server (srun's
 // role) on 127.0.0.1.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <fstream>
 #include <map>
@@ -10,7 +13,9 @@
 #include "absl/synchronization/notification.h"
 #include "agent/runtime/job_runtime.h"
 #include "agent/runtime/runtime_test_util.h"
+#include "agent/runtime/step_io_stream.h"
 #include "canopy/v1/step_io.grpc.pb.h"
+#include "common/os/unique_fd.h"
 #include "gmock/gmock.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -358,6 +363,55 @@ TEST_F(StepTest, WhatAStepTaskLeftRunningIsKilledWithTheJob) {
   for (int pid : pids) {
     EXPECT_FALSE(Alive(pid)) << pid;
   }
+}
+
+// An srun that cannot be reached (Ctrl-C'd between the step's grant and the attach, a
+// firewalled login node): the step fails on this node, and the agent goes on. A failed attach
+// used to finish the gRPC call twice, which aborts the process: every job on the node died.
+TEST_F(StepTest, AnSrunThatCannotBeReachedFailsTheStepNotTheAgent) {
+  int closed_port = 0;
+  {
+    os::UniqueFd probe(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    ASSERT_TRUE(probe.valid());
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(bind(probe.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    ASSERT_EQ(getsockname(probe.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    closed_port = ntohs(addr.sin_port);
+  }  // closed: nothing listens there
+  canopy::v1::LaunchStep step = Step({"true"});
+  step.set_io_address(absl::StrCat("127.0.0.1:", closed_port));
+  const absl::Time start = absl::Now();
+  runtime_->LaunchStep(step);
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 1);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3)) << "a refused connection fails at once";
+}
+
+// An srun that takes the connection and never answers (stopped with Ctrl-Z, behind a proxy
+// that hangs): the node's inbox thread, which launches steps, is held for the attach's
+// timeout (StepIoStream::kConnectTimeout), not for gRPC's 20 s handshake.
+TEST_F(StepTest, AnSrunThatNeverAnswersFailsTheStepWithinTheConnectTimeout) {
+  os::UniqueFd silent(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(silent.valid());
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(silent.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(silent.get(), 8), 0);  // the kernel completes connections; nobody speaks
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(silent.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  canopy::v1::LaunchStep step = Step({"true"});
+  step.set_io_address(absl::StrCat("127.0.0.1:", ntohs(addr.sin_port)));
+  const absl::Time start = absl::Now();
+  runtime_->LaunchStep(step);
+  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->exit_code(), 1);
+  EXPECT_LT(absl::Now() - start, StepIoStream::kConnectTimeout + absl::Seconds(3));
 }
 
 TEST_F(StepTest, BadProgramAndUnknownJobFailTheStep) {
