@@ -127,6 +127,16 @@ void JobRuntime::SendSigkill(JobRecord& job, absl::Duration helper_grace) {
 
 void JobRuntime::ContinueSigkill(JobRecord& job) {
   if (!job.sigkill_spared_helpers) {
+    // Something outlived the SIGKILL: a process forked while it went out (without cgroup.kill,
+    // before Linux 5.14, the cgroup is killed one pid at a time, which races fork) or moved into
+    // the cgroup since. Killed again at every poll until the job is gone; otherwise the clean-up
+    // waited for it for good and the job never ended on this node. The cgroup holds whatever
+    // is left; without one, the process groups that Gone() just found.
+    if (job.cgroup != nullptr) {
+      job.cgroup->Signal(SIGKILL);
+    } else {
+      SignalEverything(job, SIGKILL);
+    }
     return;
   }
   if (!HelpersRunning(job)) {

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -274,6 +275,44 @@ TEST_F(JobRuntimeTest, NothingTheJobForkedSurvivesKill) {
   ASSERT_TRUE(Alive(pid));
   KillAndWait(15);
   EXPECT_FALSE(Alive(pid));
+}
+
+// A process that gets into the job's cgroup after the SIGKILL went out (forked while the
+// kernel killed the cgroup one pid at a time, before Linux 5.14's cgroup.kill; here moved in
+// by the test, which needs a delegated cgroup): it is killed at the next poll, and the job is
+// cleaned up. The SIGKILL used to go out once, and the clean-up then waited for good.
+TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
+  if (cgroup_ == nullptr) {
+    GTEST_SKIP() << "cgroup v2 is not delegated to this test";
+  }
+  const std::string ready = dir_.path() + "/ready";
+  runtime_->LaunchJob(
+      BatchJob(18, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
+               dir_.path()));
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
+  const pid_t late = fork();
+  ASSERT_GE(late, 0);
+  if (late == 0) {
+    execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  canopy::v1::KillJob kill;
+  kill.set_job_id(18);
+  kill.mutable_kill_wait()->set_seconds(0);  // SIGKILL at once
+  runtime_->KillJob(kill);
+  // The next check is a poll away (20 ms): the latecomer joins the cgroup before it.
+  {
+    std::ofstream procs(cgroup_->path() + "/n1/job18/cgroup.procs");
+    procs << late << "\n";
+  }
+  const bool cleaned = recorder_.WaitJob(18, JobStatus::PHASE_CLEANED_UP).has_value();
+  EXPECT_TRUE(cleaned) << "the latecomer was never killed";
+  if (!cleaned) {
+    ::kill(late, SIGKILL);
+  }
+  int status = 0;
+  EXPECT_EQ(waitpid(late, &status, 0), late);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
 TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
