@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <utility>
@@ -148,6 +149,17 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
     }
     auto s = it->second->steps.find(step_id);
     if (s == it->second->steps.end()) {
+      // Still waiting for this node's prolog: a kill (scancel of the step) means it never
+      // starts. It used to start once the prolog was done, though the step was cancelled.
+      std::vector<canopy::v1::LaunchStep>& waiting = it->second->steps_after_prolog;
+      auto w = std::find_if(waiting.begin(), waiting.end(), [&](const canopy::v1::LaunchStep& l) {
+        return l.step_id() == step_id;
+      });
+      if (w != waiting.end() && kill.signal() == 0) {
+        const canopy::v1::LaunchStep cancelled = *w;
+        waiting.erase(w);
+        FailStepWithoutJob(cancelled, "the step was cancelled before this node's prolog ended");
+      }
       return;
     }
     s->second->Signal(kill.signal() != 0 ? kill.signal() : SIGTERM);

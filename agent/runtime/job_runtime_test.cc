@@ -315,6 +315,52 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+// A step killed (scancel JOB.STEP) while it waits for this node's prolog never starts: it is
+// reported ended here at once. It used to start once the prolog was done.
+TEST_F(JobRuntimeTest, AStepKilledWhileItWaitsForThePrologNeverStarts) {
+  const std::string prolog = dir_.path() + "/prolog.sh";
+  {
+    std::ofstream out(prolog);
+    out << "#!/bin/sh\nsleep 1\n";
+  }
+  ASSERT_EQ(chmod(prolog.c_str(), 0755), 0);
+  RuntimeOptions options;
+  options.node_name = "n1";
+  options.spool_dir = dir_.path() + "/spool2";
+  options.allow_root_jobs = true;
+  options.scripts.prolog = prolog;
+  testing::Recorder recorder;
+  auto runtime = std::make_unique<JobRuntime>(
+      options, reaper_.get(), [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  // This node is not the batch host: its prolog runs at the job's first step here.
+  canopy::v1::LaunchJob job = BatchJob(19, "", dir_.path());
+  job.set_is_batch_host(false);
+  job.set_node_index(1);
+  runtime->LaunchJob(job);
+  ASSERT_TRUE(recorder.WaitJob(19, JobStatus::PHASE_LAUNCHED).has_value());
+  const std::string ran = dir_.path() + "/step-ran";
+  canopy::v1::LaunchStep step;
+  step.set_job_id(19);
+  step.set_step_id(0);
+  step.set_node_index(1);
+  step.add_task_ranks(0);
+  step.set_ntasks(1);
+  step.add_argv("/bin/sh");
+  step.add_argv("-c");
+  step.add_argv(absl::StrCat("touch ", ran));
+  (*step.mutable_environment())["PATH"] = "/usr/bin:/bin";
+  runtime->LaunchStep(step);  // waits for the prolog
+  canopy::v1::KillStep kill;
+  kill.set_job_id(19);
+  kill.set_step_id(0);
+  runtime->KillStep(kill);
+  std::optional<canopy::v1::StepStatus> status = recorder.WaitStep(19, 0, absl::Milliseconds(500));
+  ASSERT_TRUE(status.has_value()) << "not reported before the prolog ended";
+  EXPECT_TRUE(status->exited());
+  absl::SleepFor(absl::Seconds(2));  // the prolog is done
+  EXPECT_FALSE(std::filesystem::exists(ran)) << "the cancelled step ran";
+}
+
 TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
   canopy::v1::LaunchJob launch = BatchJob(16, "#!/bin/sh\nexit 5\n", dir_.path());
   launch.mutable_job()->set_run_id(1);
