@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <map>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -29,6 +30,21 @@ using testing::Alive;
 using testing::BatchJob;
 using testing::ReadFile;
 using testing::WaitFor;
+
+// A TCP socket bound to a free port of 127.0.0.1, listening with `listen_too`; its port.
+std::pair<os::UniqueFd, int> LoopbackSocket(bool listen_too) {
+  os::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  if (!fd.valid() || bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      (listen_too && listen(fd.get(), 8) != 0) ||
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return {os::UniqueFd(), 0};
+  }
+  return {std::move(fd), ntohs(addr.sin_port)};
+}
 
 // srun's side: records what one node attaches with. With `hang_up`, ends the call right after
 // the hello, as a dying srun would.
@@ -369,18 +385,8 @@ TEST_F(StepTest, WhatAStepTaskLeftRunningIsKilledWithTheJob) {
 // firewalled login node): the step fails on this node, and the agent goes on. A failed attach
 // used to finish the gRPC call twice, which aborts the process: every job on the node died.
 TEST_F(StepTest, AnSrunThatCannotBeReachedFailsTheStepNotTheAgent) {
-  int closed_port = 0;
-  {
-    os::UniqueFd probe(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    ASSERT_TRUE(probe.valid());
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(bind(probe.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    socklen_t len = sizeof(addr);
-    ASSERT_EQ(getsockname(probe.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    closed_port = ntohs(addr.sin_port);
-  }  // closed: nothing listens there
+  const int closed_port = LoopbackSocket(/*listen_too=*/false).second;  // closed at once
+  ASSERT_NE(closed_port, 0);
   canopy::v1::LaunchStep step = Step({"true"});
   step.set_io_address(absl::StrCat("127.0.0.1:", closed_port));
   const absl::Time start = absl::Now();
@@ -395,17 +401,11 @@ TEST_F(StepTest, AnSrunThatCannotBeReachedFailsTheStepNotTheAgent) {
 // that hangs): the node's inbox thread, which launches steps, is held for the attach's
 // timeout (StepIoStream::kConnectTimeout), not for gRPC's 20 s handshake.
 TEST_F(StepTest, AnSrunThatNeverAnswersFailsTheStepWithinTheConnectTimeout) {
-  os::UniqueFd silent(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  // The kernel completes the connections; nobody speaks.
+  const auto [silent, port] = LoopbackSocket(/*listen_too=*/true);
   ASSERT_TRUE(silent.valid());
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(silent.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(silent.get(), 8), 0);  // the kernel completes connections; nobody speaks
-  socklen_t len = sizeof(addr);
-  ASSERT_EQ(getsockname(silent.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
   canopy::v1::LaunchStep step = Step({"true"});
-  step.set_io_address(absl::StrCat("127.0.0.1:", ntohs(addr.sin_port)));
+  step.set_io_address(absl::StrCat("127.0.0.1:", port));
   const absl::Time start = absl::Now();
   runtime_->LaunchStep(step);
   std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);

@@ -26,6 +26,13 @@ class AgentReportsTest : public JobLifecycleTest {
     jobs_->JobReported(core::NodeId(node), r, e);
     return e;
   }
+  static Caller Root() {
+    Caller root;
+    root.authenticated = true;
+    root.is_operator = true;
+    root.user_name = "root";
+    return root;
+  }
 };
 
 TEST_F(AgentReportsTest, ANodeSideLaunchFailureDrainsTheNodeAndRequeuesTheJob) {
@@ -52,10 +59,7 @@ TEST_F(AgentReportsTest, ANodeSideLaunchFailureDrainsTheNodeAndRequeuesTheJob) {
   // It stays out of the next passes (it would drain node after node) until released.
   Schedule();
   EXPECT_EQ(Job(id).state, JobState::kPending);
-  Caller root;
-  root.authenticated = true;
-  root.is_operator = true;
-  root.user_name = "root";
+  const Caller root = Root();
   JobActionRequest release;
   release.action = JobAction::kRelease;
   release.job_ids = {id};
@@ -168,10 +172,7 @@ TEST_F(AgentReportsTest, ARegistrationListingAnOlderRunDoesNotConfirmTheNewerOne
   Report(0, id, JobPhase::kLaunched, 0, 0, Job(id).run_id);
   ASSERT_EQ(Job(id).state, JobState::kRunning);
   const uint32_t old_run = Job(id).run_id;
-  Caller root;
-  root.authenticated = true;
-  root.is_operator = true;
-  root.user_name = "root";
+  const Caller root = Root();
   JobActionRequest requeue;
   requeue.action = JobAction::kRequeue;
   requeue.job_ids = {id};

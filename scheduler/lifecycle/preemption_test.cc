@@ -60,6 +60,17 @@ class PreemptionTest : public testing::PolicyTest {
     AdvanceTo(kT0 + absl::Hours(2));
     return ids;
   }
+
+  // The one job of `jobs` the last pass signalled (its GraceTime's SIGTERM); 0 if none.
+  uint32_t SignalledVictim(const std::vector<uint32_t>& jobs) {
+    uint32_t victim = 0;
+    for (uint32_t id : jobs) {
+      if (!SignalsTo(last_, id).empty()) {
+        victim = id;
+      }
+    }
+    return victim;
+  }
   // The node names of a job's allocation.
   std::vector<std::string> NodesOf(uint32_t id) {
     std::vector<std::string> names;
@@ -159,12 +170,7 @@ TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsRequeuedAndItsNodeGoesToTheP
   ScheduleAndRun();  // waits for resources; may not preempt anybody
   const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
   Schedule();
-  uint32_t victim = 0;
-  for (uint32_t id : n) {
-    if (!SignalsTo(last_, id).empty()) {
-      victim = id;
-    }
-  }
+  const uint32_t victim = SignalledVictim(n);
   ASSERT_NE(victim, 0u);
   const core::NodeId node = Job(victim).allocation.nodes[0].node;
   AdvanceTo(kT0 + absl::Hours(2) + absl::Seconds(5));
@@ -198,12 +204,7 @@ TEST_F(PreemptionTest, AVictimCancelledInItsGraceTimeStillEndsAtTheCleanupDeadli
   const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
   Submit(bob_, Ask().Nodes(1).Gpus(4).Qos("inference"));
   Schedule();
-  uint32_t victim = 0;
-  for (uint32_t id : n) {
-    if (!SignalsTo(last_, id).empty()) {
-      victim = id;
-    }
-  }
+  const uint32_t victim = SignalledVictim(n);
   ASSERT_NE(victim, 0u);
   const absl::Time signalled = clock_.Now();
   clock_.Set(signalled + absl::Seconds(10));

@@ -3,6 +3,7 @@
 #include "scheduler/server/controller.h"
 
 #include <future>
+#include <optional>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -67,20 +68,27 @@ class ControllerTest : public ::testing::Test {
 
   const state::NodeRecord& Node(int i) { return (*controller_->Snapshot()->nodes)[i]; }
 
-  // A new controller on a new in-memory store that answers DEADLINE_EXCEEDED after `timeout`.
-  void RestartWithAnswerTimeout(absl::Duration timeout) {
+  // Stops the controller and starts a new one, of the same config, on `store`; it answers
+  // DEADLINE_EXCEEDED after `answer_timeout` when one is given.
+  void RestartOn(std::unique_ptr<persistence::InMemoryStore> store,
+                 std::optional<absl::Duration> answer_timeout = std::nullopt) {
     controller_->Stop();
-    auto store = std::make_unique<persistence::InMemoryStore>();
     store_ = store.get();
     auto config = std::make_shared<config::ClusterConfig>(controller_->config());
     absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
     ASSERT_TRUE(topo.ok());
     auto controller = Controller::Create(
         config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
-    ASSERT_TRUE(controller.ok());
+    ASSERT_TRUE(controller.ok()) << controller.status();
     controller_ = *std::move(controller);
-    controller_->set_answer_timeout(timeout);
+    if (answer_timeout.has_value()) {
+      controller_->set_answer_timeout(*answer_timeout);
+    }
     controller_->Start();
+  }
+  // A new controller on a new in-memory store that answers DEADLINE_EXCEEDED after `timeout`.
+  void RestartWithAnswerTimeout(absl::Duration timeout) {
+    RestartOn(std::make_unique<persistence::InMemoryStore>(), timeout);
   }
 
   // Makes the database fail, submits a job, and returns once its commit has failed at least once;
@@ -308,7 +316,6 @@ TEST_F(ControllerTest, ACallbackSubmissionIsRefusedAtOnceOrWhenStopped) {
 // otherwise its row stays open for good, and sacct shows the step RUNNING once the job has left
 // the controller's memory.
 TEST_F(ControllerTest, AStepClosedByTheRestoreIsSaved) {
-  controller_->Stop();
   // What canopyd had saved when it died: job 1 COMPLETING on n1 (its script ended), with its
   // srun step 0 started and not ended.
   auto store = std::make_unique<persistence::InMemoryStore>();
@@ -344,15 +351,7 @@ TEST_F(ControllerTest, AStepClosedByTheRestoreIsSaved) {
   before.next_job_id = 2;
   ASSERT_TRUE(store->Commit(before).ok());
   ASSERT_EQ(store->LoadJobs()->open_steps.size(), 1u);
-  store_ = store.get();
-  auto config = std::make_shared<config::ClusterConfig>(controller_->config());
-  absl::StatusOr<topology::Topology> topo = topology::LoadTopology(*config);
-  ASSERT_TRUE(topo.ok());
-  auto controller = Controller::Create(
-      config, std::make_shared<topology::Topology>(*std::move(topo)), std::move(store), &clock_);
-  ASSERT_TRUE(controller.ok()) << controller.status();
-  controller_ = *std::move(controller);
-  controller_->Start();
+  RestartOn(std::move(store));
 
   // Something to commit.
   std::promise<absl::StatusOr<lifecycle::SubmitAnswer>> submitted;
