@@ -286,26 +286,40 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
   if (cgroup_ == nullptr) {
     GTEST_SKIP() << "cgroup v2 is not delegated to this test";
   }
-  const std::string ready = dir_.path() + "/ready";
-  runtime_->LaunchJob(
-      BatchJob(18, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
-               dir_.path()));
-  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
-  // Not fork(): this process has threads (ThreadSanitizer builds mind), and posix_spawn is
-  // what the runtime's own spawning stands for.
+  // The kill (KillWait 0: SIGKILL at once) checks the job first on the caller's thread; the
+  // reaper may have reaped the script by then, and the job is cleaned up at once. Otherwise the
+  // next check is a poll away (20 ms), and the latecomer joins the cgroup before it. Tried
+  // with a new job until it does.
+  uint32_t job_id = 0;
   pid_t late = 0;
-  char* const argv[] = {const_cast<char*>("sleep"), const_cast<char*>("1000"), nullptr};
-  ASSERT_EQ(posix_spawn(&late, "/bin/sleep", nullptr, nullptr, argv, environ), 0);
-  canopy::v1::KillJob kill;
-  kill.set_job_id(18);
-  kill.mutable_kill_wait()->set_seconds(0);  // SIGKILL at once
-  runtime_->KillJob(kill);
-  // The next check is a poll away (20 ms): the latecomer joins the cgroup before it.
-  {
-    std::ofstream procs(cgroup_->path() + "/n1/job18/cgroup.procs");
-    procs << late << "\n";
+  for (uint32_t id = 40; id < 50 && job_id == 0; ++id) {
+    const std::string ready = absl::StrCat(dir_.path(), "/ready", id);
+    runtime_->LaunchJob(
+        BatchJob(id, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
+                 dir_.path()));
+    ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
+    // Not fork(): this process has threads (a forked child can deadlock in ThreadSanitizer's
+    // runtime before its exec).
+    pid_t pid = 0;
+    char* const argv[] = {const_cast<char*>("sleep"), const_cast<char*>("1000"), nullptr};
+    ASSERT_EQ(posix_spawn(&pid, "/bin/sleep", nullptr, nullptr, argv, environ), 0);
+    canopy::v1::KillJob kill;
+    kill.set_job_id(id);
+    kill.mutable_kill_wait()->set_seconds(0);
+    runtime_->KillJob(kill);
+    std::ofstream procs(absl::StrCat(cgroup_->path(), "/n1/job", id, "/cgroup.procs"));
+    procs << pid << std::endl;
+    if (procs.good()) {
+      job_id = id;
+      late = pid;
+    } else {  // the job was gone already: another try
+      ::kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      ASSERT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value());
+    }
   }
-  const bool cleaned = recorder_.WaitJob(18, JobStatus::PHASE_CLEANED_UP).has_value();
+  ASSERT_NE(job_id, 0u) << "no latecomer got into a killed job's cgroup in ten tries";
+  const bool cleaned = recorder_.WaitJob(job_id, JobStatus::PHASE_CLEANED_UP).has_value();
   EXPECT_TRUE(cleaned) << "the latecomer was never killed";
   // Reaped by the test or, as the agent's subreaper sweeps children, by the ChildReaper.
   EXPECT_TRUE(WaitFor([&] {
