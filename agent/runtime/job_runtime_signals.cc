@@ -127,15 +127,14 @@ void JobRuntime::SendSigkill(JobRecord& job, absl::Duration helper_grace) {
 
 void JobRuntime::ContinueSigkill(JobRecord& job) {
   if (!job.sigkill_spared_helpers) {
-    // Something outlived the SIGKILL: a process forked while it went out (without cgroup.kill,
-    // before Linux 5.14, the cgroup is killed one pid at a time, which races fork) or moved into
-    // the cgroup since. Killed again at every poll until the job is gone; otherwise the clean-up
-    // waited for it for good and the job never ended on this node. The cgroup holds whatever
-    // is left; without one, the process groups that Gone() just found.
+    // Something outlived the SIGKILL in the job's cgroup: a process forked while it went out
+    // (without cgroup.kill, before Linux 5.14, the cgroup is killed one pid at a time, which
+    // races fork) or moved in since. Killed again at every poll until the job is gone; otherwise
+    // the clean-up waited for it for good and the job never ended on this node. Without a cgroup
+    // there is nothing to do again: a process group's kill reaches a child forked meanwhile (the
+    // fork fails), and a group id killed again after its group emptied could be another's by now.
     if (job.cgroup != nullptr) {
       job.cgroup->Signal(SIGKILL);
-    } else {
-      SignalEverything(job, SIGKILL);
     }
     return;
   }

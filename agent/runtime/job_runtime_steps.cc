@@ -156,9 +156,25 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
         return l.step_id() == step_id;
       });
       if (w != waiting.end() && kill.signal() == 0) {
-        const canopy::v1::LaunchStep cancelled = *w;
+        // Reported as a part killed by the kill's signal, so that the controller records the
+        // step CANCELLED (as it does for parts that ran), and kept for a controller that
+        // restarts before it has the report (RunningJob.ended_steps).
+        canopy::v1::StepStatus status;
+        status.set_job_id(job_id);
+        status.set_step_id(step_id);
+        status.set_node_index(w->node_index());
+        status.set_exited(true);
+        status.set_exit_signal(SIGKILL);
+        status.set_message("the step was cancelled before this node's prolog ended");
         waiting.erase(w);
-        FailStepWithoutJob(cancelled, "the step was cancelled before this node's prolog ended");
+        std::deque<canopy::v1::StepStatus>& ended = it->second->ended_steps;
+        ended.push_back(status);
+        if (ended.size() > kEndedStepsKept) {
+          ended.pop_front();
+        }
+        canopy::v1::AgentMessage msg;
+        *msg.mutable_step_status() = std::move(status);
+        Send(msg);
       }
       return;
     }

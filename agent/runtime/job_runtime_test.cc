@@ -374,6 +374,8 @@ TEST_F(JobRuntimeTest, AStepKilledWhileItWaitsForThePrologNeverStarts) {
   std::optional<canopy::v1::StepStatus> status = recorder.WaitStep(19, 0, absl::Milliseconds(500));
   ASSERT_TRUE(status.has_value()) << "not reported before the prolog ended";
   EXPECT_TRUE(status->exited());
+  EXPECT_EQ(status->exit_signal(), SIGKILL) << "the controller records it CANCELLED, not FAILED";
+  EXPECT_EQ(runtime->RunningJobs().at(0).ended_steps_size(), 1) << "kept for a restart";
   absl::SleepFor(absl::Seconds(2));  // the prolog is done
   EXPECT_FALSE(std::filesystem::exists(ran)) << "the cancelled step ran";
 }

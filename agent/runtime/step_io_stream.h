@@ -25,10 +25,12 @@ class StepIoStream {
   using SignalCallback = absl::AnyInvocable<void(int signal)>;
   using BrokenCallback = absl::AnyInvocable<void()>;
 
-  // How long Open waits for srun's end to answer by default. srun waits for its nodes, so a
-  // reachable one answers at once; the callers (a node's inbox thread, the runtime's timer
-  // thread) must not be held by one that never will (a stopped srun, a firewall that drops).
-  static constexpr absl::Duration kConnectTimeout = absl::Seconds(5);
+  // How long Open waits for srun's end to answer by default: Slurm's MessageTimeout default.
+  // srun waits for its nodes, but a wide step's thousands of nodes all shake hands with one srun
+  // (TLS), so it may be slow to answer; the callers (a node's inbox thread, the runtime's timer
+  // thread) must still not be held for gRPC's 20 s by one that never will (a stopped srun, a
+  // firewall that drops). A refused connection fails at once.
+  static constexpr absl::Duration kConnectTimeout = absl::Seconds(10);
 
   // Connects to `address` (srun's StepIo server; TLS pinned to the certificate in the hello's
   // token when there is one, common/auth/step_io_tls.h) and sends `hello`. Unavailable
