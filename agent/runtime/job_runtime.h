@@ -266,6 +266,9 @@ class JobRuntime {
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
+  // Sends a step part's end, keeping it in `job`'s ended_steps (when the job is still here).
+  void ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CheckKill(uint32_t job_id);
   // How signals reach a job's processes (job_runtime_signals.cc). With SPANK helpers running,
   // they get what they can forward and the tasks the rest; SIGKILL spares them (the caller

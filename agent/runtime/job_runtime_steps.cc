@@ -66,6 +66,20 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
   part->Run();
 }
 
+void JobRuntime::ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status) {
+  if (job != nullptr) {
+    // Kept for a controller that restarts before it has this report (RunningJob).
+    std::deque<canopy::v1::StepStatus>& ended = job->ended_steps;
+    ended.push_back(status);
+    if (ended.size() > kEndedStepsKept) {
+      ended.pop_front();
+    }
+  }
+  canopy::v1::AgentMessage msg;
+  *msg.mutable_step_status() = status;
+  Send(msg);
+}
+
 void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
                             const canopy::v1::StepStatus& status) {
   std::unique_ptr<StepPart> part;
@@ -81,16 +95,10 @@ void JobRuntime::OnStepDone(uint32_t job_id, uint32_t step_id,
         }
         SignalStepGroups(*it->second, 0);  // forget the empty ones
       }
-      // Kept for a controller that restarts before it has this report (RunningJob).
-      std::deque<canopy::v1::StepStatus>& ended = it->second->ended_steps;
-      ended.push_back(status);
-      if (ended.size() > kEndedStepsKept) {
-        ended.pop_front();
-      }
+      ReportStepEnd(it->second.get(), status);
+    } else {
+      ReportStepEnd(nullptr, status);
     }
-    canopy::v1::AgentMessage msg;
-    *msg.mutable_step_status() = status;
-    Send(msg);
   }
   // This runs on the part's own I/O thread, which its destructor joins: destroy it elsewhere.
   timer_.Schedule(absl::Now(), [this, p = std::move(part)]() mutable {
@@ -167,14 +175,7 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
         status.set_exit_signal(SIGKILL);
         status.set_message("the step was cancelled before this node's prolog ended");
         waiting.erase(w);
-        std::deque<canopy::v1::StepStatus>& ended = it->second->ended_steps;
-        ended.push_back(status);
-        if (ended.size() > kEndedStepsKept) {
-          ended.pop_front();
-        }
-        canopy::v1::AgentMessage msg;
-        *msg.mutable_step_status() = std::move(status);
-        Send(msg);
+        ReportStepEnd(it->second.get(), status);
       }
       return;
     }

@@ -47,12 +47,11 @@ void ApplyArrayThrottles(LifecycleState& s, std::vector<const core::Job*>& pendi
       allowed.push_back(job);
       continue;
     }
-    core::Job* throttled = s.jobs.Find(job->id);
-    if (throttled != nullptr && throttled->reason != core::JobReason::kJobArrayTaskLimit &&
-        (throttled->reason == core::JobReason::kNone ||
-         throttled->reason == core::JobReason::kPriority ||
-         throttled->reason == core::JobReason::kResources)) {
-      throttled->reason = core::JobReason::kJobArrayTaskLimit;
+    // Looked up to change only when it says something else: a long throttled array's waiting
+    // tasks cost each pass no more than before.
+    if (job->reason == core::JobReason::kNone || job->reason == core::JobReason::kPriority ||
+        job->reason == core::JobReason::kResources) {
+      s.jobs.Find(job->id)->reason = core::JobReason::kJobArrayTaskLimit;
       effects.republish.insert(job->id);
     }
   }
