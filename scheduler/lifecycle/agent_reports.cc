@@ -313,9 +313,11 @@ std::vector<uint32_t> NodeRegistered(LifecycleState& s, const state::NodeRecord&
     }
   }
   // Step parts that ended while canopyd was not listening (a restart): their ends now. A part
-  // already counted is ignored (StepReported).
+  // already counted is ignored (StepReported). Those of an older run are that run's: step ids
+  // start again at 0 in each run.
   for (const RunningJob& r : running_jobs) {
-    if (held.contains(r.job)) {
+    const core::Job* job = s.jobs.Find(r.job);
+    if (held.contains(r.job) && job != nullptr && (r.run_id == 0 || r.run_id == job->run_id)) {
       for (const StepReport& step : r.ended_steps) {
         StepReported(s, node.id, step, effects);
       }

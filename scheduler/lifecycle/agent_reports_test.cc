@@ -198,6 +198,53 @@ TEST_F(AgentReportsTest, ARegistrationListingAnOlderRunDoesNotConfirmTheNewerOne
   EXPECT_EQ(Job(id).state, JobState::kRunning);
 }
 
+// The step ends a node lists for an older run of a job are that run's: step ids start again at
+// 0 in each run, so applying them ended the current run's steps of the same ids (FAILED with the
+// old step's exit code, while they still ran).
+TEST_F(AgentReportsTest, StepEndsListedForAnOlderRunDoNotEndTheCurrentRunsSteps) {
+  AllNodesUp();
+  const uint32_t id = Submit(1, 1);
+  Schedule();
+  const uint32_t old_run = Job(id).run_id;
+  Report(0, id, JobPhase::kLaunched, 0, 0, old_run);
+  const Caller root = Root();
+  JobActionRequest requeue;
+  requeue.action = JobAction::kRequeue;
+  requeue.job_ids = {id};
+  Effects e;
+  ASSERT_TRUE(jobs_->ControlJobs(requeue, root, e).at(0).ok);
+  Schedule();
+  const uint32_t new_run = Job(id).run_id;
+  ASSERT_GT(new_run, old_run);
+  const int node = Job(id).allocation.nodes[0].node.value();
+  Report(node, id, JobPhase::kLaunched, 0, 0, new_run);
+  ASSERT_EQ(Job(id).state, JobState::kRunning);
+  StepRequest step;
+  step.job = core::JobId(id);
+  step.ntasks = 1;
+  step.argv = {"hostname"};
+  step.io_address = "127.0.0.1:5000";
+  step.io_token = "t";
+  ASSERT_EQ(jobs_->CreateStep(step, alice_, e)->step_id, 0u);
+
+  const StepReport old_step_end{core::JobId(id), 0, 0, true, 3, 0};
+  Effects reg;
+  jobs_->NodeRegistered(Node(node), {RunningJob{core::JobId(id), old_run, {0}, 1, {old_step_end}}},
+                        reg);
+  EXPECT_THAT(reg.steps, IsEmpty());
+  // The current run's step 0 still runs: scancel reaches it.
+  Effects cancel;
+  EXPECT_TRUE(jobs_->CancelStep(CancelStepRequest{core::JobId(id), 0, 0}, alice_, cancel).ok());
+
+  // Listed for the current run (or by an agent that does not say which), the end counts.
+  const StepReport step_end{core::JobId(id), 0, 0, true, 0, 15};
+  Effects current;
+  jobs_->NodeRegistered(Node(node), {RunningJob{core::JobId(id), new_run, {0}, 1, {step_end}}},
+                        current);
+  ASSERT_EQ(current.steps.size(), 1u);
+  EXPECT_EQ(current.steps[0].state, JobState::kCancelled);
+}
+
 TEST_F(AgentReportsTest, ANodeSideFailureOfAnOlderRunChangesNothing) {
   AllNodesUp();
   const uint32_t id = Submit(1, 1);
