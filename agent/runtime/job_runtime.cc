@@ -164,6 +164,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
     }
   }
   bool check_kill = false;
+  std::optional<BatchStart> batch;
   {
     absl::MutexLock lock(&mu_);
     if (shut_down_) {
@@ -196,57 +197,67 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
         }
         return;
       }
-      StartJob(launch, std::move(login_env));
-      return;
+      batch = StartJob(launch, std::move(login_env));
+    } else {
+      check_kill = LaunchAgain(*it->second, launch, std::move(login_env));
     }
-    JobRecord& job = *it->second;
-    if (run_id == job.run_id() && !job.launch_reported &&
-        job.prolog == JobRecord::Script::kRunning) {
-      return;  // LAUNCHED goes once its prolog is done
-    }
-    if (run_id == job.run_id()) {
-      // A resent LaunchJob (after a reconnect): this run is already here.
-      spdlog::info("{}: job {} (run {}) is already launched here", options_.node_name, job_id,
-                   run_id);
-      ReportJob(Status(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
-      return;
-    }
-    if (run_id < job.run_id() ||
-        (job.next_launch.has_value() && run_id <= job.next_launch->job().run_id())) {
-      spdlog::info("{}: job {}: ignoring a launch of run {} (run {} is here{})", options_.node_name,
-                   job_id, run_id, job.run_id(),
-                   job.next_launch.has_value()
-                       ? absl::StrCat(", run ", job.next_launch->job().run_id(), " waiting")
-                       : "");
-      return;
-    }
-    // A newer run: the old one goes first; its record (and cgroup, spool file) must be gone
-    // before the new run starts under the same job id.
-    spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name, job_id,
-                 run_id, job.run_id());
-    job.next_launch = launch;
-    job.next_login_env = std::move(login_env);
-    job.cancelled_run = 0;
-    if (!job.killing) {
-      BeginKill(job, job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
-                                                : options_.default_kill_wait);
-      check_kill = true;
-    }
+  }
+  if (batch.has_value()) {
+    StartBatch(*std::move(batch));  // on this thread, without mu_
   }
   if (check_kill) {
     timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
   }
 }
 
-void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch,
-                          std::optional<Environment> login_env) {
+bool JobRuntime::LaunchAgain(JobRecord& job, const canopy::v1::LaunchJob& launch,
+                             std::optional<Environment> login_env) {
+  const uint32_t job_id = launch.job().job_id();
+  const uint32_t run_id = launch.job().run_id();
+  if (run_id == job.run_id() && !job.launch_reported &&
+      (job.prolog == JobRecord::Script::kRunning || job.batch_starting)) {
+    return false;  // LAUNCHED goes once its prolog is done and its script started
+  }
+  if (run_id == job.run_id()) {
+    // A resent LaunchJob (after a reconnect): this run is already here.
+    spdlog::info("{}: job {} (run {}) is already launched here", options_.node_name, job_id,
+                 run_id);
+    ReportJob(Status(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
+    return false;
+  }
+  if (run_id < job.run_id() ||
+      (job.next_launch.has_value() && run_id <= job.next_launch->job().run_id())) {
+    spdlog::info("{}: job {}: ignoring a launch of run {} (run {} is here{})", options_.node_name,
+                 job_id, run_id, job.run_id(),
+                 job.next_launch.has_value()
+                     ? absl::StrCat(", run ", job.next_launch->job().run_id(), " waiting")
+                     : "");
+    return false;
+  }
+  // A newer run: the old one goes first; its record (and cgroup, spool file) must be gone
+  // before the new run starts under the same job id.
+  spdlog::info("{}: job {}: run {} waits for run {} to be cleaned up", options_.node_name, job_id,
+               run_id, job.run_id());
+  job.next_launch = launch;
+  job.next_login_env = std::move(login_env);
+  job.cancelled_run = 0;
+  if (job.killing) {
+    return false;  // its CheckKill chain starts the newer run
+  }
+  BeginKill(job, job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
+                                            : options_.default_kill_wait);
+  return true;
+}
+
+std::optional<JobRuntime::BatchStart> JobRuntime::StartJob(const canopy::v1::LaunchJob& launch,
+                                                           std::optional<Environment> login_env) {
   const uint32_t job_id = launch.job().job_id();
   if (absl::Status allowed = MayRunJobAs(launch.job(), options_); !allowed.ok()) {
     spdlog::warn("{}: job {} refused: {}", options_.node_name, job_id, allowed.message());
     JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(allowed.message()));
     ReportJob(std::move(status), false);
-    return;
+    return std::nullopt;
   }
   auto job = std::make_unique<JobRecord>();
   job->launch = launch;
@@ -278,39 +289,45 @@ void JobRuntime::StartJob(const canopy::v1::LaunchJob& launch,
     if (absl::Status s = StartProlog(record); !s.ok()) {
       PrologFailed(job_id, std::string(s.message()));
     }
-    return;
+    return std::nullopt;
   }
-  ContinueLaunch(job_id);
+  return ContinueLaunch(job_id);
 }
 
-void JobRuntime::ContinueLaunch(uint32_t job_id) {
+std::optional<JobRuntime::BatchStart> JobRuntime::ContinueLaunch(uint32_t job_id) {
+  JobRecord& job = *jobs_.at(job_id);
+  const canopy::v1::LaunchJob& launch = job.launch;
+  if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
+    absl::StatusOr<BatchStart> batch = PrepareBatch(job);
+    if (!batch.ok()) {
+      LaunchFailed(job_id, batch.status());
+      return std::nullopt;
+    }
+    return *std::move(batch);  // LAUNCHED once it has started (BatchStarted)
+  }
+  spdlog::info("{}: job {} (run {}) launched", options_.node_name, job_id, launch.job().run_id());
+  job.launch_reported = true;
+  ReportJob(Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED), false);
+  return std::nullopt;
+}
+
+void JobRuntime::LaunchFailed(uint32_t job_id, const absl::Status& why) {
   auto it = jobs_.find(job_id);
   JobRecord& job = *it->second;
-  const canopy::v1::LaunchJob& launch = job.launch;
-  JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED);
-  absl::Status started = absl::OkStatus();
-  if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
-    started = StartBatch(job);
-  }
-  if (started.ok()) {
-    spdlog::info("{}: job {} (run {}) launched{}", options_.node_name, job_id,
-                 launch.job().run_id(),
-                 job.batch_pid > 0 ? absl::StrCat(" (batch pid ", job.batch_pid, ")") : "");
-    job.launch_reported = true;
-  } else {
-    spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, started.message());
-    if (!job.spool_script.empty()) {
-      unlink(job.spool_script.c_str());
-    }
-    status.set_phase(JobStatus::PHASE_LAUNCH_FAILED);
-    status.set_message(std::string(started.message()));
-    // Internal: the spool, a pipe, fork; Unavailable: what the child met that is the node's
-    // (spawn.h). The controller drains the node and runs the job elsewhere.
-    status.set_node_fault(absl::IsInternal(started) || absl::IsUnavailable(started));
-    jobs_.erase(it);  // nothing of it runs: its cgroup and CPUs go with the record
-  }
-  // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
+  spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, why.message());
+  JobStatus status = Status(job_id, job.run_id(), JobStatus::PHASE_LAUNCH_FAILED);
+  status.set_message(std::string(why.message()));
+  // Internal: the spool, a pipe, fork; Unavailable: what the child met that is the node's
+  // (spawn.h). The controller drains the node and runs the job elsewhere.
+  status.set_node_fault(absl::IsInternal(why) || absl::IsUnavailable(why));
   ReportJob(std::move(status), false);
+  if (job.killing) {
+    return;  // CheckKill removes the spool file and the record, and reports CLEANED_UP
+  }
+  if (!job.spool_script.empty()) {
+    unlink(job.spool_script.c_str());
+  }
+  jobs_.erase(it);  // nothing of it runs: its cgroup and CPUs go with the record
 }
 
 JobRuntime::JobRecord* JobRuntime::FindRun(uint32_t job_id, uint32_t run_id) {
@@ -319,13 +336,22 @@ JobRuntime::JobRecord* JobRuntime::FindRun(uint32_t job_id, uint32_t run_id) {
 }
 
 void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) {
-  JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
   absl::MutexLock lock(&mu_);
   JobRecord* found = FindRun(job_id, run_id);
   if (found == nullptr) {
     return;
   }
-  JobRecord& job = *found;
+  if (found->batch_starting) {
+    found->batch_early_exit = wait_status;  // BatchStarted reports it, after LAUNCHED
+    return;
+  }
+  BatchExited(*found, wait_status);
+}
+
+void JobRuntime::BatchExited(JobRecord& job, int wait_status) {
+  const uint32_t job_id = job.launch.job().job_id();
+  const uint32_t run_id = job.run_id();
+  JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
   job.batch_running = false;
   if (WIFEXITED(wait_status)) {
     status.set_exit_code(WEXITSTATUS(wait_status));
@@ -444,7 +470,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   if (finished->next_launch.has_value() && !shut_down_) {
     spdlog::info("{}: job {}: starting run {}", options_.node_name, job_id,
                  finished->next_launch->job().run_id());
-    StartJob(*finished->next_launch, std::move(finished->next_login_env));
+    // Its script's spawn waits for the child's exec: not on this thread (the stream's reader,
+    // or the timer thread that polls kills).
+    StartBatchLater(StartJob(*finished->next_launch, std::move(finished->next_login_env)));
   }
 }
 

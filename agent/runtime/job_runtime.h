@@ -15,15 +15,20 @@
 //
 // Thread-safe. LaunchJob, LaunchStep and NotifyJob fork a child and wait for its exec (and a
 // launch makes the job's cgroup and spool first): callers keep them off threads others wait on
-// (NodeSession's RuntimeInbox). The other handlers return promptly (KillJob removes the spool
-// file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
-// polling run on the runtime's timer thread; exits arrive from the shared ChildReaper).
-// `report` is called on the thread that made the report, often with mu_ held (which keeps a
-// job's reports in order): it must return at once and must not call the runtime. NodeSession's
-// queues the message on the controller stream, whose gRPC write never blocks. (A thread of its
-// own per node used to call it: a wake-up per report, three a job, for nothing once the stream
-// stopped blocking; docs/performance.md.)
-// Lock order: mu_, then a StepPart's own lock, then whatever `report` takes.
+// (NodeSession's RuntimeInbox). They wait without mu_: before its exec the child enters the
+// user's work directory and opens the user's files as the user, and a hung mount there (NFS,
+// Lustre, a FUSE mount the user stalls) would otherwise hold mu_ for as long as it hangs, and
+// with it the node's exit reports (and through the shared reaper every node's), kills,
+// heartbeats and fencing. A batch script being started is marked (JobRecord::batch_starting)
+// while it is: a kill then waits for the start and signals the script once it runs. The other
+// handlers return promptly (KillJob removes the spool file and cgroup of a job already gone,
+// without an epilog, itself; escalation and clean-up polling run on the runtime's timer thread;
+// exits arrive from the shared ChildReaper). `report` is called on the thread that made the report,
+// often with mu_ held (which keeps a job's reports in order): it must return at once and must not
+// call the runtime. NodeSession's queues the message on the controller stream, whose gRPC write
+// never blocks. (A thread of its own per node used to call it: a wake-up per report, three a job,
+// for nothing once the stream stopped blocking; docs/performance.md.) Lock order: mu_, then a
+// StepPart's own lock, then whatever `report` takes.
 #pragma once
 
 #include <atomic>
@@ -50,6 +55,7 @@
 #include "agent/runtime/job_scripts.h"
 #include "agent/runtime/login_environment.h"
 #include "agent/runtime/spank_wrapper.h"
+#include "agent/runtime/spawn.h"
 #include "agent/runtime/step_part.h"
 #include "agent/runtime/timer_thread.h"
 #include "canopy/v1/agent.pb.h"
@@ -163,6 +169,10 @@ class JobRuntime {
     uint32_t run_id() const { return launch.job().run_id(); }
     pid_t batch_pid = 0;  // process group of the batch script (or its SPANK helper); 0 = none
     bool batch_running = false;
+    // Its Spawn runs without mu_ (StartBatch): the record stays (Gone() is false), LAUNCHED
+    // waits, and an exit the reaper reports before the spawn returns waits in batch_early_exit.
+    bool batch_starting = false;
+    std::optional<int> batch_early_exit;
     // With SPANK the batch script runs under the task helper (batch_pid), which reports the
     // script's own process group on this pipe (helper_reports.h), read without blocking.
     os::UniqueFd batch_reports;
@@ -232,19 +242,47 @@ class JobRuntime {
   JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
-  // Launches a job that has no record here: records it, starts the batch script where due and
-  // queues LAUNCHED or LAUNCH_FAILED.
+  // A batch script's start, prepared under mu_ (PrepareBatch) and spawned without it
+  // (StartBatch), with the descriptors its request borrows.
+  struct BatchStart {
+    uint32_t job_id = 0;
+    uint32_t run_id = 0;
+    SpawnRequest request;
+    std::vector<os::UniqueFd> cgroup_procs;
+    os::UniqueFd reports_read;  // the SPANK helper's reports (JobRecord::batch_reports)
+    os::UniqueFd reports_write;
+  };
+  // Launches a job that has no record here: records it and queues LAUNCHED or LAUNCH_FAILED,
+  // or, where a batch script is due, returns its start, which the caller hands to StartBatch
+  // once it has released mu_ (LAUNCHED then follows the spawn).
   // `login_env`: the user's login environment, loaded beforehand (without mu_: a login shell
   // may take seconds) when the job asks for it.
-  void StartJob(const canopy::v1::LaunchJob& launch, std::optional<Environment> login_env)
+  std::optional<BatchStart> StartJob(const canopy::v1::LaunchJob& launch,
+                                     std::optional<Environment> login_env)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A LaunchJob for a job that has a record here: answered LAUNCHED again (the same run), ignored
+  // (an older run), or kept until the run here is cleaned up (a newer run). True when that kill
+  // just began and its CheckKill is due.
+  bool LaunchAgain(JobRecord& job, const canopy::v1::LaunchJob& launch,
+                   std::optional<Environment> login_env) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The statuses of this run of the job not acknowledged yet.
   std::vector<canopy::v1::JobStatus> UnacknowledgedOfRun(uint32_t job_id, uint32_t run_id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status StartBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The rest of a launch once the node is ready (the prolog done where one runs first): the
-  // batch script on the batch host, then LAUNCHED, or LAUNCH_FAILED and the record dropped.
-  void ContinueLaunch(uint32_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The batch script's spool file and spawn request (job_runtime_batch.cc).
+  absl::StatusOr<BatchStart> PrepareBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Spawns the script (not where the job has been killed meanwhile), then records it and reports
+  // LAUNCHED, or LAUNCH_FAILED. Call without mu_, off the reaper's thread.
+  void StartBatch(BatchStart start) ABSL_LOCKS_EXCLUDED(mu_);
+  void BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // StartBatch on the timer thread (a start due on the reaper's or the stream reader's thread).
+  void StartBatchLater(std::optional<BatchStart> start);
+  // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
+  // or the batch script's start to hand to StartBatch, or LAUNCH_FAILED and the record dropped.
+  std::optional<BatchStart> ContinueLaunch(uint32_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LAUNCH_FAILED for `why`; the record is dropped unless it is being killed (CheckKill, which
+  // reports it cleaned up, then owns it).
+  void LaunchFailed(uint32_t job_id, const absl::Status& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Prolog and Epilog (job_runtime_scripts.cc).
   bool PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const;
   // Starts the prolog or epilog of `job`; its exit comes to OnPrologExit / OnEpilogExit.
@@ -265,6 +303,7 @@ class JobRuntime {
   // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
+  void BatchExited(JobRecord& job, int wait_status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
   // Sends a step part's end, keeping it in `job`'s ended_steps (when the job is still here).
   void ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status)

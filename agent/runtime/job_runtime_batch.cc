@@ -1,6 +1,9 @@
-// JobRuntime::StartBatch (job_runtime.h): the batch script of a job, written to a spool file made
-// fresh for the run and started as the job's user, in the job's cgroups.
+// JobRuntime's batch scripts (job_runtime.h): written to a spool file made fresh for the run
+// (PrepareBatch, under mu_) and started as the job's user, in the job's cgroups (StartBatch,
+// without mu_: the child enters the user's work directory and opens the user's files before its
+// exec, where a hung mount would hold it).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +21,7 @@
 #include "agent/runtime/spawn_report.h"
 #include "common/os/unique_fd.h"
 #include "common/slurm/output_pattern.h"
+#include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
 namespace {
@@ -61,7 +66,7 @@ absl::Status SpoolIsTheAgents(const std::string& dir) {
 
 }  // namespace
 
-absl::Status JobRuntime::StartBatch(JobRecord& job) {
+absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) {
   const canopy::v1::Job& j = job.launch.job();
   const canopy::v1::JobSpec& spec = j.spec();
   const std::optional<Credentials> creds = CredentialsFor(j);
@@ -119,7 +124,10 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
   ctx.node_index = static_cast<uint32_t>(job.launch.node_index());
   const int output_flags = spec.open_append() ? O_APPEND : O_TRUNC;
 
-  SpawnRequest req;
+  BatchStart start;
+  start.job_id = j.job_id();
+  start.run_id = j.run_id();
+  SpawnRequest& req = start.request;
   // No "#!" line: run it with /bin/sh, as slurmd would have the shell do.
   if (!absl::StartsWith(spec.script(), "#!")) {
     req.argv.push_back("/bin/sh");
@@ -139,39 +147,99 @@ absl::Status JobRuntime::StartBatch(JobRecord& job) {
                         : InDir(work_dir, slurm::ExpandOutputPattern(spec.stderr_path(), ctx));
   req.stderr_flags = output_flags;
   req.credentials = creds;
-  const std::vector<os::UniqueFd> procs = job.OpenCgroupProcs();
-  req.cgroup_procs_fds = Borrow(procs);
+  start.cgroup_procs = job.OpenCgroupProcs();
+  req.cgroup_procs_fds = Borrow(start.cgroup_procs);
   // Slurm's batch step: one task, on one node.
   req.wrapper =
       SpankTaskArgs(job.SpankArgs(options_.spank), j.job_id(), kBatchScriptStepId, 1, 0, 1, {0}, 0);
   // The helper reports the script's process group here (job_runtime_signals.cc).
-  os::UniqueFd reports_read;
-  os::UniqueFd reports_write;
   if (!req.wrapper.empty()) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
       return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
     }
-    reports_read.reset(fds[0]);
-    reports_write.reset(fds[1]);
-    fcntl(reports_read.get(), F_SETFL, O_NONBLOCK);  // read when signalling, never waited on
+    start.reports_read.reset(fds[0]);
+    start.reports_write.reset(fds[1]);
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);  // read when signalling, never waited on
     req.wrapper.push_back(absl::StrCat("--exits-fd=", kWrapperFirstExtraFd));
-    req.wrapper_fds = {reports_write.get()};
+    req.wrapper_fds = {fds[1]};
   }
-  const uint32_t job_id = j.job_id();
-  const uint32_t run_id = j.run_id();
-  absl::StatusOr<pid_t> pid = Spawn(
-      req, *reaper_, [this, job_id, run_id](int status) { OnBatchExit(job_id, run_id, status); });
+  job.batch_starting = true;
+  return start;
+}
+
+void JobRuntime::StartBatch(BatchStart start) {
+  {
+    absl::MutexLock lock(&mu_);
+    JobRecord* job = FindRun(start.job_id, start.run_id);
+    if (job != nullptr && (job->killing || shut_down_)) {
+      // Killed (or fenced, or the agent stopping) before its script could start: it never
+      // does. CheckKill, polling, finds the record gone once it is no longer starting.
+      spdlog::info("{}: job {} (run {}) killed before its batch script started", options_.node_name,
+                   start.job_id, start.run_id);
+      job->batch_starting = false;
+      return;
+    }
+  }
+  const uint32_t job_id = start.job_id;
+  const uint32_t run_id = start.run_id;
+  const absl::StatusOr<pid_t> pid =
+      Spawn(start.request, *reaper_,
+            [this, job_id, run_id](int status) { OnBatchExit(job_id, run_id, status); });
+  absl::MutexLock lock(&mu_);
+  BatchStarted(start, pid);
+}
+
+void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid) {
+  JobRecord* found = FindRun(start.job_id, start.run_id);
+  if (found == nullptr) {
+    // Cannot happen while it is starting (Gone() waits for it); a script nobody would watch is
+    // not left running.
+    if (pid.ok()) {
+      killpg(*pid, SIGKILL);
+    }
+    return;
+  }
+  JobRecord& job = *found;
+  job.batch_starting = false;
   if (!pid.ok()) {
-    return pid.status();
+    LaunchFailed(start.job_id, pid.status());
+    return;
   }
+  const SpawnRequest& req = start.request;
   job.batch_pid = *pid;
   job.batch_running = true;
-  job.batch_supervised = reports_read.valid();
-  job.batch_reports = std::move(reports_read);
+  job.batch_supervised = start.reports_read.valid();
+  job.batch_reports = std::move(start.reports_read);
   job.batch_stderr_path = req.stderr_path;
-  job.batch_work_dir = work_dir;
-  return absl::OkStatus();
+  job.batch_work_dir = req.work_dir;
+  job.launch_reported = true;
+  spdlog::info("{}: job {} (run {}) launched (batch pid {})", options_.node_name, start.job_id,
+               start.run_id, *pid);
+  // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
+  canopy::v1::JobStatus launched;
+  launched.set_job_id(start.job_id);
+  launched.set_run_id(start.run_id);
+  launched.set_phase(canopy::v1::JobStatus::PHASE_LAUNCHED);
+  ReportJob(std::move(launched), false);
+  if (job.killing) {
+    // Killed while it started: what the kill sent so far now reaches the script too.
+    if (job.sigkill_sent) {
+      SendSigkill(job, options_.helper_exit_grace);
+    } else {
+      SignalEverything(job, SIGTERM);
+    }
+  }
+  if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
+    BatchExited(job, *exited);
+  }
+}
+
+void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
+  if (start.has_value()) {
+    timer_.Schedule(absl::Now(),
+                    [this, start = *std::move(start)]() mutable { StartBatch(std::move(start)); });
+  }
 }
 
 }  // namespace canopy::agent::runtime

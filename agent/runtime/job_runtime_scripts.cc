@@ -115,6 +115,7 @@ void JobRuntime::PrologFailed(uint32_t job_id, const std::string& why) {
 
 void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status) {
   std::vector<canopy::v1::LaunchStep> steps;
+  std::optional<BatchStart> batch;
   {
     absl::MutexLock lock(&mu_);
     JobRecord* found = FindRun(job_id, run_id);
@@ -140,10 +141,12 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
     spdlog::info("{}: job {} (run {}): prolog done", options_.node_name, job_id, run_id);
     steps.swap(job.steps_after_prolog);
     if (!job.launch_reported) {
-      ContinueLaunch(job_id);
+      batch = ContinueLaunch(job_id);
     }
   }
-  // Not on the reaper's thread: a step's launch attaches to srun first.
+  // Not on the reaper's thread, which every node's exits wait for: the script's spawn waits for
+  // its exec, and a step's launch attaches to srun first.
+  StartBatchLater(std::move(batch));
   for (canopy::v1::LaunchStep& step : steps) {
     timer_.Schedule(absl::Now(), [this, step = std::move(step)] { LaunchStep(step); });
   }

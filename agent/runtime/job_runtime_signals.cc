@@ -164,7 +164,7 @@ void JobRuntime::ContinueSigkill(JobRecord& job) {
 }
 
 bool JobRuntime::Gone(JobRecord& job) {
-  if (job.batch_running || !job.steps.empty() || job.script_pid > 0) {
+  if (job.batch_starting || job.batch_running || !job.steps.empty() || job.script_pid > 0) {
     return false;
   }
   if (job.cgroup != nullptr && job.cgroup->Populated()) {

@@ -200,46 +200,50 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
 }
 
 void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
-  absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(notify.job_id());
-  if (it == jobs_.end()) {
-    return;
-  }
-  JobRecord& job = *it->second;
-  if (notify.step_ids_size() > 0) {
-    for (uint32_t step_id : notify.step_ids()) {
-      if (auto s = job.steps.find(step_id); s != job.steps.end()) {
-        s->second->Notify(notify.message());
-      }
-    }
-    return;
-  }
-  if (!job.batch_running || job.batch_stderr_path.empty()) {
-    spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
-                 notify.message());
-    return;
-  }
   // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
-  // the agent never writes into a path the user chose with its own rights.
+  // the agent never writes into a path the user chose with its own rights. Spawned without mu_,
+  // since the child enters the user's work directory and opens the user's file before its exec.
   SpawnRequest req;
-  req.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$1\"", "canopy-notify",
-              absl::StrCat("slurmstepd-", options_.node_name, ": error: ", notify.message())};
-  req.work_dir = job.batch_work_dir;
-  req.stdin_path = "/dev/null";
-  req.stdout_path = job.batch_stderr_path;
-  req.stdout_flags = O_APPEND;
-  req.stderr_path = "/dev/null";
-  req.stderr_flags = O_APPEND;
-  req.credentials = CredentialsFor(job.launch.job());
-  // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
-  // hung mount) for longer than a notice is worth.
-  const std::vector<os::UniqueFd> procs = job.OpenCgroupProcs();
-  req.cgroup_procs_fds = Borrow(procs);
+  std::vector<os::UniqueFd> procs;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(notify.job_id());
+    if (it == jobs_.end()) {
+      return;
+    }
+    JobRecord& job = *it->second;
+    if (notify.step_ids_size() > 0) {
+      for (uint32_t step_id : notify.step_ids()) {
+        if (auto s = job.steps.find(step_id); s != job.steps.end()) {
+          s->second->Notify(notify.message());
+        }
+      }
+      return;
+    }
+    if (!job.batch_running || job.batch_stderr_path.empty()) {
+      spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
+                   notify.message());
+      return;
+    }
+    req.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$1\"", "canopy-notify",
+                absl::StrCat("slurmstepd-", options_.node_name, ": error: ", notify.message())};
+    req.work_dir = job.batch_work_dir;
+    req.stdin_path = "/dev/null";
+    req.stdout_path = job.batch_stderr_path;
+    req.stdout_flags = O_APPEND;
+    req.stderr_path = "/dev/null";
+    req.stderr_flags = O_APPEND;
+    req.credentials = CredentialsFor(job.launch.job());
+    // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
+    // hung mount) for longer than a notice is worth.
+    procs = job.OpenCgroupProcs();
+    req.cgroup_procs_fds = Borrow(procs);
+  }
   auto exited = std::make_shared<std::atomic<bool>>(false);
   absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
   if (!pid.ok()) {
     spdlog::warn("job {}: cannot append the notify message to {}: {}", notify.job_id(),
-                 job.batch_stderr_path, pid.status().message());
+                 req.stdout_path, pid.status().message());
     return;
   }
   timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {

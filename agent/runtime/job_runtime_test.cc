@@ -6,9 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -330,6 +334,126 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
     ::kill(late, SIGKILL);
     waitpid(late, nullptr, 0);
   }
+}
+// A child that hangs before its exec: here frozen by the cgroup freezer as it joins the job's
+// cgroup; in life, one entering a work directory or opening an output file on a hung NFS,
+// Lustre or FUSE mount. Whichever of the runtime's threads spawned it waits for it, but mu_ must
+// stay free: the node's exit reports (and, through the shared reaper, every node's), its kills,
+// its heartbeats (StatusesToResend) and fencing need it. They all used to wait for the mount.
+class HungSpawnTest : public JobRuntimeTest {
+ protected:
+  void SetUp() override {
+    JobRuntimeTest::SetUp();
+    if (cgroup_ == nullptr) {
+      GTEST_SKIP() << "cgroup v2 is not delegated to this test";
+    }
+    node_cgroup_ = cgroup_->path() + "/n1";
+  }
+  void TearDown() override {
+    if (!node_cgroup_.empty()) {
+      Freeze(false);
+    }
+    JobRuntimeTest::TearDown();
+  }
+  // Freezes (or thaws) the node's cgroup: every job's cgroup in it, and whatever joins them.
+  void Freeze(bool frozen) {
+    std::ofstream(node_cgroup_ + "/cgroup.freeze") << (frozen ? "1" : "0") << std::endl;
+  }
+  int Members(uint32_t job_id) {
+    const std::string procs = ReadFile(absl::StrCat(node_cgroup_, "/job", job_id, "/cgroup.procs"));
+    return static_cast<int>(std::count(procs.begin(), procs.end(), '\n'));
+  }
+  // Whether the runtime answers while the spawn hangs: the registration's list of jobs, and the
+  // heartbeat's resend of unacknowledged reports.
+  bool Answers() {
+    auto answered = std::async(std::launch::async, [this] {
+      runtime_->StatusesToResend(absl::Seconds(30));
+      return runtime_->RunningJobIds();
+    });
+    if (answered.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
+      Freeze(false);  // lets the spawn, and so the runtime, go on
+      return false;
+    }
+    return true;
+  }
+  void KillNow(uint32_t job_id) {
+    canopy::v1::KillJob kill;
+    kill.set_job_id(job_id);
+    kill.mutable_kill_wait()->set_seconds(0);
+    runtime_->KillJob(kill);
+  }
+  std::string node_cgroup_;
+};
+
+TEST_F(HungSpawnTest, ABatchScriptHangingBeforeItsExecDoesNotHoldUpTheNode) {
+  Freeze(true);
+  std::thread inbox(
+      [this] { runtime_->LaunchJob(BatchJob(60, "#!/bin/sh\nexec sleep 30\n", dir_.path())); });
+  ASSERT_TRUE(WaitFor([&] { return Members(60) == 1; }));  // the child, before its exec
+  const bool answered = Answers();
+  EXPECT_TRUE(answered) << "the runtime waited for the spawn";
+  // A kill reaches the child (a fatal signal goes through the freezer), the spawn returns, and
+  // the job is cleaned up.
+  KillNow(60);
+  EXPECT_TRUE(recorder_.WaitJob(60, JobStatus::PHASE_CLEANED_UP).has_value());
+  inbox.join();
+}
+
+// Fencing cannot wait for the mount: the launch that hangs is one of the jobs it kills.
+TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
+  Freeze(true);
+  std::thread inbox(
+      [this] { runtime_->LaunchJob(BatchJob(62, "#!/bin/sh\nexec sleep 30\n", dir_.path())); });
+  ASSERT_TRUE(WaitFor([&] { return Members(62) == 1; }));
+  auto fenced = std::async(std::launch::async, [this] { return runtime_->Fence("lost it"); });
+  if (fenced.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
+    Freeze(false);
+    ADD_FAILURE() << "the fence waited for the spawn";
+  }
+  EXPECT_EQ(fenced.get(), 1);
+  std::optional<JobStatus> cleaned = recorder_.WaitJob(62, JobStatus::PHASE_CLEANED_UP);
+  ASSERT_TRUE(cleaned.has_value());
+  EXPECT_TRUE(cleaned->fenced());
+  inbox.join();
+}
+
+// A newer run that arrives while the older run's script still starts waits for it, kills it,
+// and starts once it is cleaned up (its own spawn on the timer thread, not the stream's reader).
+TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
+  Freeze(true);
+  canopy::v1::LaunchJob run1 = BatchJob(63, "#!/bin/sh\nexec sleep 30\n", dir_.path());
+  run1.mutable_job()->set_run_id(1);
+  std::thread inbox([&] { runtime_->LaunchJob(run1); });
+  ASSERT_TRUE(WaitFor([&] { return Members(63) == 1; }));
+  canopy::v1::LaunchJob run2 = BatchJob(63, "#!/bin/sh\nexit 6\n", dir_.path());
+  run2.mutable_job()->set_run_id(2);
+  auto queued = std::async(std::launch::async, [&] { runtime_->LaunchJob(run2); });
+  if (queued.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
+    ADD_FAILURE() << "the newer run's launch waited for the spawn";
+  }
+  Freeze(false);  // for run 2, once run 1 (killed by the newer run's SIGTERM) is cleaned up
+  EXPECT_TRUE(recorder_.WaitJobRun(63, 1, JobStatus::PHASE_CLEANED_UP).has_value());
+  std::optional<JobStatus> exited = recorder_.WaitJobRun(63, 2, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_EQ(exited->exit_code(), 6);
+  inbox.join();
+  KillAndWait(63);
+}
+
+TEST_F(HungSpawnTest, ANotifyHangingBeforeItsExecDoesNotHoldUpTheNode) {
+  runtime_->LaunchJob(BatchJob(61, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
+  ASSERT_TRUE(recorder_.WaitJob(61, JobStatus::PHASE_LAUNCHED).has_value());
+  Freeze(true);
+  canopy::v1::NotifyJob notify;
+  notify.set_job_id(61);
+  notify.set_message("hello");
+  std::thread inbox([&] { runtime_->NotifyJob(notify); });
+  ASSERT_TRUE(WaitFor([&] { return Members(61) == 2; }));  // the script, and notify's child
+  const bool answered = Answers();
+  EXPECT_TRUE(answered) << "the runtime waited for the spawn";
+  KillNow(61);
+  EXPECT_TRUE(recorder_.WaitJob(61, JobStatus::PHASE_CLEANED_UP).has_value());
+  inbox.join();
 }
 
 // A step killed (scancel JOB.STEP) while it waits for this node's prolog never starts: it is
