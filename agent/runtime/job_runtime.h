@@ -270,12 +270,14 @@ class JobRuntime {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The batch script's spool file and spawn request (job_runtime_batch.cc).
   absl::StatusOr<BatchStart> PrepareBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Spawns the script (not where the job has been killed meanwhile), then records it and reports
-  // LAUNCHED, or LAUNCH_FAILED. Call without mu_, off the reaper's thread.
+  // Spawns the script, then records it and reports LAUNCHED, or LAUNCH_FAILED. Call without
+  // mu_, off the reaper's thread, right after the start was prepared (a kill that arrives
+  // meanwhile reaches the script once it runs: BatchStarted).
   void StartBatch(BatchStart start) ABSL_LOCKS_EXCLUDED(mu_);
   void BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // StartBatch on the timer thread (a start due on the reaper's or the stream reader's thread).
+  // StartBatch on the timer thread (a start due on the reaper's or the stream reader's thread),
+  // unless the job is killed before its turn comes.
   void StartBatchLater(std::optional<BatchStart> start);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatch, or LAUNCH_FAILED and the record dropped.

@@ -169,18 +169,6 @@ absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) 
 }
 
 void JobRuntime::StartBatch(BatchStart start) {
-  {
-    absl::MutexLock lock(&mu_);
-    JobRecord* job = FindRun(start.job_id, start.run_id);
-    if (job != nullptr && (job->killing || shut_down_)) {
-      // Killed (or fenced, or the agent stopping) before its script could start: it never
-      // does. CheckKill, polling, finds the record gone once it is no longer starting.
-      spdlog::info("{}: job {} (run {}) killed before its batch script started", options_.node_name,
-                   start.job_id, start.run_id);
-      job->batch_starting = false;
-      return;
-    }
-  }
   const uint32_t job_id = start.job_id;
   const uint32_t run_id = start.run_id;
   const absl::StatusOr<pid_t> pid =
@@ -236,10 +224,24 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
 }
 
 void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
-  if (start.has_value()) {
-    timer_.Schedule(absl::Now(),
-                    [this, start = *std::move(start)]() mutable { StartBatch(std::move(start)); });
+  if (!start.has_value()) {
+    return;
   }
+  timer_.Schedule(absl::Now(), [this, start = *std::move(start)]() mutable {
+    {
+      absl::MutexLock lock(&mu_);
+      JobRecord* job = FindRun(start.job_id, start.run_id);
+      if (job != nullptr && (job->killing || shut_down_)) {
+        // Killed (or fenced, or the agent stopping) while its start waited for this thread: it
+        // never starts. CheckKill, polling, finds the record gone now that it is not starting.
+        spdlog::info("{}: job {} (run {}) killed before its batch script started",
+                     options_.node_name, start.job_id, start.run_id);
+        job->batch_starting = false;
+        return;
+      }
+    }
+    StartBatch(std::move(start));
+  });
 }
 
 }  // namespace canopy::agent::runtime
