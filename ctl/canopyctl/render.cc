@@ -203,7 +203,7 @@ std::string RenderJobDetails(const canopy::v1::Job& j, absl::Time now, absl::Tim
   absl::StrAppend(&s, "  Partition:  ", j.partition(), "  Priority: ", j.priority(), "\n");
   absl::StrAppend(&s, "  Nodes:      ", output::JobNodeCount(j), j.nodes().empty() ? "" : " ",
                   Nodes(j), "\n");
-  absl::StrAppend(&s, "  GPUs/node:  ", output::TresPerNode(j.spec()), "\n");
+  absl::StrAppend(&s, "  GPUs/node:  ", output::GpuTres(j.spec(), j.spec().gpus_per_node()), "\n");
   absl::StrAppend(&s, "  Leaves:     ",
                   j.leaf_switches().empty() ? "-" : absl::StrJoin(j.leaf_switches(), ","), "\n");
   absl::StrAppend(&s, "  Placement:  ",

@@ -84,14 +84,29 @@ std::string JobQosName(const canopy::v1::Job& job) {
   return job.spec().account().empty() ? "(null)" : "normal";
 }
 
-std::string TresPerNode(const canopy::v1::JobSpec& spec) {
-  if (spec.gpus_per_node() <= 0) {
+std::string GpuTres(const canopy::v1::JobSpec& spec, int64_t count) {
+  if (count <= 0) {
     return "N/A";
   }
   if (spec.gpu_type().empty()) {
-    return absl::StrCat("gres:gpu:", spec.gpus_per_node());
+    return absl::StrCat("gres:gpu:", count);
   }
-  return absl::StrCat("gres:gpu:", spec.gpu_type(), ":", spec.gpus_per_node());
+  return absl::StrCat("gres:gpu:", spec.gpu_type(), ":", count);
+}
+
+std::string TresPerNode(const canopy::v1::JobSpec& spec) {
+  // Worked out from --gpus or --gpus-per-task, it is not one: Slurm shows those alone.
+  const bool asked_per_node =
+      spec.gpus_per_node_requested() || (spec.gpus_per_job() <= 0 && spec.gpus_per_task() <= 0);
+  return GpuTres(spec, asked_per_node ? spec.gpus_per_node() : 0);
+}
+
+std::string TresPerJob(const canopy::v1::JobSpec& spec) {
+  return GpuTres(spec, spec.gpus_per_job());
+}
+
+std::string TresPerTask(const canopy::v1::JobSpec& spec) {
+  return GpuTres(spec, spec.gpus_per_task());
 }
 
 int JobNodeCount(const canopy::v1::Job& job) {

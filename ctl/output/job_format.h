@@ -33,7 +33,14 @@ std::string ExitCodeString(int exit_code, int exit_signal);
 std::string JobQosName(const canopy::v1::Job& job);
 
 // squeue's %b (TRES_PER_NODE): "gres:gpu:4", "gres:gpu:h100:4", or "N/A" without GPUs.
+// "gres:gpu:[TYPE:]COUNT" with the spec's GPU type; "N/A" for a count of 0.
+std::string GpuTres(const canopy::v1::JobSpec& spec, int64_t count);
+// How the job asked for GPUs, as Slurm's tres_per_node, tres_per_job and tres_per_task show it
+// ("gres:gpu:[TYPE:]N"), each "N/A" when it was not asked that way: --gpus-per-node or --gres,
+// -G/--gpus, --gpus-per-task.
 std::string TresPerNode(const canopy::v1::JobSpec& spec);
+std::string TresPerJob(const canopy::v1::JobSpec& spec);
+std::string TresPerTask(const canopy::v1::JobSpec& spec);
 
 // Nodes a job has (running) or asks for (pending): squeue's %D.
 int JobNodeCount(const canopy::v1::Job& job);

@@ -171,10 +171,14 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
   if (o.mem_per_node_mib) {
     spec.set_mem_per_node_mib(*o.mem_per_node_mib);
   }
+  if (o.gpus_total) {
+    spec.set_gpus_per_job(static_cast<int32_t>(*o.gpus_total));  // shown as TresPerJob
+  }
   if (o.gpus_per_node) {
     spec.set_gpus_per_node(static_cast<int32_t>(*o.gpus_per_node));
+    spec.set_gpus_per_node_requested(true);
   } else if (o.gpus_total) {
-    // JobSpec has no per-job GPU count: spread --gpus over the requested nodes (rounding up).
+    // Placement counts GPUs per node: spread --gpus over the requested nodes (rounding up).
     const int64_t nodes = o.min_nodes.value_or(1) > 0 ? o.min_nodes.value_or(1) : 1;
     spec.set_gpus_per_node(static_cast<int32_t>((*o.gpus_total + nodes - 1) / nodes));
   } else if (o.gpus_per_task) {

@@ -241,6 +241,25 @@ TEST(SbatchSpecTest, RecordedOptions) {
   EXPECT_EQ(spec.exclusive_mode(), "");
 }
 
+// How the job asked for its GPUs is kept (scontrol TresPerJob=, TresPerNode=, TresPerTask=),
+// beside the per-node count placement uses.
+TEST(SbatchSpecTest, GpusPerJobIsKeptBesideThePerNodeCountWorkedOutOfIt) {
+  const SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  canopy::v1::JobSpec spec = Build({"--gpus=3", "-N", "2"}, c);
+  EXPECT_EQ(spec.gpus_per_job(), 3);
+  EXPECT_EQ(spec.gpus_per_node(), 2);
+  EXPECT_FALSE(spec.gpus_per_node_requested());
+  spec = Build({"-G", "2", "--gpus-per-node=1", "-N", "2"}, c);
+  EXPECT_EQ(spec.gpus_per_job(), 2);
+  EXPECT_EQ(spec.gpus_per_node(), 1);
+  EXPECT_TRUE(spec.gpus_per_node_requested());
+  spec = Build({"--gpus-per-node=4"}, c);
+  EXPECT_EQ(spec.gpus_per_job(), 0);
+  EXPECT_TRUE(spec.gpus_per_node_requested());
+  spec = Build({"--gpus-per-task=1"}, c);
+  EXPECT_FALSE(spec.gpus_per_node_requested());
+}
+
 TEST(SbatchSpecTest, GpusPerTaskAndMemPerGpu) {
   const SubmitContext c = Context("#!/bin/sh\ntrue\n");
   canopy::v1::JobSpec spec = Build({"--gpus-per-task=2", "--ntasks-per-node=4"}, c);
@@ -256,6 +275,7 @@ TEST(SbatchSpecTest, GpusPerTaskAndMemPerGpu) {
   // An explicit per-node count wins; --mem-per-gpu without GPUs per node is only recorded.
   spec = Build({"--gpus-per-task=1", "--gres=gpu:4", "-n", "8"}, c);
   EXPECT_EQ(spec.gpus_per_node(), 4);
+  EXPECT_TRUE(spec.gpus_per_node_requested());
   spec = Build({"--mem-per-gpu=1G"}, c);
   EXPECT_EQ(spec.mem_per_gpu_mib(), 1024);
   EXPECT_EQ(spec.mem_per_node_mib(), 0);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -230,8 +231,28 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
       absl::StrCat("StdIn=", spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path()));
   lines.push_back(absl::StrCat("StdOut=", stdout_path));
   lines.push_back("Power=");
-  if (spec.gpus_per_node() > 0) {
-    lines.push_back(absl::StrCat("TresPerNode=", output::TresPerNode(spec)));
+  // Slurm's optional lines, in its order, each only when the job asked for it.
+  if (spec.cpus_per_gpu() > 0) {
+    lines.push_back(absl::StrCat("CpusPerTres=gres:gpu:", spec.cpus_per_gpu()));
+  }
+  if (spec.mem_per_gpu_mib() > 0) {
+    lines.push_back(absl::StrCat("MemPerTres=gres:gpu:", spec.mem_per_gpu_mib()));
+  }
+  if (!spec.gpu_bind().empty()) {
+    lines.push_back(absl::StrCat("TresBind=gpu:", spec.gpu_bind()));
+  }
+  for (const auto& [key, value] : {std::pair{"TresPerJob=", output::TresPerJob(spec)},
+                                   std::pair{"TresPerNode=", output::TresPerNode(spec)},
+                                   std::pair{"TresPerTask=", output::TresPerTask(spec)}}) {
+    if (value != "N/A") {
+      lines.push_back(absl::StrCat(key, value));
+    }
+  }
+  // Slurm mails the submitter when --mail-user is not given.
+  if (!spec.mail_type().empty() && spec.mail_type() != "NONE") {
+    lines.push_back(
+        absl::StrCat("MailUser=", spec.mail_user().empty() ? job.user_name() : spec.mail_user(),
+                     " MailType=", spec.mail_type()));
   }
   if (options.one_liner) {
     return absl::StrCat(absl::StrJoin(lines, " "), " \n");

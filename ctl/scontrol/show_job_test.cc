@@ -293,6 +293,84 @@ TEST(ShowJobTest, DeadlineDelayBootAndExclusiveUser) {
               HasSubstr("   OverSubscribe=NO Contiguous=0"));
 }
 
+// The GPU and mail lines after Power=, as Slurm 22.05 printed them on this machine for jobs
+// submitted (held) with the sbatch options named in each case: only the ways the job asked for
+// GPUs, in Slurm's order. --gpus and --gpus-per-task show no TresPerNode, though sbatch works a
+// per-node count out of them for placement.
+TEST(ShowJobTest, GpuRequestLinesAsTheJobAskedForThem) {
+  struct Case {
+    const char* options;
+    void (*set)(canopy::v1::JobSpec&);
+    const char* tail;
+  };
+  const Case cases[] = {
+      {"--gpus=2",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_job(2);
+         s.set_gpus_per_node(2);
+       },
+       "Power=\n   TresPerJob=gres:gpu:2\n"},
+      {"--gpus=3 -N 2",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_job(3);
+         s.set_gpus_per_node(2);
+       },
+       "Power=\n   TresPerJob=gres:gpu:3\n"},
+      {"--gpus-per-task=1 -n 2",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_task(1);
+         s.set_gpus_per_node(2);
+       },
+       "Power=\n   TresPerTask=gres:gpu:1\n"},
+      {"--gres=gpu:2 --cpus-per-gpu=2",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_node(2);
+         s.set_gpus_per_node_requested(true);
+         s.set_cpus_per_gpu(2);
+       },
+       "Power=\n   CpusPerTres=gres:gpu:2\n   TresPerNode=gres:gpu:2\n"},
+      {"--gpus-per-node=2 --mem-per-gpu=1G --gpu-bind=closest",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_node(2);
+         s.set_gpus_per_node_requested(true);
+         s.set_mem_per_gpu_mib(1024);
+         s.set_gpu_bind("closest");
+       },
+       "Power=\n   MemPerTres=gres:gpu:1024\n   TresBind=gpu:closest\n   "
+       "TresPerNode=gres:gpu:2\n"},
+      {"-N1 --mail-type=END --mail-user=a@b",
+       [](canopy::v1::JobSpec& s) {
+         s.set_mail_type("END");
+         s.set_mail_user("a@b");
+       },
+       "Power=\n   MailUser=a@b MailType=END\n"},
+      {"--mail-type=BEGIN,FAIL (mails the submitter)",
+       [](canopy::v1::JobSpec& s) { s.set_mail_type("BEGIN,FAIL"); },
+       "Power=\n   MailUser=root MailType=BEGIN,FAIL\n"},
+      {"--gpus=2 --gpus-per-node=1 -N 2",
+       [](canopy::v1::JobSpec& s) {
+         s.set_gpus_per_job(2);
+         s.set_gpus_per_node(1);
+         s.set_gpus_per_node_requested(true);
+       },
+       "Power=\n   TresPerJob=gres:gpu:2\n   TresPerNode=gres:gpu:1\n"},
+      // A spec that gives gpus_per_node alone (an older client, a portal) asks per node.
+      {"gpus_per_node alone", [](canopy::v1::JobSpec& s) { s.set_gpus_per_node(4); },
+       "Power=\n   TresPerNode=gres:gpu:4\n"},
+  };
+  for (const Case& c : cases) {
+    canopy::v1::Job job = Pending1220();
+    job.set_user_name("root");
+    canopy::v1::JobSpec& spec = *job.mutable_spec();
+    spec.clear_gpus_per_node();
+    c.set(spec);
+    const std::string out = RenderJob(job, absl::Now(), absl::UTCTimeZone(), "root", {});
+    const size_t power = out.find("Power=");
+    ASSERT_NE(power, std::string::npos) << c.options;
+    EXPECT_EQ(out.substr(power), absl::StrCat(c.tail, "   \n\n")) << c.options;
+  }
+}
+
 // Slurm adds a Comment line, with a trailing space, after WorkDir when the job has one.
 TEST(ShowJobTest, CommentLineOnlyWhenSet) {
   canopy::v1::Job job = Pending1220();

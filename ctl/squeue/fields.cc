@@ -362,17 +362,16 @@ const JobField kJobFields[] = {
     {'\0', "tres-alloc", "TRES_ALLOC", TresAlloc},
     {'\0', "tres-bind", "TRES_BIND",
      [](const Row& r, const Ctx&) -> std::string {
-       return r.job->spec().gpu_bind().empty()
-                  ? "N/A"
-                  : absl::StrCat("gres/gpu:", r.job->spec().gpu_bind());
+       return r.job->spec().gpu_bind().empty() ? "N/A"
+                                               : absl::StrCat("gpu:", r.job->spec().gpu_bind());
      }},
     {'\0', "tres-freq", "TRES_FREQ", [](const Row&, const Ctx&) -> std::string { return "N/A"; }},
     {'\0', "tres-per-job", "TRES_PER_JOB",
-     [](const Row&, const Ctx&) -> std::string { return "N/A"; }},
+     [](const Row& r, const Ctx&) { return output::TresPerJob(r.job->spec()); }},
     {'\0', "tres-per-socket", "TRES_PER_SOCKET",
      [](const Row&, const Ctx&) -> std::string { return "N/A"; }},
     {'\0', "tres-per-task", "TRES_PER_TASK",
-     [](const Row& r, const Ctx&) { return GresOr(r.job->spec().gpus_per_task(), "N/A"); }},
+     [](const Row& r, const Ctx&) { return output::TresPerTask(r.job->spec()); }},
     {'\0', "wait4switch", "WAIT4SWITCH",
      [](const Row& r, const Ctx&) {
        return slurm::FormatSlurmDuration(absl::Seconds(r.job->spec().switches_wait().seconds()));

@@ -31,6 +31,9 @@ JsonValue Str(std::string s) { return JsonValue::String(std::move(s)); }
 
 std::string GresOrEmpty(int64_t count) { return count > 0 ? absl::StrCat("gres:gpu:", count) : ""; }
 
+// squeue --json leaves out what squeue -O prints as N/A.
+std::string EmptyForNA(std::string s) { return s == "N/A" ? std::string() : s; }
+
 // "0,1,2,3" -> "0-3", as Slurm writes GPU indexes in gres_detail.
 std::string IndexRanges(const std::string& indexes) {
   std::vector<int> ids;
@@ -226,13 +229,12 @@ JsonValue JobObject(const JobRow& row, const FieldContext& c) {
            TimeLimitMinutes(job) >= 0 ? JsonValue::Int(TimeLimitMinutes(job)) : JsonValue::Null())
       .Set("time_minimum", JsonValue::Int(0))
       .Set("threads_per_core", JsonValue::Null())
-      .Set("tres_bind", Str(spec.gpu_bind().empty() ? "" : "gres/gpu:" + spec.gpu_bind()))
+      .Set("tres_bind", Str(spec.gpu_bind().empty() ? "" : "gpu:" + spec.gpu_bind()))
       .Set("tres_freq", Str(""))
-      .Set("tres_per_job", Str(""))
-      .Set("tres_per_node",
-           Str(spec.gpus_per_node() > 0 ? output::TresPerNode(spec) : std::string()))
+      .Set("tres_per_job", Str(EmptyForNA(output::TresPerJob(spec))))
+      .Set("tres_per_node", Str(EmptyForNA(output::TresPerNode(spec))))
       .Set("tres_per_socket", Str(""))
-      .Set("tres_per_task", Str(GresOrEmpty(spec.gpus_per_task())))
+      .Set("tres_per_task", Str(EmptyForNA(output::TresPerTask(spec))))
       .Set("tres_req_str", Str(RequestedTres(job)))
       .Set("tres_alloc_str", Str(started ? tres_alloc->value(row, c) : ""))
       .Set("user_id", JsonValue::Int(job.user_id()))

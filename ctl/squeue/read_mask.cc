@@ -26,7 +26,9 @@ struct LetterPaths {
 };
 constexpr LetterPaths kLetterPaths[] = {
     {'a', ""},  // spec.account
-    {'b', "spec.gpus_per_node,spec.gpu_type"},
+    {'b',
+     "spec.gpus_per_node,spec.gpu_type,spec.gpus_per_job,spec.gpus_per_task,"
+     "spec.gpus_per_node_requested"},
     {'c', "spec.cpus_per_task"},
     {'d', ""},
     {'e', "end_time,start_time,time_limit"},

@@ -72,6 +72,7 @@ canopy::v1::JobSpec BuildAllocationSpec(const SrunOptions& o, const std::string&
   spec.set_ntasks_per_node(o.ntasks_per_node.value_or(0));
   spec.set_cpus_per_task(o.cpus_per_task.value_or(0));
   spec.set_gpus_per_node(o.gpus_per_node.value_or(0));
+  spec.set_gpus_per_node_requested(o.gpus_per_node.has_value());
   spec.set_gpu_type(o.gpu_type);
   spec.set_exclusive(o.exclusive);
   if (o.time_limit && *o.time_limit != absl::InfiniteDuration()) {

@@ -117,6 +117,8 @@ struct JobSpec {
   int32_t cpus_per_gpu = 0;                          // --cpus-per-gpu; 0 = unset
   int64_t mem_per_gpu_mib = 0;                       // --mem-per-gpu; 0 = unset
   std::string gpu_bind;                              // --gpu-bind
+  int32_t gpus_per_job = 0;                          // -G, --gpus; 0 = unset
+  bool gpus_per_node_requested = false;              // --gpus-per-node or --gres=gpu:N given
   bool overcommit = false;                           // -O, --overcommit
   std::string exclusive_mode;                        // --exclusive=user|mcs|oversubscribe
 

@@ -154,6 +154,8 @@ constexpr JobColumn kColumns[] = {
     Column<[](auto& j) -> auto& { return SpecOf(j).cpus_per_gpu; }>("cpus_per_gpu"),
     Column<[](auto& j) -> auto& { return SpecOf(j).mem_per_gpu_mib; }>("mem_per_gpu_mib"),
     Column<[](auto& j) -> auto& { return SpecOf(j).gpu_bind; }>("gpu_bind"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpus_per_job; }>("gpus_per_job"),
+    Column<[](auto& j) -> auto& { return SpecOf(j).gpus_per_node_requested; }>("gpus_per_node_requested"),
     Column<[](auto& j) -> auto& { return SpecOf(j).overcommit; }>("overcommit"),
     Column<[](auto& j) -> auto& { return SpecOf(j).exclusive_mode; }>("exclusive_mode"),
 };

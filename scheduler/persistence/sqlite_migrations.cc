@@ -8,7 +8,7 @@
 namespace canopy::persistence {
 namespace {
 
-constexpr std::array<const char*, 11> kMigrations = {
+constexpr std::array<const char*, 12> kMigrations = {
     // 1: node availability set by admins (drain/down + reason).
     R"sql(
     CREATE TABLE node_admin (
@@ -240,6 +240,12 @@ constexpr std::array<const char*, 11> kMigrations = {
     );
     ALTER TABLE jobs ADD COLUMN texts_in_array INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX jobs_by_array_texts ON jobs(array_job_id) WHERE texts_in_array = 1;
+    )sql",
+    // 12: how a job asked for its GPUs (scontrol TresPerJob= / TresPerNode=). A row written
+    // before counts as asking per node (gpus_per_node_requested = 1), as it was shown.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN gpus_per_job INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN gpus_per_node_requested INTEGER NOT NULL DEFAULT 1;
     )sql",
 };
 

@@ -420,7 +420,7 @@ TEST_F(SqliteStoreTest, FreshDatabaseHasNoJobs) {
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->jobs.empty());
   EXPECT_EQ(jobs->next_job_id, 0u);
-  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 11);
+  EXPECT_EQ(SqliteStore::CurrentSchemaVersion(), 12);
   // The empty schema 2 table that migration 3 renamed is gone after the first load.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(DbPath().c_str(), &raw), SQLITE_OK);

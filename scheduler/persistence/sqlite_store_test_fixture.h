@@ -107,6 +107,8 @@ inline core::Job FullJob(core::JobId id) {
   s.cpus_per_gpu = 4;
   s.mem_per_gpu_mib = 8192;
   s.gpu_bind = "closest";
+  s.gpus_per_job = 6;
+  s.gpus_per_node_requested = true;
   s.overcommit = true;
   s.exclusive_mode = "user";
   j.cancelled_by = 1002;
@@ -143,8 +145,10 @@ inline core::Job FullJob(core::JobId id) {
   return j;
 }
 
-// Takes a database back to schema 6 (what migrations 7 to 11 added), to test migration 7.
+// Takes a database back to schema 6 (what migrations 7 to 12 added), to test migration 7.
 inline constexpr char kUndoSchema7[] = R"sql(
+    ALTER TABLE jobs DROP COLUMN gpus_per_job;
+    ALTER TABLE jobs DROP COLUMN gpus_per_node_requested;
     UPDATE jobs SET
       script = (SELECT array_script FROM array_texts WHERE array_id = jobs.array_job_id),
       environment = (SELECT array_environment FROM array_texts WHERE array_id = jobs.array_job_id)
@@ -190,6 +194,8 @@ inline void ClearRecordedOptions(core::JobSpec& s) {
   s.cpus_per_gpu = 0;
   s.mem_per_gpu_mib = 0;
   s.gpu_bind.clear();
+  s.gpus_per_job = 0;
+  s.gpus_per_node_requested = true;  // migration 12's default for older rows
   s.overcommit = false;
   s.exclusive_mode.clear();
 }

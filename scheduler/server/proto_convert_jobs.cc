@@ -272,6 +272,8 @@ core::JobSpec FromProto(const canopy::v1::JobSpec& s) {
   out.cpus_per_gpu = s.cpus_per_gpu();
   out.mem_per_gpu_mib = s.mem_per_gpu_mib();
   out.gpu_bind = s.gpu_bind();
+  out.gpus_per_job = s.gpus_per_job();
+  out.gpus_per_node_requested = s.gpus_per_node_requested();
   out.overcommit = s.overcommit();
   out.exclusive_mode = s.exclusive_mode();
   return out;
@@ -353,6 +355,10 @@ canopy::v1::JobSpec ToProto(const core::JobSpec& s, const FieldNumbers& want) {
   if (want(F::kCpusPerGpuFieldNumber)) out.set_cpus_per_gpu(s.cpus_per_gpu);
   if (want(F::kMemPerGpuMibFieldNumber)) out.set_mem_per_gpu_mib(s.mem_per_gpu_mib);
   if (want(F::kGpuBindFieldNumber)) out.set_gpu_bind(s.gpu_bind);
+  if (want(F::kGpusPerJobFieldNumber)) out.set_gpus_per_job(s.gpus_per_job);
+  if (want(F::kGpusPerNodeRequestedFieldNumber)) {
+    out.set_gpus_per_node_requested(s.gpus_per_node_requested);
+  }
   if (want(F::kOvercommitFieldNumber)) out.set_overcommit(s.overcommit);
   if (want(F::kExclusiveModeFieldNumber)) out.set_exclusive_mode(s.exclusive_mode);
   return out;
