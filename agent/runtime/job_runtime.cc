@@ -214,9 +214,10 @@ bool JobRuntime::LaunchAgain(JobRecord& job, const canopy::v1::LaunchJob& launch
                              std::optional<Environment> login_env) {
   const uint32_t job_id = launch.job().job_id();
   const uint32_t run_id = launch.job().run_id();
-  if (run_id == job.run_id() && !job.launch_reported &&
-      (job.prolog == JobRecord::Script::kRunning || job.batch_starting)) {
-    return false;  // LAUNCHED goes once its prolog is done and its script started
+  if (run_id == job.run_id() && !job.launch_reported) {
+    // LAUNCHED goes once its prolog is done and its script started, or never: the run was
+    // killed before it started, or failed to launch while it was being killed.
+    return false;
   }
   if (run_id == job.run_id()) {
     // A resent LaunchJob (after a reconnect): this run is already here.
@@ -323,6 +324,14 @@ void JobRuntime::LaunchFailed(uint32_t job_id, const absl::Status& why) {
   ReportJob(std::move(status), false);
   if (job.killing) {
     return;  // CheckKill removes the spool file and the record, and reports CLEANED_UP
+  }
+  if (!job.steps.empty()) {
+    // Steps (srun --jobid) started here while the script was starting: they go with the job,
+    // and CheckKill removes the record once they are gone. Erasing it under them destroyed
+    // parts whose threads were still running.
+    BeginKill(job, absl::ZeroDuration());
+    timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+    return;
   }
   if (!job.spool_script.empty()) {
     unlink(job.spool_script.c_str());

@@ -276,8 +276,8 @@ class JobRuntime {
   void StartBatch(BatchStart start) ABSL_LOCKS_EXCLUDED(mu_);
   void BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // StartBatch on the timer thread (a start due on the reaper's or the stream reader's thread),
-  // unless the job is killed before its turn comes.
+  // StartBatch on starts_ (a start due on the reaper's, the stream reader's or the timer
+  // thread), unless the job is killed before its turn comes.
   void StartBatchLater(std::optional<BatchStart> start);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatch, or LAUNCH_FAILED and the record dropped.
@@ -347,8 +347,8 @@ class JobRuntime {
   mutable absl::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   // Fence() calls: raised under mu_ (LaunchJob compares under it), read without it by
-  // Fences(), which the stream's reader calls for every launch: it must not wait for mu_, held
-  // by the node's inbox thread while it forks a job.
+  // Fences(), which the stream's reader calls for every launch: it must not wait for mu_, which
+  // the node's inbox thread may hold while it prepares a job (cgroup, spool file).
   std::atomic<uint64_t> fences_{0};
   std::map<uint32_t, std::unique_ptr<JobRecord>> jobs_ ABSL_GUARDED_BY(mu_);
   // (job id, run id, phase)
@@ -361,7 +361,11 @@ class JobRuntime {
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output
-  TimerThread timer_;    // last: stopped first, while everything its tasks use still exists
+  // Batch starts that must not run on the thread that made them due (StartBatchLater): a start
+  // that hangs on a mount holds up this thread alone, not the node's kills and escalations on
+  // timer_. Its tasks never use timer_.
+  TimerThread starts_;
+  TimerThread timer_;  // last: stopped first, while everything its tasks use (starts_) exists
 };
 
 }  // namespace canopy::agent::runtime

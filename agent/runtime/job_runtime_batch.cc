@@ -210,6 +210,9 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
   launched.set_run_id(start.run_id);
   launched.set_phase(canopy::v1::JobStatus::PHASE_LAUNCHED);
   ReportJob(std::move(launched), false);
+  if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
+    BatchExited(job, *exited);  // before the signals below: its group is reaped
+  }
   if (job.killing) {
     // Killed while it started: what the kill sent so far now reaches the script too.
     if (job.sigkill_sent) {
@@ -218,16 +221,13 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
       SignalEverything(job, SIGTERM);
     }
   }
-  if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
-    BatchExited(job, *exited);
-  }
 }
 
 void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
   if (!start.has_value()) {
     return;
   }
-  timer_.Schedule(absl::Now(), [this, start = *std::move(start)]() mutable {
+  starts_.Schedule(absl::Now(), [this, start = *std::move(start)]() mutable {
     {
       absl::MutexLock lock(&mu_);
       JobRecord* job = FindRun(start.job_id, start.run_id);

@@ -167,8 +167,12 @@ bool JobRuntime::Gone(JobRecord& job) {
   if (job.batch_starting || job.batch_running || !job.steps.empty() || job.script_pid > 0) {
     return false;
   }
-  if (job.cgroup != nullptr && job.cgroup->Populated()) {
-    return false;
+  if (job.cgroup != nullptr) {
+    // Every process of the job is in its cgroup, which its user cannot leave: none there means
+    // none alive. What its process groups still hold is zombies, which the reaper's orphan sweep
+    // reaps, and which a spawn hanging elsewhere in the agent holds off (the sweep waits for
+    // spawns in progress): the clean-up does not wait for them.
+    return !job.cgroup->Populated();
   }
   // What step tasks left behind in their process groups (a zombie counts until reaped).
   SignalStepGroups(job, 0);

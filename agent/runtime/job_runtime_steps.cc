@@ -220,7 +220,9 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
       }
       return;
     }
-    if (!job.batch_running || job.batch_stderr_path.empty()) {
+    // Not into a job being killed: the child could join its cgroup just before the cgroup is
+    // removed, and outlive the job's clean-up.
+    if (!job.batch_running || job.batch_stderr_path.empty() || job.killing) {
       spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
                    notify.message());
       return;

@@ -440,6 +440,52 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
   KillAndWait(63);
 }
 
+// After a prolog the script starts on a thread of its own (the reaper's would hold up every
+// node): not the timer thread, whose kill escalations must go on. Here another job, which ignores
+// SIGTERM, gets its SIGKILL after KillWait while the start hangs.
+TEST_F(HungSpawnTest, AStartAfterThePrologDoesNotHoldUpKillEscalation) {
+  const std::string prolog = dir_.path() + "/prolog.sh";
+  {
+    std::ofstream out(prolog);
+    out << "#!/bin/sh\ntrue\n";
+  }
+  ASSERT_EQ(chmod(prolog.c_str(), 0755), 0);
+  RuntimeOptions options;
+  options.node_name = "n2";
+  options.spool_dir = dir_.path() + "/spool2";
+  options.allow_root_jobs = true;
+  options.cgroup_parent = cgroup_->path();
+  options.scripts.prolog = prolog;
+  testing::Recorder recorder;
+  auto runtime = std::make_unique<JobRuntime>(
+      options, reaper_.get(), [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  const std::string n2 = cgroup_->path() + "/n2";
+  auto freeze = [&](bool frozen) {
+    std::ofstream(n2 + "/cgroup.freeze") << (frozen ? "1" : "0") << std::endl;
+  };
+  canopy::v1::LaunchJob stubborn =
+      BatchJob(65, "#!/bin/sh\ntrap '' TERM\nexec sleep 30\n", dir_.path());
+  runtime->LaunchJob(stubborn);
+  ASSERT_TRUE(recorder.WaitJob(65, JobStatus::PHASE_LAUNCHED).has_value());
+  freeze(true);
+  runtime->LaunchJob(BatchJob(64, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
+  ASSERT_TRUE(WaitFor([&] {
+    const std::string procs = ReadFile(n2 + "/job64/cgroup.procs");
+    return std::count(procs.begin(), procs.end(), '\n') == 1;
+  }));
+  canopy::v1::KillJob kill;
+  kill.set_job_id(65);
+  kill.mutable_kill_wait()->set_nanos(300'000'000);
+  runtime->KillJob(kill);
+  const bool cleaned =
+      recorder.WaitJob(65, JobStatus::PHASE_CLEANED_UP, absl::Seconds(3)).has_value();
+  freeze(false);
+  EXPECT_TRUE(cleaned) << "the SIGKILL after KillWait waited for the hung start";
+  kill.set_job_id(64);
+  runtime->KillJob(kill);
+  EXPECT_TRUE(recorder.WaitJob(64, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
 TEST_F(HungSpawnTest, ANotifyHangingBeforeItsExecDoesNotHoldUpTheNode) {
   runtime_->LaunchJob(BatchJob(61, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
   ASSERT_TRUE(recorder_.WaitJob(61, JobStatus::PHASE_LAUNCHED).has_value());
