@@ -26,6 +26,18 @@ class AgentReportsTest : public JobLifecycleTest {
     jobs_->JobReported(core::NodeId(node), r, e);
     return e;
   }
+  // Requeues running job `id` (scontrol requeue, as root) and schedules it again: its newer
+  // run is CONFIGURING on the node returned.
+  int RequeueAndSchedule(uint32_t id) {
+    JobActionRequest requeue;
+    requeue.action = JobAction::kRequeue;
+    requeue.job_ids = {id};
+    Effects e;
+    EXPECT_TRUE(jobs_->ControlJobs(requeue, Root(), e).at(0).ok);
+    Schedule();
+    EXPECT_EQ(Job(id).state, JobState::kConfiguring);
+    return Job(id).allocation.nodes[0].node.value();
+  }
   static Caller Root() {
     Caller root;
     root.authenticated = true;
@@ -172,17 +184,9 @@ TEST_F(AgentReportsTest, ARegistrationListingAnOlderRunDoesNotConfirmTheNewerOne
   Report(0, id, JobPhase::kLaunched, 0, 0, Job(id).run_id);
   ASSERT_EQ(Job(id).state, JobState::kRunning);
   const uint32_t old_run = Job(id).run_id;
-  const Caller root = Root();
-  JobActionRequest requeue;
-  requeue.action = JobAction::kRequeue;
-  requeue.job_ids = {id};
-  Effects e;
-  ASSERT_TRUE(jobs_->ControlJobs(requeue, root, e).at(0).ok);
-  Schedule();
-  ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+  const int node = RequeueAndSchedule(id);
   const uint32_t new_run = Job(id).run_id;
   ASSERT_GT(new_run, old_run);
-  const int node = Job(id).allocation.nodes[0].node.value();
   Effects reg;
   jobs_->NodeRegistered(Node(node), {RunningJob{core::JobId(id), old_run, {0}, 1, {}}}, reg);
   EXPECT_EQ(Job(id).state, JobState::kConfiguring);
@@ -207,16 +211,9 @@ TEST_F(AgentReportsTest, StepEndsListedForAnOlderRunDoNotEndTheCurrentRunsSteps)
   Schedule();
   const uint32_t old_run = Job(id).run_id;
   Report(0, id, JobPhase::kLaunched, 0, 0, old_run);
-  const Caller root = Root();
-  JobActionRequest requeue;
-  requeue.action = JobAction::kRequeue;
-  requeue.job_ids = {id};
-  Effects e;
-  ASSERT_TRUE(jobs_->ControlJobs(requeue, root, e).at(0).ok);
-  Schedule();
+  const int node = RequeueAndSchedule(id);
   const uint32_t new_run = Job(id).run_id;
   ASSERT_GT(new_run, old_run);
-  const int node = Job(id).allocation.nodes[0].node.value();
   Report(node, id, JobPhase::kLaunched, 0, 0, new_run);
   ASSERT_EQ(Job(id).state, JobState::kRunning);
   StepRequest step;
@@ -225,6 +222,7 @@ TEST_F(AgentReportsTest, StepEndsListedForAnOlderRunDoNotEndTheCurrentRunsSteps)
   step.argv = {"hostname"};
   step.io_address = "127.0.0.1:5000";
   step.io_token = "t";
+  Effects e;
   ASSERT_EQ(jobs_->CreateStep(step, alice_, e)->step_id, 0u);
 
   const StepReport old_step_end{core::JobId(id), 0, 0, true, 3, 0};
