@@ -28,15 +28,15 @@ using canopy::v1::JobStatus;
 // How often a kill looks for the job's last process.
 constexpr absl::Duration kKillPoll = absl::Milliseconds(20);
 
-JobStatus Status(uint32_t job_id, uint32_t run_id, JobStatus::Phase phase) {
+}  // namespace
+
+JobStatus JobRuntime::StatusOf(uint32_t job_id, uint32_t run_id, JobStatus::Phase phase) {
   JobStatus s;
   s.set_job_id(job_id);
   s.set_run_id(run_id);
   s.set_phase(phase);
   return s;
 }
-
-}  // namespace
 
 JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter report)
     : options_(std::move(options)),
@@ -177,7 +177,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
           options_.node_name, job_id, run_id);
       // As for the jobs the fence killed: a controller that still counts the run as here (it
       // came back before declaring the node down) requeues it; one that requeued it ignores this.
-      JobStatus cleaned = Status(job_id, run_id, JobStatus::PHASE_CLEANED_UP);
+      JobStatus cleaned = StatusOf(job_id, run_id, JobStatus::PHASE_CLEANED_UP);
       cleaned.set_fenced(true);
       cleaned.set_message("not started: the launch arrived before the node fenced its jobs");
       ReportJob(std::move(cleaned), true);
@@ -223,7 +223,7 @@ bool JobRuntime::LaunchAgain(JobRecord& job, const canopy::v1::LaunchJob& launch
     // A resent LaunchJob (after a reconnect): this run is already here.
     spdlog::info("{}: job {} (run {}) is already launched here", options_.node_name, job_id,
                  run_id);
-    ReportJob(Status(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
+    ReportJob(StatusOf(job_id, run_id, JobStatus::PHASE_LAUNCHED), false);
     return false;
   }
   if (run_id < job.run_id() ||
@@ -255,7 +255,7 @@ std::optional<JobRuntime::BatchStart> JobRuntime::StartJob(const canopy::v1::Lau
   const uint32_t job_id = launch.job().job_id();
   if (absl::Status allowed = MayRunJobAs(launch.job(), options_); !allowed.ok()) {
     spdlog::warn("{}: job {} refused: {}", options_.node_name, job_id, allowed.message());
-    JobStatus status = Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCH_FAILED);
+    JobStatus status = StatusOf(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCH_FAILED);
     status.set_message(std::string(allowed.message()));
     ReportJob(std::move(status), false);
     return std::nullopt;
@@ -308,7 +308,7 @@ std::optional<JobRuntime::BatchStart> JobRuntime::ContinueLaunch(uint32_t job_id
   }
   spdlog::info("{}: job {} (run {}) launched", options_.node_name, job_id, launch.job().run_id());
   job.launch_reported = true;
-  ReportJob(Status(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED), false);
+  ReportJob(StatusOf(job_id, launch.job().run_id(), JobStatus::PHASE_LAUNCHED), false);
   return std::nullopt;
 }
 
@@ -316,7 +316,7 @@ void JobRuntime::LaunchFailed(uint32_t job_id, const absl::Status& why) {
   auto it = jobs_.find(job_id);
   JobRecord& job = *it->second;
   spdlog::warn("{}: job {} failed to launch: {}", options_.node_name, job_id, why.message());
-  JobStatus status = Status(job_id, job.run_id(), JobStatus::PHASE_LAUNCH_FAILED);
+  JobStatus status = StatusOf(job_id, job.run_id(), JobStatus::PHASE_LAUNCH_FAILED);
   status.set_message(std::string(why.message()));
   // Internal: the spool, a pipe, fork; Unavailable: what the child met that is the node's
   // (spawn.h). The controller drains the node and runs the job elsewhere.
@@ -360,7 +360,7 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
 void JobRuntime::BatchExited(JobRecord& job, int wait_status) {
   const uint32_t job_id = job.launch.job().job_id();
   const uint32_t run_id = job.run_id();
-  JobStatus status = Status(job_id, run_id, JobStatus::PHASE_EXITED);
+  JobStatus status = StatusOf(job_id, run_id, JobStatus::PHASE_EXITED);
   job.batch_running = false;
   if (WIFEXITED(wait_status)) {
     status.set_exit_code(WEXITSTATUS(wait_status));
@@ -389,7 +389,7 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
     if (it == jobs_.end()) {
       // Unknown here (never launched, or already cleaned up): nothing to kill. KillJob names
       // no run; 0 matches whichever run the controller has.
-      ReportJob(Status(job_id, 0, JobStatus::PHASE_CLEANED_UP), true);
+      ReportJob(StatusOf(job_id, 0, JobStatus::PHASE_CLEANED_UP), true);
       return;
     }
     JobRecord& job = *it->second;
@@ -465,14 +465,14 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<JobRecord> finished = std::move(it->second);
   jobs_.erase(it);
   spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
-  JobStatus cleaned = Status(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
+  JobStatus cleaned = StatusOf(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
   cleaned.set_fenced(finished->fenced);
   if (finished->epilog_failed) {
     cleaned.set_drain_reason("Epilog error");  // slurmctld drains the node for it
   }
   ReportJob(std::move(cleaned), true);
   if (finished->cancelled_run != 0) {
-    JobStatus cancelled = Status(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP);
+    JobStatus cancelled = StatusOf(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP);
     cancelled.set_fenced(finished->fenced);
     ReportJob(std::move(cancelled), true);
   }

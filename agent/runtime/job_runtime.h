@@ -330,6 +330,8 @@ class JobRuntime {
   bool Gone(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReportJob(canopy::v1::JobStatus status, bool keep_until_ack)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static canopy::v1::JobStatus StatusOf(uint32_t job_id, uint32_t run_id,
+                                        canopy::v1::JobStatus::Phase phase);
   // Hands a report to `report`. Callers hold mu_ where the order matters.
   void Send(const canopy::v1::AgentMessage& message) { report_(message); }
   void FailStepWithoutJob(const canopy::v1::LaunchStep& launch, const std::string& message);

@@ -205,11 +205,7 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
   spdlog::info("{}: job {} (run {}) launched (batch pid {})", options_.node_name, start.job_id,
                start.run_id, *pid);
   // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
-  canopy::v1::JobStatus launched;
-  launched.set_job_id(start.job_id);
-  launched.set_run_id(start.run_id);
-  launched.set_phase(canopy::v1::JobStatus::PHASE_LAUNCHED);
-  ReportJob(std::move(launched), false);
+  ReportJob(StatusOf(start.job_id, start.run_id, canopy::v1::JobStatus::PHASE_LAUNCHED), false);
   if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
     BatchExited(job, *exited);  // before the signals below: its group is reaped
   }
@@ -231,7 +227,10 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
     {
       absl::MutexLock lock(&mu_);
       JobRecord* job = FindRun(start.job_id, start.run_id);
-      if (job != nullptr && (job->killing || shut_down_)) {
+      if (job == nullptr) {
+        return;  // cannot happen while it is starting (Gone() waits for it)
+      }
+      if (job->killing || shut_down_) {
         // Killed (or fenced, or the agent stopping) while its start waited for this thread: it
         // never starts. CheckKill, polling, finds the record gone now that it is not starting.
         spdlog::info("{}: job {} (run {}) killed before its batch script started",

@@ -370,6 +370,25 @@ class HungSpawnTest : public JobRuntimeTest {
     const std::string procs = ReadFile(absl::StrCat(node_cgroup_, "/job", job_id, "/cgroup.procs"));
     return static_cast<int>(std::count(procs.begin(), procs.end(), '\n'));
   }
+  // Freezes the node's cgroup and launches `launch` on a thread of its own (the node's inbox),
+  // returned once the child hangs in the job's cgroup, before its exec.
+  std::thread LaunchHanging(canopy::v1::LaunchJob launch) {
+    Freeze(true);
+    const uint32_t job_id = launch.job().job_id();
+    std::thread inbox([this, launch = std::move(launch)] { runtime_->LaunchJob(launch); });
+    EXPECT_TRUE(WaitFor([&] { return Members(job_id) == 1; }));
+    return inbox;
+  }
+  // Whether `done` finishes while the spawn hangs; if not, thaws the node's cgroup so that the
+  // runtime (and the test) can go on.
+  template <typename T>
+  bool FinishesWhileHung(std::future<T>& done) {
+    if (done.wait_for(std::chrono::seconds(3)) == std::future_status::ready) {
+      return true;
+    }
+    Freeze(false);
+    return false;
+  }
   // Whether the runtime answers while the spawn hangs: the registration's list of jobs, and the
   // heartbeat's resend of unacknowledged reports.
   bool Answers() {
@@ -377,11 +396,7 @@ class HungSpawnTest : public JobRuntimeTest {
       runtime_->StatusesToResend(absl::Seconds(30));
       return runtime_->RunningJobIds();
     });
-    if (answered.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
-      Freeze(false);  // lets the spawn, and so the runtime, go on
-      return false;
-    }
-    return true;
+    return FinishesWhileHung(answered);
   }
   void KillNow(uint32_t job_id) {
     canopy::v1::KillJob kill;
@@ -393,10 +408,7 @@ class HungSpawnTest : public JobRuntimeTest {
 };
 
 TEST_F(HungSpawnTest, ABatchScriptHangingBeforeItsExecDoesNotHoldUpTheNode) {
-  Freeze(true);
-  std::thread inbox(
-      [this] { runtime_->LaunchJob(BatchJob(60, "#!/bin/sh\nexec sleep 30\n", dir_.path())); });
-  ASSERT_TRUE(WaitFor([&] { return Members(60) == 1; }));  // the child, before its exec
+  std::thread inbox = LaunchHanging(BatchJob(60, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
   const bool answered = Answers();
   EXPECT_TRUE(answered) << "the runtime waited for the spawn";
   // A kill reaches the child (a fatal signal goes through the freezer), the spawn returns, and
@@ -408,15 +420,9 @@ TEST_F(HungSpawnTest, ABatchScriptHangingBeforeItsExecDoesNotHoldUpTheNode) {
 
 // Fencing cannot wait for the mount: the launch that hangs is one of the jobs it kills.
 TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
-  Freeze(true);
-  std::thread inbox(
-      [this] { runtime_->LaunchJob(BatchJob(62, "#!/bin/sh\nexec sleep 30\n", dir_.path())); });
-  ASSERT_TRUE(WaitFor([&] { return Members(62) == 1; }));
+  std::thread inbox = LaunchHanging(BatchJob(62, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
   auto fenced = std::async(std::launch::async, [this] { return runtime_->Fence("lost it"); });
-  if (fenced.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
-    Freeze(false);
-    ADD_FAILURE() << "the fence waited for the spawn";
-  }
+  EXPECT_TRUE(FinishesWhileHung(fenced)) << "the fence waited for the spawn";
   EXPECT_EQ(fenced.get(), 1);
   std::optional<JobStatus> cleaned = recorder_.WaitJob(62, JobStatus::PHASE_CLEANED_UP);
   ASSERT_TRUE(cleaned.has_value());
@@ -425,19 +431,16 @@ TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
 }
 
 // A newer run that arrives while the older run's script still starts waits for it, kills it,
-// and starts once it is cleaned up (its own spawn on the timer thread, not the stream's reader).
+// and starts once it is cleaned up (its own spawn on the node's starter thread, not the stream's
+// reader).
 TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
-  Freeze(true);
   canopy::v1::LaunchJob run1 = BatchJob(63, "#!/bin/sh\nexec sleep 30\n", dir_.path());
   run1.mutable_job()->set_run_id(1);
-  std::thread inbox([&] { runtime_->LaunchJob(run1); });
-  ASSERT_TRUE(WaitFor([&] { return Members(63) == 1; }));
+  std::thread inbox = LaunchHanging(run1);
   canopy::v1::LaunchJob run2 = BatchJob(63, "#!/bin/sh\nexit 6\n", dir_.path());
   run2.mutable_job()->set_run_id(2);
   auto queued = std::async(std::launch::async, [&] { runtime_->LaunchJob(run2); });
-  if (queued.wait_for(std::chrono::seconds(3)) != std::future_status::ready) {
-    ADD_FAILURE() << "the newer run's launch waited for the spawn";
-  }
+  EXPECT_TRUE(FinishesWhileHung(queued)) << "the newer run's launch waited for the spawn";
   Freeze(false);  // for run 2, once run 1 (killed by the newer run's SIGTERM) is cleaned up
   EXPECT_TRUE(recorder_.WaitJobRun(63, 1, JobStatus::PHASE_CLEANED_UP).has_value());
   std::optional<JobStatus> exited = recorder_.WaitJobRun(63, 2, JobStatus::PHASE_EXITED);
