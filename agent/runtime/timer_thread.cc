@@ -6,7 +6,9 @@ namespace canopy::agent::runtime {
 
 TimerThread::TimerThread() = default;
 
-TimerThread::~TimerThread() {
+TimerThread::~TimerThread() { Stop(); }
+
+void TimerThread::Stop() {
   std::multimap<absl::Time, absl::AnyInvocable<void()>> dropped;
   std::thread thread;
   {
@@ -29,6 +31,8 @@ void TimerThread::Schedule(absl::Time when, absl::AnyInvocable<void()> task) {
   if (!thread_.joinable() && !stopping_) {
     thread_ = std::thread([this] { Run(); });
   }
+  // Kept after Stop() too, never run, and destroyed with the TimerThread: a task's captures may
+  // own the very thread scheduling it (a finished step's part), which must not destroy them.
   tasks_.emplace(when, std::move(task));
   ++scheduled_;  // wakes Run() to recompute its deadline
 }
@@ -44,10 +48,12 @@ void TimerThread::Run() {
                (!tasks_.empty() && tasks_.begin()->first <= absl::Now());
       };
       // Wake at the earliest deadline, or when a new task or Stop arrives (the condition is
-      // re-evaluated whenever mu_ is released by a writer).
-      const absl::Time deadline =
-          tasks_.empty() ? absl::Now() + absl::Seconds(1) : tasks_.begin()->first;
-      mu_.AwaitWithDeadline(absl::Condition(&due), deadline);
+      // re-evaluated whenever mu_ is released by a writer); idle, only for those.
+      if (tasks_.empty()) {
+        mu_.Await(absl::Condition(&due));
+      } else {
+        mu_.AwaitWithDeadline(absl::Condition(&due), tasks_.begin()->first);
+      }
       if (stopping_) {
         return;
       }

@@ -2,7 +2,9 @@
 // SIGTERM to SIGKILL, poll for a job's last process and destroy finished steps without blocking
 // the controller stream's callbacks. The thread starts with the first task: an agent hosting
 // thousands of virtual nodes has none for the nodes that never ran a job. Tasks still pending at
-// destruction are dropped (destroyed without running). Thread-safe; tasks run one at a time.
+// destruction are dropped (destroyed without running). An idle thread sleeps until a task comes
+// (no periodic wake-up: an agent's thousands of virtual nodes each have two). Thread-safe; tasks
+// run one at a time.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +25,11 @@ class TimerThread {
   TimerThread& operator=(const TimerThread&) = delete;
 
   // Runs `task` at `when` (at once if it has passed). Tasks due at the same time run in the
-  // order they were scheduled.
+  // order they were scheduled. After Stop(), tasks never run (destroyed with the TimerThread).
   void Schedule(absl::Time when, absl::AnyInvocable<void()> task);
+  // Waits for the task running now, ends the thread and drops the tasks still pending.
+  // Idempotent; the destructor calls it.
+  void Stop();
 
  private:
   void Run();
