@@ -119,6 +119,10 @@ void JobRuntime::ClearStaleSpool() {
 
 JobRuntime::~JobRuntime() {
   Shutdown();
+  // Before timer_ goes: a start's tasks may schedule there (a notice's timeout, a failed
+  // launch's clean-up). Later starts timer_'s tasks hand it are dropped.
+  starts_.Stop();
+  DestroyStepsLeft();
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
   // (after timer_, whose pending tasks may still hold finished steps).
 }
@@ -202,9 +206,9 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
       check_kill = LaunchAgain(*it->second, launch, std::move(login_env));
     }
   }
-  if (batch.has_value()) {
-    StartBatch(*std::move(batch));  // on this thread, without mu_
-  }
+  // On the node's starter thread, not this one (the node's inbox): a start that hangs on a mount
+  // would hold up the node's later messages, a KillJob for this very job among them.
+  StartBatchLater(std::move(batch));
   if (check_kill) {
     timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
   }
@@ -564,35 +568,6 @@ std::vector<JobStatus> JobRuntime::StatusesToResend(absl::Duration unanswered_fo
     }
   }
   return out;
-}
-
-void JobRuntime::Shutdown(absl::Duration timeout) {
-  {
-    absl::MutexLock lock(&mu_);
-    shut_down_ = true;
-    for (auto& [id, job] : jobs_) {
-      if (!job->killing) {
-        spdlog::info("{}: agent stopping: killing job {}", options_.node_name, id);
-        const uint32_t job_id = id;
-        timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
-      }
-      job->killing = true;
-      job->kill_deadline = absl::Now();
-      SendSigkill(*job, timeout / 2);  // helpers' exit hooks get half of the wait
-      if (job->script_pid > 0) {
-        killpg(job->script_pid, SIGKILL);  // a prolog or epilog still running
-      }
-    }
-  }
-  // CheckKill forgets each job once its processes are gone; finished steps are destroyed on
-  // the timer thread.
-  absl::MutexLock lock(&mu_);
-  auto done = [this]()
-                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return jobs_.empty() && live_steps_ == 0; };
-  if (!mu_.AwaitWithTimeout(absl::Condition(&done), timeout)) {
-    spdlog::error("{}: {} job(s) still have processes after {}", options_.node_name, jobs_.size(),
-                  absl::FormatDuration(timeout));
-  }
 }
 
 }  // namespace canopy::agent::runtime

@@ -13,22 +13,27 @@
 // the run this node has is answered LAUNCHED again; one for a newer run kills the old run (if
 // not already being killed) and is performed once the old run is cleaned up.
 //
-// Thread-safe. LaunchJob, LaunchStep and NotifyJob fork a child and wait for its exec (and a
-// launch makes the job's cgroup and spool first): callers keep them off threads others wait on
-// (NodeSession's RuntimeInbox). They wait without mu_: before its exec the child enters the
-// user's work directory and opens the user's files as the user, and a hung mount there (NFS,
-// Lustre, a FUSE mount the user stalls) would otherwise hold mu_ for as long as it hangs, and
-// with it the node's exit reports (and through the shared reaper every node's), kills,
-// heartbeats and fencing. A batch script being started is marked (JobRecord::batch_starting)
-// while it is: a kill then waits for the start and signals the script once it runs. The other
-// handlers return promptly (KillJob removes the spool file and cgroup of a job already gone,
-// without an epilog, itself; escalation and clean-up polling run on the runtime's timer thread;
-// exits arrive from the shared ChildReaper). `report` is called on the thread that made the report,
-// often with mu_ held (which keeps a job's reports in order): it must return at once and must not
-// call the runtime. NodeSession's queues the message on the controller stream, whose gRPC write
-// never blocks. (A thread of its own per node used to call it: a wake-up per report, three a job,
-// for nothing once the stream stopped blocking; docs/performance.md.) Lock order: mu_, then a
-// StepPart's own lock, then whatever `report` takes.
+// Thread-safe. LaunchJob makes the job's cgroup and spool file, and may load the user's login
+// environment, and LaunchJob and LaunchStep may start the node's prolog (an admin's script):
+// callers keep them off threads others wait on (NodeSession's RuntimeInbox). No handler waits for a
+// child that enters the user's files: before its exec such a child enters the user's work directory
+// and opens the user's files as the user, and a hung mount there (NFS, Lustre, a FUSE mount the
+// user stalls) holds it for as long as the mount hangs. So batch scripts and notices' children are
+// spawned on the node's starter thread (starts_), and a step's tasks on the step's own thread
+// (StepPart); none of them holds mu_, which the node's exit reports (and through the shared
+// reaper every node's), kills, heartbeats and fencing need, and the node's later messages (a
+// KillJob for the job that hangs among them) go on. A batch script being started is marked
+// (JobRecord::batch_starting) while it is: a kill drops a start still waiting for starts_, and
+// during a spawn signals the job's cgroup at once, and the script once it runs; SignalJob's
+// signals wait for the script. The other handlers return promptly (KillJob removes the
+// spool file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
+// polling run on the runtime's timer thread; exits arrive from the shared ChildReaper). `report`
+// is called on the thread that made the report, often with mu_ held (which keeps a job's reports
+// in order): it must return at once and must not call the runtime. NodeSession's queues the
+// message on the controller stream, whose gRPC write never blocks. (A thread of its own per node
+// used to call it: a wake-up per report, three a job, for nothing once the stream stopped
+// blocking; docs/performance.md.) Lock order: mu_, then a StepPart's own lock, then whatever
+// `report` takes.
 #pragma once
 
 #include <atomic>
@@ -112,9 +117,10 @@ class JobRuntime {
   // the run's end is reported again instead.
   void LaunchJob(const canopy::v1::LaunchJob& launch) { LaunchJob(launch, Fences()); }
   // The same for a launch that arrived when Fences() was `fences_seen`: one that arrived before
-  // the node last fenced its jobs is dropped. It can wait that long behind a launch that hangs
-  // in the node's inbox, and by the time it would start, the controller that sent it has
-  // declared the node down and requeued the job elsewhere: it would run twice.
+  // the node last fenced its jobs is dropped. It can wait that long behind a launch that is slow
+  // in the node's inbox (a login environment, a prolog's start), and by the time it would start,
+  // the controller that sent it has declared the node down and requeued the job elsewhere: it
+  // would run twice.
   void LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_seen);
   void SignalJob(const canopy::v1::SignalJob& signal);
   void KillJob(const canopy::v1::KillJob& kill);
@@ -169,10 +175,18 @@ class JobRuntime {
     uint32_t run_id() const { return launch.job().run_id(); }
     pid_t batch_pid = 0;  // process group of the batch script (or its SPANK helper); 0 = none
     bool batch_running = false;
-    // Its Spawn runs without mu_ (StartBatch): the record stays (Gone() is false), LAUNCHED
-    // waits, and an exit the reaper reports before the spawn returns waits in batch_early_exit.
+    // Its start waits on starts_ (StartBatchLater), then spawns without mu_ (StartBatch):
+    // LAUNCHED waits, and an exit the reaper reports before the spawn returns waits in
+    // batch_early_exit. A start that waits is dropped when the job is killed (batch_start_id no
+    // longer matches, or the record is gone); one that spawns keeps the record (Gone() is false).
     bool batch_starting = false;
+    bool batch_spawning = false;
+    uint64_t batch_start_id = 0;  // BatchStart::start_id of this run's start
     std::optional<int> batch_early_exit;
+    // SignalJob's signals while the script starts, sent to it once it runs (BatchStarted).
+    std::vector<int> batch_pending_signals;
+    // scontrol notify's children being spawned into the job's cgroup: Gone() waits for them.
+    int notices_starting = 0;
     // With SPANK the batch script runs under the task helper (batch_pid), which reports the
     // script's own process group on this pipe (helper_reports.h), read without blocking.
     os::UniqueFd batch_reports;
@@ -242,19 +256,22 @@ class JobRuntime {
   JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
+  // Destroys the step parts still running after Shutdown() (destructor).
+  void DestroyStepsLeft() ABSL_LOCKS_EXCLUDED(mu_);
   // A batch script's start, prepared under mu_ (PrepareBatch) and spawned without it
   // (StartBatch), with the descriptors its request borrows.
   struct BatchStart {
     uint32_t job_id = 0;
     uint32_t run_id = 0;
+    uint64_t start_id = 0;  // unique in the runtime: a run 0 launched again has another
     SpawnRequest request;
     std::vector<os::UniqueFd> cgroup_procs;
     os::UniqueFd reports_read;  // the SPANK helper's reports (JobRecord::batch_reports)
     os::UniqueFd reports_write;
   };
   // Launches a job that has no record here: records it and queues LAUNCHED or LAUNCH_FAILED,
-  // or, where a batch script is due, returns its start, which the caller hands to StartBatch
-  // once it has released mu_ (LAUNCHED then follows the spawn).
+  // or, where a batch script is due, returns its start, which the caller hands to
+  // StartBatchLater once it has released mu_ (LAUNCHED then follows the spawn).
   // `login_env`: the user's login environment, loaded beforehand (without mu_: a login shell
   // may take seconds) when the job asks for it.
   std::optional<BatchStart> StartJob(const canopy::v1::LaunchJob& launch,
@@ -270,17 +287,21 @@ class JobRuntime {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The batch script's spool file and spawn request (job_runtime_batch.cc).
   absl::StatusOr<BatchStart> PrepareBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Spawns the script, then records it and reports LAUNCHED, or LAUNCH_FAILED. Call without
-  // mu_, off the reaper's thread, right after the start was prepared (a kill that arrives
-  // meanwhile reaches the script once it runs: BatchStarted).
+  // Spawns the script, then records it and reports LAUNCHED, or LAUNCH_FAILED. Runs on starts_,
+  // without mu_ (a kill that arrives meanwhile reaches the script once it runs: BatchStarted).
   void StartBatch(BatchStart start) ABSL_LOCKS_EXCLUDED(mu_);
   void BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // StartBatch on starts_ (a start due on the reaper's, the stream reader's or the timer
-  // thread), unless the job is killed before its turn comes.
+  // The record whose start `start` is, or nullptr when it was dropped (the job killed while its
+  // start waited) or the record is gone.
+  JobRecord* FindStart(const BatchStart& start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // StartBatch on starts_, unless the job is killed before its turn comes. Every start goes
+  // there, whichever thread made it due (the node's inbox at a launch, the reaper's after a
+  // prolog, the stream reader's or the timer's after an older run's clean-up).
   void StartBatchLater(std::optional<BatchStart> start);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
-  // or the batch script's start to hand to StartBatch, or LAUNCH_FAILED and the record dropped.
+  // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record
+  // dropped.
   std::optional<BatchStart> ContinueLaunch(uint32_t job_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // LAUNCH_FAILED for `why`; the record is dropped unless it is being killed (CheckKill, which
   // reports it cleaned up, then owns it).
@@ -359,15 +380,17 @@ class JobRuntime {
     absl::Time sent;  // last handed to `report`
   };
   std::map<std::tuple<uint32_t, uint32_t, int>, Unacknowledged> unacked_ ABSL_GUARDED_BY(mu_);
-  int live_steps_ ABSL_GUARDED_BY(mu_) = 0;  // StepParts not yet destroyed
+  int live_steps_ ABSL_GUARDED_BY(mu_) = 0;          // StepParts not yet destroyed
+  uint64_t last_start_id_ ABSL_GUARDED_BY(mu_) = 0;  // BatchStart::start_id
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output
-  // Batch starts that must not run on the thread that made them due (StartBatchLater): a start
-  // that hangs on a mount holds up this thread alone, not the node's kills and escalations on
-  // timer_. Its tasks never use timer_.
+  // The node's batch starts (StartBatchLater) and notices' children, one at a time: a start that
+  // hangs on a mount holds up this thread (and the node's later starts) alone, not the node's
+  // messages, kills and escalations (timer_). Stopped first (~JobRuntime), so its tasks may use
+  // timer_, whose tasks use it.
   TimerThread starts_;
-  TimerThread timer_;  // last: stopped first, while everything its tasks use (starts_) exists
+  TimerThread timer_;
 };
 
 }  // namespace canopy::agent::runtime

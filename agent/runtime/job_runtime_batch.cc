@@ -127,6 +127,7 @@ absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) 
   BatchStart start;
   start.job_id = j.job_id();
   start.run_id = j.run_id();
+  start.start_id = ++last_start_id_;
   SpawnRequest& req = start.request;
   // No "#!" line: run it with /bin/sh, as slurmd would have the shell do.
   if (!absl::StartsWith(spec.script(), "#!")) {
@@ -165,6 +166,7 @@ absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) 
     req.wrapper_fds = {fds[1]};
   }
   job.batch_starting = true;
+  job.batch_start_id = start.start_id;
   return start;
 }
 
@@ -178,11 +180,17 @@ void JobRuntime::StartBatch(BatchStart start) {
   BatchStarted(start, pid);
 }
 
+JobRuntime::JobRecord* JobRuntime::FindStart(const BatchStart& start) {
+  JobRecord* job = FindRun(start.job_id, start.run_id);
+  return job != nullptr && job->batch_starting && job->batch_start_id == start.start_id ? job
+                                                                                        : nullptr;
+}
+
 void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid) {
-  JobRecord* found = FindRun(start.job_id, start.run_id);
+  JobRecord* found = FindStart(start);
   if (found == nullptr) {
-    // Cannot happen while it is starting (Gone() waits for it); a script nobody would watch is
-    // not left running.
+    // Cannot happen while it spawns (Gone() waits for it); a script nobody would watch is not
+    // left running.
     if (pid.ok()) {
       killpg(*pid, SIGKILL);
     }
@@ -190,6 +198,7 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
   }
   JobRecord& job = *found;
   job.batch_starting = false;
+  job.batch_spawning = false;
   if (!pid.ok()) {
     LaunchFailed(start.job_id, pid.status());
     return;
@@ -209,6 +218,12 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
   if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
     BatchExited(job, *exited);  // before the signals below: its group is reaped
   }
+  // What SignalJob asked for while it started (a preemption's grace signal, `scancel -s`).
+  for (int signal : std::exchange(job.batch_pending_signals, {})) {
+    if (job.batch_running && !job.killing) {
+      SignalBatch(job, signal);
+    }
+  }
   if (job.killing) {
     // Killed while it started: what the kill sent so far now reaches the script too.
     if (job.sigkill_sent) {
@@ -226,9 +241,9 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
   starts_.Schedule(absl::Now(), [this, start = *std::move(start)]() mutable {
     {
       absl::MutexLock lock(&mu_);
-      JobRecord* job = FindRun(start.job_id, start.run_id);
+      JobRecord* job = FindStart(start);
       if (job == nullptr) {
-        return;  // cannot happen while it is starting (Gone() waits for it)
+        return;  // killed while it waited, and cleaned up (Gone() does not wait for it)
       }
       if (job->killing || shut_down_) {
         // Killed (or fenced, or the agent stopping) while its start waited for this thread: it
@@ -238,6 +253,7 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
         job->batch_starting = false;
         return;
       }
+      job->batch_spawning = true;  // from here on, a kill waits for the spawn (Gone())
     }
     StartBatch(std::move(start));
   });

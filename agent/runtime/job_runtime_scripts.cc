@@ -145,7 +145,8 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
     }
   }
   // Not on the reaper's thread, which every node's exits wait for: the script's spawn waits for
-  // its exec, and a step's launch attaches to srun first.
+  // its exec (on starts_). The steps' launches, quick now that each part starts its tasks on its
+  // own thread, go to timer_, in the order they came.
   StartBatchLater(std::move(batch));
   for (canopy::v1::LaunchStep& step : steps) {
     timer_.Schedule(absl::Now(), [this, step = std::move(step)] { LaunchStep(step); });

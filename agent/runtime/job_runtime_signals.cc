@@ -1,5 +1,6 @@
 // How signals and kills reach a job's processes (job_runtime.h): the batch script's process
-// group, each step's tasks, the groups finished tasks left behind and the job's cgroup.
+// group, each step's tasks, the groups finished tasks left behind and the job's cgroup; and the
+// kill of every job when the agent stops (Shutdown).
 //
 // Under SPANK each task runs below the task helper (canopy-spank-task), which must outlive it
 // to run task_exit and slurm_spank_exit, as slurmstepd outlives its tasks. The helper forwards
@@ -24,7 +25,18 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
     return;
   }
   JobRecord& job = *it->second;
-  SignalBatch(job, signal.signal());
+  if (job.batch_starting && !job.killing) {
+    // Sent once the script runs (BatchStarted), as Slurm's batch step gets it once started; a
+    // few at most, the latest of a flood.
+    constexpr size_t kPendingSignalsKept = 8;
+    std::vector<int>& pending = job.batch_pending_signals;
+    pending.push_back(signal.signal());
+    if (pending.size() > kPendingSignalsKept) {
+      pending.erase(pending.begin());
+    }
+  } else {
+    SignalBatch(job, signal.signal());
+  }
   if (!signal.batch_only()) {
     SignalSteps(job, signal.signal());
   }
@@ -164,7 +176,12 @@ void JobRuntime::ContinueSigkill(JobRecord& job) {
 }
 
 bool JobRuntime::Gone(JobRecord& job) {
-  if (job.batch_starting || job.batch_running || !job.steps.empty() || job.script_pid > 0) {
+  // A start still waiting on starts_ is dropped once the job is killed (FindStart no longer finds
+  // it once the record goes); one spawning is waited for.
+  if (job.batch_starting && (job.batch_spawning || !job.killing)) {
+    return false;
+  }
+  if (job.batch_running || !job.steps.empty() || job.script_pid > 0 || job.notices_starting > 0) {
     return false;
   }
   if (job.cgroup != nullptr) {
@@ -197,6 +214,35 @@ void JobRuntime::BeginKill(JobRecord& job, absl::Duration wait) {
   SignalEverything(job, SIGTERM);
   if (wait <= absl::ZeroDuration()) {
     SendSigkill(job, options_.helper_exit_grace);
+  }
+}
+
+void JobRuntime::Shutdown(absl::Duration timeout) {
+  {
+    absl::MutexLock lock(&mu_);
+    shut_down_ = true;
+    for (auto& [id, job] : jobs_) {
+      if (!job->killing) {
+        spdlog::info("{}: agent stopping: killing job {}", options_.node_name, id);
+        const uint32_t job_id = id;
+        timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+      }
+      job->killing = true;
+      job->kill_deadline = absl::Now();
+      SendSigkill(*job, timeout / 2);  // helpers' exit hooks get half of the wait
+      if (job->script_pid > 0) {
+        killpg(job->script_pid, SIGKILL);  // a prolog or epilog still running
+      }
+    }
+  }
+  // CheckKill forgets each job once its processes are gone; finished steps are destroyed on
+  // the timer thread.
+  absl::MutexLock lock(&mu_);
+  auto done = [this]()
+                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return jobs_.empty() && live_steps_ == 0; };
+  if (!mu_.AwaitWithTimeout(absl::Condition(&done), timeout)) {
+    spdlog::error("{}: {} job(s) still have processes after {}", options_.node_name, jobs_.size(),
+                  absl::FormatDuration(timeout));
   }
 }
 

@@ -61,9 +61,26 @@ void JobRuntime::LaunchStep(const canopy::v1::LaunchStep& launch) {
                              options_.node_name, " (or step ", launch.step_id(), " already is)"));
     return;
   }
-  // Outside the lock: attaching to srun may take a while. The part stays in the map (and
-  // signalable) until its on_done, which Run() makes possible only now.
+  // Outside the lock (Run() starts the part's thread, which attaches to srun and starts the
+  // tasks). The part stays in the map (and signalable) until its on_done, which Run() makes
+  // possible only now.
   part->Run();
+}
+
+void JobRuntime::DestroyStepsLeft() {
+  // Parts Shutdown() did not see finish (one still reaching srun): destroyed while what their
+  // on_done uses (mu_, jobs_, timer_) still exists; each finds itself gone from its job.
+  std::vector<std::unique_ptr<StepPart>> parts;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& [id, job] : jobs_) {
+      for (auto& [step_id, part] : job->steps) {
+        parts.push_back(std::move(part));
+      }
+      job->steps.clear();
+    }
+  }
+  parts.clear();  // joins their threads
 }
 
 void JobRuntime::ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status) {
@@ -201,10 +218,12 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
 
 void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
   // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
-  // the agent never writes into a path the user chose with its own rights. Spawned without mu_,
-  // since the child enters the user's work directory and opens the user's file before its exec.
+  // the agent never writes into a path the user chose with its own rights. Spawned on the node's
+  // starter thread, without mu_: the child enters the user's work directory and opens the user's
+  // file before its exec, where a hung mount would hold up the node's later messages too.
   SpawnRequest req;
   std::vector<os::UniqueFd> procs;
+  uint32_t run_id = 0;
   {
     absl::MutexLock lock(&mu_);
     auto it = jobs_.find(notify.job_id());
@@ -212,6 +231,7 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
       return;
     }
     JobRecord& job = *it->second;
+    run_id = job.run_id();
     if (notify.step_ids_size() > 0) {
       for (uint32_t step_id : notify.step_ids()) {
         if (auto s = job.steps.find(step_id); s != job.steps.end()) {
@@ -241,17 +261,40 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
     procs = job.OpenCgroupProcs();
     req.cgroup_procs_fds = Borrow(procs);
   }
-  auto exited = std::make_shared<std::atomic<bool>>(false);
-  absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
-  if (!pid.ok()) {
-    spdlog::warn("job {}: cannot append the notify message to {}: {}", notify.job_id(),
-                 req.stdout_path, pid.status().message());
-    return;
-  }
-  timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {
-    if (!exited->load()) {
-      killpg(child, SIGKILL);  // its own session: Spawn made it the group's leader
+  starts_.Schedule(absl::Now(), [this, job_id = notify.job_id(), run_id, req = std::move(req),
+                                 procs = std::move(procs)] {
+    {
+      // Looked at again (it may have waited behind another start that hung), and counted: the
+      // job's clean-up waits until the child is in its cgroup, where a kill reaches it.
+      absl::MutexLock lock(&mu_);
+      JobRecord* job = FindRun(job_id, run_id);
+      if (job == nullptr || !job->batch_running || job->killing || shut_down_) {
+        return;
+      }
+      ++job->notices_starting;
     }
+    auto exited = std::make_shared<std::atomic<bool>>(false);
+    absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
+    {
+      absl::MutexLock lock(&mu_);
+      JobRecord* job = FindRun(job_id, run_id);  // still there: Gone() waited
+      if (job != nullptr) {
+        --job->notices_starting;
+        if (pid.ok() && job->killing) {
+          killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
+        }
+      }
+    }
+    if (!pid.ok()) {
+      spdlog::warn("job {}: cannot append the notify message to {}: {}", job_id, req.stdout_path,
+                   pid.status().message());
+      return;
+    }
+    timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {
+      if (!exited->load()) {
+        killpg(child, SIGKILL);  // its own session: Spawn made it the group's leader
+      }
+    });
   });
 }
 

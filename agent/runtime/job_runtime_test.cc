@@ -337,9 +337,11 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
 }
 // A child that hangs before its exec: here frozen by the cgroup freezer as it joins the job's
 // cgroup; in life, one entering a work directory or opening an output file on a hung NFS,
-// Lustre or FUSE mount. Whichever of the runtime's threads spawned it waits for it, but mu_ must
-// stay free: the node's exit reports (and, through the shared reaper, every node's), its kills,
-// its heartbeats (StatusesToResend) and fencing need it. They all used to wait for the mount.
+// Lustre or FUSE mount. The thread that spawned it waits for it, but neither mu_ nor the caller
+// may: the node's exit reports (and, through the shared reaper, every node's), its kills, its
+// heartbeats (StatusesToResend) and fencing need mu_, and the node's later messages (a KillJob
+// for the job that hangs among them) wait for the caller, the node's inbox. They all used to
+// wait for the mount.
 class HungSpawnTest : public JobRuntimeTest {
  protected:
   void SetUp() override {
@@ -370,14 +372,18 @@ class HungSpawnTest : public JobRuntimeTest {
     const std::string procs = ReadFile(absl::StrCat(node_cgroup_, "/job", job_id, "/cgroup.procs"));
     return static_cast<int>(std::count(procs.begin(), procs.end(), '\n'));
   }
-  // Freezes the node's cgroup and launches `launch` on a thread of its own (the node's inbox),
-  // returned once the child hangs in the job's cgroup, before its exec.
-  std::thread LaunchHanging(canopy::v1::LaunchJob launch) {
+  // Freezes the node's cgroup and launches `launch` as the node's inbox does. True once the
+  // launch has returned and the child hangs in the job's cgroup, before its exec.
+  bool LaunchHanging(canopy::v1::LaunchJob launch) {
     Freeze(true);
     const uint32_t job_id = launch.job().job_id();
-    std::thread inbox([this, launch = std::move(launch)] { runtime_->LaunchJob(launch); });
-    EXPECT_TRUE(WaitFor([&] { return Members(job_id) == 1; }));
-    return inbox;
+    auto launched = std::async(std::launch::async,
+                               [this, launch = std::move(launch)] { runtime_->LaunchJob(launch); });
+    if (!FinishesWhileHung(launched)) {
+      ADD_FAILURE() << "the launch waited for the spawn: the node's later messages wait behind it";
+      return false;
+    }
+    return WaitFor([&] { return Members(job_id) == 1; });
   }
   // Whether `done` finishes while the spawn hangs; if not, thaws the node's cgroup so that the
   // runtime (and the test) can go on.
@@ -408,26 +414,24 @@ class HungSpawnTest : public JobRuntimeTest {
 };
 
 TEST_F(HungSpawnTest, ABatchScriptHangingBeforeItsExecDoesNotHoldUpTheNode) {
-  std::thread inbox = LaunchHanging(BatchJob(60, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
+  ASSERT_TRUE(LaunchHanging(BatchJob(60, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
   const bool answered = Answers();
   EXPECT_TRUE(answered) << "the runtime waited for the spawn";
   // A kill reaches the child (a fatal signal goes through the freezer), the spawn returns, and
   // the job is cleaned up.
   KillNow(60);
   EXPECT_TRUE(recorder_.WaitJob(60, JobStatus::PHASE_CLEANED_UP).has_value());
-  inbox.join();
 }
 
 // Fencing cannot wait for the mount: the launch that hangs is one of the jobs it kills.
 TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
-  std::thread inbox = LaunchHanging(BatchJob(62, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
+  ASSERT_TRUE(LaunchHanging(BatchJob(62, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
   auto fenced = std::async(std::launch::async, [this] { return runtime_->Fence("lost it"); });
   EXPECT_TRUE(FinishesWhileHung(fenced)) << "the fence waited for the spawn";
   EXPECT_EQ(fenced.get(), 1);
   std::optional<JobStatus> cleaned = recorder_.WaitJob(62, JobStatus::PHASE_CLEANED_UP);
   ASSERT_TRUE(cleaned.has_value());
   EXPECT_TRUE(cleaned->fenced());
-  inbox.join();
 }
 
 // A newer run that arrives while the older run's script still starts waits for it, kills it,
@@ -436,7 +440,7 @@ TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
 TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
   canopy::v1::LaunchJob run1 = BatchJob(63, "#!/bin/sh\nexec sleep 30\n", dir_.path());
   run1.mutable_job()->set_run_id(1);
-  std::thread inbox = LaunchHanging(run1);
+  ASSERT_TRUE(LaunchHanging(run1));
   canopy::v1::LaunchJob run2 = BatchJob(63, "#!/bin/sh\nexit 6\n", dir_.path());
   run2.mutable_job()->set_run_id(2);
   auto queued = std::async(std::launch::async, [&] { runtime_->LaunchJob(run2); });
@@ -446,8 +450,42 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
   std::optional<JobStatus> exited = recorder_.WaitJobRun(63, 2, JobStatus::PHASE_EXITED);
   ASSERT_TRUE(exited.has_value());
   EXPECT_EQ(exited->exit_code(), 6);
-  inbox.join();
   KillAndWait(63);
+}
+
+// The node's starts run one at a time: a start queued behind one that hangs is dropped by a
+// kill, which does not wait for the mount. It used to wait, with its CLEANED_UP, until the other
+// job's spawn returned.
+TEST_F(HungSpawnTest, AKillDropsAStartQueuedBehindOneThatHangs) {
+  ASSERT_TRUE(LaunchHanging(BatchJob(67, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  runtime_->LaunchJob(BatchJob(68, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
+  KillNow(68);
+  const bool cleaned =
+      recorder_.WaitJob(68, JobStatus::PHASE_CLEANED_UP, absl::Seconds(3)).has_value();
+  Freeze(false);
+  EXPECT_TRUE(cleaned) << "the kill waited for another job's spawn";
+  ASSERT_TRUE(recorder_.WaitJob(67, JobStatus::PHASE_LAUNCHED).has_value());
+  absl::SleepFor(absl::Milliseconds(200));  // the dropped start would have run by now
+  EXPECT_FALSE(recorder_.WaitJob(68, JobStatus::PHASE_LAUNCHED, absl::ZeroDuration()))
+      << "the killed job started";
+  EXPECT_EQ(Members(68), 0);
+  KillNow(67);
+  EXPECT_TRUE(recorder_.WaitJob(67, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
+// A signal for a job whose script still starts (a preemption's grace signal, `scancel -s` on a
+// job just launched) reaches the script once it runs. It used to be lost: nothing ran yet.
+TEST_F(HungSpawnTest, ASignalReachesAScriptThatWasStillStarting) {
+  ASSERT_TRUE(LaunchHanging(BatchJob(69, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  canopy::v1::SignalJob sig;
+  sig.set_job_id(69);
+  sig.set_signal(SIGUSR1);
+  runtime_->SignalJob(sig);
+  Freeze(false);
+  std::optional<JobStatus> exited = recorder_.WaitJob(69, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value()) << "the signal was lost";
+  EXPECT_EQ(exited->exit_signal(), SIGUSR1);
+  KillAndWait(69);
 }
 
 // After a prolog the script starts on a thread of its own (the reaper's would hold up every
@@ -503,13 +541,40 @@ TEST_F(HungSpawnTest, ANotifyHangingBeforeItsExecDoesNotHoldUpTheNode) {
   canopy::v1::NotifyJob notify;
   notify.set_job_id(61);
   notify.set_message("hello");
-  std::thread inbox([&] { runtime_->NotifyJob(notify); });
+  auto notified = std::async(std::launch::async, [&] { runtime_->NotifyJob(notify); });
+  ASSERT_TRUE(FinishesWhileHung(notified))
+      << "the notify waited for the spawn: the node's later messages wait behind it";
   ASSERT_TRUE(WaitFor([&] { return Members(61) == 2; }));  // the script, and notify's child
   const bool answered = Answers();
   EXPECT_TRUE(answered) << "the runtime waited for the spawn";
   KillNow(61);
   EXPECT_TRUE(recorder_.WaitJob(61, JobStatus::PHASE_CLEANED_UP).has_value());
-  inbox.join();
+}
+
+// A step's tasks start on the step's own thread: one that hangs before its exec holds up neither
+// the node's inbox nor the runtime, and a kill ends the step and the job.
+TEST_F(HungSpawnTest, AStepTaskHangingBeforeItsExecDoesNotHoldUpTheNode) {
+  runtime_->LaunchJob(BatchJob(66, "", dir_.path()));  // an allocation: no batch script
+  ASSERT_TRUE(recorder_.WaitJob(66, JobStatus::PHASE_LAUNCHED).has_value());
+  Freeze(true);
+  canopy::v1::LaunchStep step;
+  step.set_job_id(66);
+  step.set_step_id(0);
+  step.add_task_ranks(0);
+  step.set_ntasks(1);
+  step.add_argv("/bin/sleep");
+  step.add_argv("30");
+  auto launched = std::async(std::launch::async, [&] { runtime_->LaunchStep(step); });
+  ASSERT_TRUE(FinishesWhileHung(launched))
+      << "the step's launch waited for the spawn: the node's later messages wait behind it";
+  ASSERT_TRUE(WaitFor([&] { return Members(66) == 1; }));
+  const bool answered = Answers();
+  EXPECT_TRUE(answered) << "the runtime waited for the spawn";
+  KillNow(66);
+  std::optional<canopy::v1::StepStatus> ended = recorder_.WaitStep(66, 0);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_NE(ended->exit_signal(), 0);
+  EXPECT_TRUE(recorder_.WaitJob(66, JobStatus::PHASE_CLEANED_UP).has_value());
 }
 
 // A step killed (scancel JOB.STEP) while it waits for this node's prolog never starts: it is

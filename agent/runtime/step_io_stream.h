@@ -27,9 +27,9 @@ class StepIoStream {
 
   // How long Open waits for srun's end to answer by default: Slurm's MessageTimeout default.
   // srun waits for its nodes, but a wide step's thousands of nodes all shake hands with one srun
-  // (TLS), so it may be slow to answer; the callers (a node's inbox thread, the runtime's timer
-  // thread) must still not be held for gRPC's 20 s by one that never will (a stopped srun, a
-  // firewall that drops). A refused connection fails at once.
+  // (TLS), so it may be slow to answer; the callers (a step's own I/O thread, the runtime's
+  // timer thread telling srun a step cannot start) must still not be held for gRPC's 20 s by one
+  // that never will (a stopped srun, a firewall that drops). A refused connection fails at once.
   static constexpr absl::Duration kConnectTimeout = absl::Seconds(10);
 
   // Connects to `address` (srun's StepIo server; TLS pinned to the certificate in the hello's

@@ -55,6 +55,7 @@ StepPart::~StepPart() {
   {
     // Only tasks still running: what finished tasks left behind is the job's (see TaskGroups).
     absl::MutexLock lock(&mu_);
+    pending_signal_ = SIGKILL;  // and those the I/O thread still starts
     for (const Task& t : tasks_) {
       if (t.group > 0 && !t.exited) {
         killpg(t.group, SIGKILL);
@@ -129,6 +130,23 @@ void StepPart::Broadcast(const canopy::v1::StepIoMessage& message) {
 }
 
 void StepPart::Run() {
+  // Everything on the I/O thread: connecting to srun may take a while, and a task hangs before
+  // its exec for as long as a mount hangs under its work directory or output file. The caller
+  // (the node's inbox, or the timer thread after a prolog) has the node's later messages (a
+  // KillStep, a KillJob) and kills to go on with; a signal meanwhile reaches each task as it
+  // starts (pending_signal_), and a SIGKILL keeps those not started from starting. The I/O thread
+  // may end the step, and on_done may have this part destroyed, before std::thread's constructor
+  // has even returned here: it waits for io_thread_ to be assigned (under mu_), so the destructor
+  // always finds it joinable.
+  absl::MutexLock lock(&mu_);
+  io_thread_ = std::thread([this] {
+    { absl::MutexLock started(&mu_); }
+    Start();
+    IoLoop();
+  });
+}
+
+void StepPart::Start() {
   if (!launch_.io_address().empty()) {
     absl::StatusOr<std::unique_ptr<StepIoStream>> io = StepIoStream::Open(
         launch_.io_address(), Hello(launch_.io_token()), [this](int signal) { Signal(signal); },
@@ -149,7 +167,10 @@ void StepPart::Run() {
       io_ = *std::move(io);
     }
   }
-  if (failure_.empty()) {
+  if (failure_.empty() && KilledBeforeStart()) {
+    spdlog::info("step {}.{}: killed before its tasks started", launch_.job_id(),
+                 launch_.step_id());
+  } else if (failure_.empty()) {
     if (absl::Status started = StartTasks(); !started.ok()) {
       failure_ = std::string(started.message());
       Signal(SIGKILL);  // the ranks that did start
@@ -163,14 +184,22 @@ void StepPart::Run() {
   if (!failure_.empty()) {
     spdlog::warn("step {}.{}: launch failed: {}", launch_.job_id(), launch_.step_id(), failure_);
   }
-  // The I/O thread may end the step, and on_done may have this part destroyed, before
-  // std::thread's constructor has even returned here: it waits for io_thread_ to be assigned
-  // (under mu_), so the destructor always finds it joinable.
+}
+
+bool StepPart::KilledBeforeStart() {
   absl::MutexLock lock(&mu_);
-  io_thread_ = std::thread([this] {
-    { absl::MutexLock started(&mu_); }
-    IoLoop();
-  });
+  if (pending_signal_ != SIGKILL) {
+    return false;
+  }
+  // None starts (nor truncates its output file); each rank ends killed, as it would have a
+  // moment later, so that srun hears of every rank.
+  for (Task& t : tasks_) {
+    t.pid = -1;
+    t.exited = true;
+    t.wait_status = SIGKILL;  // as waitpid reports a death by SIGKILL
+    t.exited_at = absl::Now();
+  }
+  return true;
 }
 
 absl::Status StepPart::StartTasks() {
@@ -328,7 +357,9 @@ void StepPart::Wake() {
 
 void StepPart::Signal(int signal) {
   absl::MutexLock lock(&mu_);
-  pending_signal_ = signal;
+  if (pending_signal_ != SIGKILL) {
+    pending_signal_ = signal;  // a SIGKILL stays: no later signal lets a late task live
+  }
   const bool supervisor_running = supervised_ && !supervisor_exited_;
   if (supervisor_running && !SignalReachesTasksDirectly(signal)) {
     killpg(supervisor_pid_, signal);  // it forwards the signal to its tasks

@@ -1,19 +1,18 @@
 // StepPart: this node's part of one job step (srun): its tasks, their output and their exits.
 //
 // Life: the runtime constructs it (under its lock, so KillJob can find it at once), then calls
-// Run() without the lock. Run() attaches to srun's StepIo server, starts one process per rank
-// (each in its own process group, as the job's user, inside the job's cgroup) and starts the I/O
-// thread, which streams the tasks' stdout/stderr (or lets them write to files when the step
-// names output paths), sends each TaskExited once the task has exited and its output is drained,
-// and finally calls `on_done` with the node's StepStatus (highest exit code). If srun's stream
-// breaks, every task is SIGKILLed. Signal() may be called from any thread at any time.
-// AddAttached() (sattach) adds a stream that gets the output still held, then the same output
-// and exits (attached_stream.h: it never makes the part wait); when it breaks, only the copy
-// ends. Notify() (scontrol notify) has the I/O thread send srun a notice, which srun prints.
+// Run() without the lock, which starts the I/O thread and returns. That thread attaches to
+// srun's StepIo server, starts one process per rank (each in its own process group, as the job's
+// user, inside the job's cgroup), then streams the tasks' stdout/stderr (or lets them write to
+// files when the step names output paths), sends each TaskExited once the task has exited and its
+// output is drained, and finally calls `on_done` with the node's StepStatus (highest exit code).
+// If srun's stream breaks, every task is SIGKILLed. Signal() may be called from any thread at any
+// time. AddAttached() (sattach) adds a stream that gets the output still held, then the same
+// output and exits (attached_stream.h: it never makes the part wait); when it breaks, only the
+// copy ends. Notify() (scontrol notify) has the I/O thread send srun a notice, which srun prints.
 //
-// Thread-safe. `on_done` runs once, on the I/O thread (or on Run()'s caller when nothing could
-// be started); the owner must not destroy the part from inside `on_done` (hand it to another
-// thread: the destructor joins the I/O thread).
+// Thread-safe. `on_done` runs once, on the I/O thread; the owner must not destroy the part from
+// inside `on_done` (hand it to another thread: the destructor joins the I/O thread).
 #pragma once
 
 #include <sys/types.h>
@@ -60,7 +59,7 @@ class StepPart {
   StepPart(const StepPart&) = delete;
   StepPart& operator=(const StepPart&) = delete;
 
-  // Call once.
+  // Call once. Returns at once: the tasks start on the I/O thread.
   void Run();
   // Sends `signal` to every task's process group (now, and to tasks still being started),
   // including the groups of tasks that exited but left processes behind. With a supervising
@@ -91,7 +90,7 @@ class StepPart {
   struct Task {
     int rank = 0;
     int local_id = 0;
-    pid_t pid = 0;     // 0: not started; a supervised task: its helper
+    pid_t pid = 0;     // 0: not started; -1: killed before it started; supervised: its helper
     pid_t group = 0;   // its process group (its own pid); 0: a supervised task not reported yet
     os::UniqueFd out;  // pipe read ends; empty when writing to a file
     os::UniqueFd err;
@@ -119,6 +118,10 @@ class StepPart {
   // Sends to srun's stream and queues for every attached one; drops attached streams that
   // broke or fell behind.
   void Broadcast(const canopy::v1::StepIoMessage& message);
+  // Run()'s work, on the I/O thread: srun's stream, then the tasks; failure_ if either fails.
+  void Start();
+  // True, and every rank marked ended by SIGKILL, when a SIGKILL came before the tasks started.
+  bool KilledBeforeStart();
   absl::Status StartTasks();
   void OnExit(size_t index, int wait_status);
   void IoLoop();
@@ -131,12 +134,13 @@ class StepPart {
   DoneCallback on_done_;
   os::UniqueFd wake_;  // eventfd: a task exited
   std::unique_ptr<StepIoStream> io_;
-  std::string failure_;  // set by Run() before the I/O thread starts, read by it after
+  std::string failure_;  // set and read by the I/O thread
   std::thread io_thread_;
 
   absl::Mutex mu_;
   std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
-  int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;  // last Signal(), applied to late starters
+  // The last Signal() (a SIGKILL stays), applied to late starters.
+  int pending_signal_ ABSL_GUARDED_BY(mu_) = 0;
   bool srun_gone_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> notices_ ABSL_GUARDED_BY(mu_);  // for the I/O thread to send srun
   // The supervisor (StartSupervised): its exits pipe (read and closed by the I/O thread) and

@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <sys/socket.h>
 
+#include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -339,7 +341,13 @@ TEST_F(StepTest, BrokenSrunStreamKillsTheTasks) {
 
 TEST_F(StepTest, KillJobKillsRunningSteps) {
   StartSrun(false);
-  runtime_->LaunchStep(Step({"sleep", "1000"}));
+  const std::string started = dir_.path() + "/started";
+  runtime_->LaunchStep(
+      Step({"sh", "-c", absl::StrCat("touch ", started, ".$SLURM_PROCID; exec sleep 1000")}));
+  // Both ranks run (their part starts them on its own thread): the kill's SIGTERM reaches them.
+  ASSERT_TRUE(WaitFor([&] {
+    return std::filesystem::exists(started + ".2") && std::filesystem::exists(started + ".3");
+  }));
   canopy::v1::KillJob kill;
   kill.set_job_id(21);
   kill.mutable_kill_wait()->set_nanos(200'000'000);
@@ -348,6 +356,30 @@ TEST_F(StepTest, KillJobKillsRunningSteps) {
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_signal(), SIGTERM);
   ASSERT_TRUE(recorder_.WaitJob(21, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
+// A part killed before its thread starts the tasks (a KillStep or KillJob applied while it
+// still reaches srun) starts none: each rank ends killed, and nothing ran or truncated its output.
+TEST_F(StepTest, APartKilledBeforeItsTasksStartStartsNone) {
+  StartSrun(false);
+  const std::string ran = dir_.path() + "/ran";
+  StepJobContext ctx;
+  ctx.node.node_name = "n1";
+  ctx.job_launch = BatchJob(21, "", dir_.path());
+  std::promise<canopy::v1::StepStatus> done;
+  StepPart part(Step({"touch", ran}), std::move(ctx), reaper_.get(),
+                [&done](const canopy::v1::StepStatus& status) { done.set_value(status); });
+  part.Signal(SIGTERM);
+  part.Signal(SIGKILL);
+  part.Signal(SIGCONT);  // a later signal does not undo the SIGKILL
+  part.Run();
+  std::future<canopy::v1::StepStatus> ended = done.get_future();
+  ASSERT_EQ(ended.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const canopy::v1::StepStatus status = ended.get();
+  EXPECT_EQ(status.exit_signal(), SIGKILL) << "recorded CANCELLED, not FAILED";
+  EXPECT_EQ(status.exit_code(), 0);
+  EXPECT_FALSE(std::filesystem::exists(ran)) << "a task started";
+  EXPECT_THAT(part.TaskGroups(), ::testing::IsEmpty());
 }
 
 TEST_F(StepTest, WhatAStepTaskLeftRunningIsKilledWithTheJob) {
@@ -398,8 +430,9 @@ TEST_F(StepTest, AnSrunThatCannotBeReachedFailsTheStepNotTheAgent) {
 }
 
 // An srun that takes the connection and never answers (stopped with Ctrl-Z, behind a proxy
-// that hangs): the node's inbox thread, which launches steps, is held for the attach's
-// timeout (StepIoStream::kConnectTimeout), not for gRPC's 20 s handshake.
+// that hangs): the step fails after the attach's timeout (StepIoStream::kConnectTimeout), not
+// gRPC's 20 s handshake. The step's own thread waits for it, not the node's inbox thread, which
+// launches steps and used to be held for that long.
 TEST_F(StepTest, AnSrunThatNeverAnswersFailsTheStepWithinTheConnectTimeout) {
   // The kernel completes the connections; nobody speaks.
   const auto [silent, port] = LoopbackSocket(/*listen_too=*/true);
@@ -408,7 +441,10 @@ TEST_F(StepTest, AnSrunThatNeverAnswersFailsTheStepWithinTheConnectTimeout) {
   step.set_io_address(absl::StrCat("127.0.0.1:", port));
   const absl::Time start = absl::Now();
   runtime_->LaunchStep(step);
-  std::optional<canopy::v1::StepStatus> status = recorder_.WaitStep(21, 0);
+  EXPECT_LT(absl::Now() - start, StepIoStream::kConnectTimeout / 2)
+      << "the launch waited for srun: the node's later messages wait behind it";
+  std::optional<canopy::v1::StepStatus> status =
+      recorder_.WaitStep(21, 0, StepIoStream::kConnectTimeout + absl::Seconds(3));
   ASSERT_TRUE(status.has_value());
   EXPECT_EQ(status->exit_code(), 1);
   EXPECT_LT(absl::Now() - start, StepIoStream::kConnectTimeout + absl::Seconds(3));

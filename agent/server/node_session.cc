@@ -258,11 +258,11 @@ bool NodeSession::DispatchToRuntime(const canopy::v1::ControllerMessage& message
     default:
       return false;
   }
-  // Launches and notifications fork a child and wait for its exec: they go to the inbox's
-  // thread. The rest signal, schedule, queue or bookkeep, and run here when nothing is waiting
-  // before them.
-  const bool may_block =
-      kind == Kind::kLaunchJob || kind == Kind::kLaunchStep || kind == Kind::kNotifyJob;
+  // A job's launch makes its cgroup and spool file (and may load the user's login environment),
+  // and a job's launch or a step's may start the node's prolog: they go to the inbox's thread.
+  // The rest signal, schedule, queue or bookkeep, and run here when nothing is waiting before
+  // them. None waits for a child that enters the user's files (JobRuntime).
+  const bool may_block = kind == Kind::kLaunchJob || kind == Kind::kLaunchStep;
   // Whether the node fenced its jobs between now and when the inbox applies it (JobRuntime
   // drops a launch that waited across a fence).
   const uint64_t fences = runtime_->Fences();

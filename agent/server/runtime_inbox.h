@@ -9,9 +9,12 @@
 // "Trivial jobs end to end"). So a message that may block goes to the inbox's own thread
 // (started with the first such message: nodes that never run a job have none), and one that
 // cannot runs at once on the caller's thread, unless earlier messages are still waiting or
-// running: a node's messages keep their order either way. Launches and notifications (which fork
-// and wait for an exec) may block; kills, signals, acknowledgements and attaches (which only
-// queue for the step's own thread) do not.
+// running: a node's messages keep their order either way. Launches of jobs (which create the
+// job's cgroup and spool file, and may load the user's login environment) and of steps (either
+// may start the node's prolog) may block. Notifications, kills, signals, acknowledgements and
+// attaches do not. None waits for a child that enters the user's files, which a hung mount can
+// hold before its exec for as long as it hangs: the runtime starts batch scripts and notices'
+// children on a starter thread of the node's, a step's tasks on the step's own.
 //
 // Thread-safe.
 #pragma once
