@@ -256,6 +256,9 @@ class JobRuntime {
   JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
+  // scontrol notify's child for a batch script, on starts_ (job_runtime_steps.cc).
+  void StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Destroys the step parts still running after Shutdown() (destructor).
   void DestroyStepsLeft() ABSL_LOCKS_EXCLUDED(mu_);
   // A batch script's start, prepared under mu_ (PrepareBatch) and spawned without it

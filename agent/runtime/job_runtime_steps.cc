@@ -217,12 +217,6 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
 }
 
 void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
-  // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
-  // the agent never writes into a path the user chose with its own rights. Spawned on the node's
-  // starter thread, without mu_: the child enters the user's work directory and opens the user's
-  // file before its exec, where a hung mount would hold up the node's later messages too.
-  SpawnRequest req;
-  std::vector<os::UniqueFd> procs;
   uint32_t run_id = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -231,7 +225,6 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
       return;
     }
     JobRecord& job = *it->second;
-    run_id = job.run_id();
     if (notify.step_ids_size() > 0) {
       for (uint32_t step_id : notify.step_ids()) {
         if (auto s = job.steps.find(step_id); s != job.steps.end()) {
@@ -240,61 +233,74 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
       }
       return;
     }
-    // Not into a job being killed: the child could join its cgroup just before the cgroup is
-    // removed, and outlive the job's clean-up.
-    if (!job.batch_running || job.batch_stderr_path.empty() || job.killing) {
+    // A script still starting gets it too: its start comes first on starts_.
+    if (!(job.batch_running || job.batch_starting) || job.killing) {
       spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
                    notify.message());
       return;
     }
+    run_id = job.run_id();
+  }
+  // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
+  // the agent never writes into a path the user chose with its own rights. Spawned on the node's
+  // starter thread, without mu_: the child enters the user's work directory and opens the user's
+  // file before its exec, where a hung mount would hold up the node's later messages too.
+  starts_.Schedule(absl::Now(),
+                   [this, job_id = notify.job_id(), run_id, message = notify.message()] {
+                     StartNotice(job_id, run_id, message);
+                   });
+}
+
+void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message) {
+  SpawnRequest req;
+  std::vector<os::UniqueFd> procs;
+  {
+    absl::MutexLock lock(&mu_);
+    JobRecord* job = FindRun(job_id, run_id);
+    // Not into a job being killed: the child could join its cgroup just before the cgroup is
+    // removed, and outlive the job's clean-up.
+    if (job == nullptr || !job->batch_running || job->batch_stderr_path.empty() || job->killing ||
+        shut_down_) {
+      spdlog::info("job {}: notify with no batch script running here: {}", job_id, message);
+      return;
+    }
     req.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$1\"", "canopy-notify",
-                absl::StrCat("slurmstepd-", options_.node_name, ": error: ", notify.message())};
-    req.work_dir = job.batch_work_dir;
+                absl::StrCat("slurmstepd-", options_.node_name, ": error: ", message)};
+    req.work_dir = job->batch_work_dir;
     req.stdin_path = "/dev/null";
-    req.stdout_path = job.batch_stderr_path;
+    req.stdout_path = job->batch_stderr_path;
     req.stdout_flags = O_APPEND;
     req.stderr_path = "/dev/null";
     req.stderr_flags = O_APPEND;
-    req.credentials = CredentialsFor(job.launch.job());
+    req.credentials = CredentialsFor(job->launch.job());
     // In the job's cgroup, so it goes with the job; and killed if the file blocks it (a FIFO, a
     // hung mount) for longer than a notice is worth.
-    procs = job.OpenCgroupProcs();
+    procs = job->OpenCgroupProcs();
     req.cgroup_procs_fds = Borrow(procs);
+    // Counted: the job's clean-up waits until the child is in its cgroup, where a kill reaches
+    // it.
+    ++job->notices_starting;
   }
-  starts_.Schedule(absl::Now(), [this, job_id = notify.job_id(), run_id, req = std::move(req),
-                                 procs = std::move(procs)] {
-    {
-      // Looked at again (it may have waited behind another start that hung), and counted: the
-      // job's clean-up waits until the child is in its cgroup, where a kill reaches it.
-      absl::MutexLock lock(&mu_);
-      JobRecord* job = FindRun(job_id, run_id);
-      if (job == nullptr || !job->batch_running || job->killing || shut_down_) {
-        return;
-      }
-      ++job->notices_starting;
-    }
-    auto exited = std::make_shared<std::atomic<bool>>(false);
-    absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
-    {
-      absl::MutexLock lock(&mu_);
-      JobRecord* job = FindRun(job_id, run_id);  // still there: Gone() waited
-      if (job != nullptr) {
-        --job->notices_starting;
-        if (pid.ok() && job->killing) {
-          killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
-        }
+  auto exited = std::make_shared<std::atomic<bool>>(false);
+  absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
+  {
+    absl::MutexLock lock(&mu_);
+    if (JobRecord* job = FindRun(job_id, run_id); job != nullptr) {  // still there: Gone() waited
+      --job->notices_starting;
+      if (pid.ok() && job->killing) {
+        killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
       }
     }
-    if (!pid.ok()) {
-      spdlog::warn("job {}: cannot append the notify message to {}: {}", job_id, req.stdout_path,
-                   pid.status().message());
-      return;
+  }
+  if (!pid.ok()) {
+    spdlog::warn("job {}: cannot append the notify message to {}: {}", job_id, req.stdout_path,
+                 pid.status().message());
+    return;
+  }
+  timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {
+    if (!exited->load()) {
+      killpg(child, SIGKILL);  // its own session: Spawn made it the group's leader
     }
-    timer_.Schedule(absl::Now() + kNotifyTimeout, [exited, child = *pid] {
-      if (!exited->load()) {
-        killpg(child, SIGKILL);  // its own session: Spawn made it the group's leader
-      }
-    });
   });
 }
 
