@@ -168,7 +168,6 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
     }
   }
   bool check_kill = false;
-  std::optional<BatchStart> batch;
   {
     absl::MutexLock lock(&mu_);
     if (shut_down_) {
@@ -201,14 +200,14 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
         }
         return;
       }
-      batch = StartJob(launch, std::move(login_env));
+      // On the node's starter thread, not this one (the node's inbox): a start that hangs on a
+      // mount would hold up the node's later messages, a KillJob for this very job among them.
+      // Queued under mu_, as every start is: a notice for the script goes to starts_ after it.
+      StartBatchLater(StartJob(launch, std::move(login_env)));
     } else {
       check_kill = LaunchAgain(*it->second, launch, std::move(login_env));
     }
   }
-  // On the node's starter thread, not this one (the node's inbox): a start that hangs on a mount
-  // would hold up the node's later messages, a KillJob for this very job among them.
-  StartBatchLater(std::move(batch));
   if (check_kill) {
     timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
   }

@@ -274,7 +274,7 @@ class JobRuntime {
   };
   // Launches a job that has no record here: records it and queues LAUNCHED or LAUNCH_FAILED,
   // or, where a batch script is due, returns its start, which the caller hands to
-  // StartBatchLater once it has released mu_ (LAUNCHED then follows the spawn).
+  // StartBatchLater (LAUNCHED then follows the spawn).
   // `login_env`: the user's login environment, loaded beforehand (without mu_: a login shell
   // may take seconds) when the job asks for it.
   std::optional<BatchStart> StartJob(const canopy::v1::LaunchJob& launch,
@@ -300,8 +300,9 @@ class JobRuntime {
   JobRecord* FindStart(const BatchStart& start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // StartBatch on starts_, unless the job is killed before its turn comes. Every start goes
   // there, whichever thread made it due (the node's inbox at a launch, the reaper's after a
-  // prolog, the stream reader's or the timer's after an older run's clean-up).
-  void StartBatchLater(std::optional<BatchStart> start);
+  // prolog, the stream reader's or the timer's after an older run's clean-up), queued under mu_
+  // with the record's batch_starting: a notice for the script (NotifyJob) comes after it.
+  void StartBatchLater(std::optional<BatchStart> start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record
   // dropped.

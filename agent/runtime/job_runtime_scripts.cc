@@ -115,7 +115,6 @@ void JobRuntime::PrologFailed(uint32_t job_id, const std::string& why) {
 
 void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status) {
   std::vector<canopy::v1::LaunchStep> steps;
-  std::optional<BatchStart> batch;
   {
     absl::MutexLock lock(&mu_);
     JobRecord* found = FindRun(job_id, run_id);
@@ -141,13 +140,14 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
     spdlog::info("{}: job {} (run {}): prolog done", options_.node_name, job_id, run_id);
     steps.swap(job.steps_after_prolog);
     if (!job.launch_reported) {
-      batch = ContinueLaunch(job_id);
+      // Not on the reaper's thread, which every node's exits wait for: the script's spawn waits
+      // for its exec (on starts_). Queued under mu_: a notice for the script, which may come
+      // as soon as mu_ is free, goes to starts_ after it.
+      StartBatchLater(ContinueLaunch(job_id));
     }
   }
-  // Not on the reaper's thread, which every node's exits wait for: the script's spawn waits for
-  // its exec (on starts_). The steps' launches, quick now that each part starts its tasks on its
-  // own thread, go to timer_, in the order they came.
-  StartBatchLater(std::move(batch));
+  // The steps' launches, quick now that each part starts its tasks on its own thread, go to
+  // timer_, in the order they came.
   for (canopy::v1::LaunchStep& step : steps) {
     timer_.Schedule(absl::Now(), [this, step = std::move(step)] { LaunchStep(step); });
   }

@@ -278,16 +278,20 @@ void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string
     procs = job->OpenCgroupProcs();
     req.cgroup_procs_fds = Borrow(procs);
     // Counted: the job's clean-up waits until the child is in its cgroup, where a kill reaches
-    // it.
-    ++job->notices_starting;
+    // it (without a cgroup nothing would: the clean-up does not wait for a child it cannot kill).
+    if (job->cgroup != nullptr) {
+      ++job->notices_starting;
+    }
   }
   auto exited = std::make_shared<std::atomic<bool>>(false);
   absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
   {
     absl::MutexLock lock(&mu_);
     if (JobRecord* job = FindRun(job_id, run_id); job != nullptr) {  // still there: Gone() waited
-      --job->notices_starting;
-      if (pid.ok() && job->killing) {
+      if (job->cgroup != nullptr) {
+        --job->notices_starting;
+      }
+      if (pid.ok() && job->killing && !exited->load()) {
         killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
       }
     }

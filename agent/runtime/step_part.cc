@@ -186,14 +186,15 @@ void StepPart::Start() {
   }
 }
 
-bool StepPart::KilledBeforeStart() {
+bool StepPart::KilledBeforeStart(size_t from) {
   absl::MutexLock lock(&mu_);
   if (pending_signal_ != SIGKILL) {
     return false;
   }
   // None starts (nor truncates its output file); each rank ends killed, as it would have a
   // moment later, so that srun hears of every rank.
-  for (Task& t : tasks_) {
+  for (size_t i = from; i < tasks_.size(); ++i) {
+    Task& t = tasks_[i];
     t.pid = -1;
     t.exited = true;
     t.wait_status = SIGKILL;  // as waitpid reports a death by SIGKILL
@@ -320,6 +321,9 @@ absl::Status StepPart::StartTasks() {
     return StartSupervised(prepared);
   }
   for (size_t i = 0; i < prepared.size(); ++i) {
+    if (KilledBeforeStart(i)) {
+      return absl::OkStatus();  // the ranks from i on never start
+    }
     absl::StatusOr<pid_t> pid =
         Spawn(prepared[i].req, *reaper_, [this, i](int status) { OnExit(i, status); });
     if (!pid.ok()) {

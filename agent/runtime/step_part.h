@@ -120,8 +120,9 @@ class StepPart {
   void Broadcast(const canopy::v1::StepIoMessage& message);
   // Run()'s work, on the I/O thread: srun's stream, then the tasks; failure_ if either fails.
   void Start();
-  // True, and every rank marked ended by SIGKILL, when a SIGKILL came before the tasks started.
-  bool KilledBeforeStart();
+  // True, and the ranks from `from` on marked ended by SIGKILL, when a SIGKILL has come before
+  // they started.
+  bool KilledBeforeStart(size_t from = 0);
   absl::Status StartTasks();
   void OnExit(size_t index, int wait_status);
   void IoLoop();
