@@ -72,6 +72,20 @@ class JobRuntimeTest : public ::testing::Test {
         [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
   }
 
+  // Options for a second runtime on `node`, with `prolog_text` as its Prolog (an executable
+  // file in the test's directory) and its batch scripts in a spool of its own.
+  RuntimeOptions WithProlog(const std::string& node, const std::string& prolog_text) {
+    const std::string prolog = dir_.path() + "/prolog.sh";
+    std::ofstream(prolog) << prolog_text;
+    EXPECT_EQ(chmod(prolog.c_str(), 0755), 0);
+    RuntimeOptions options;
+    options.node_name = node;
+    options.spool_dir = dir_.path() + "/spool2";
+    options.allow_root_jobs = true;
+    options.scripts.prolog = prolog;
+    return options;
+  }
+
   // Kills the job and waits for CLEANED_UP.
   void KillAndWait(uint32_t job_id) {
     canopy::v1::KillJob kill;
@@ -492,18 +506,8 @@ TEST_F(HungSpawnTest, ASignalReachesAScriptThatWasStillStarting) {
 // node): not the timer thread, whose kill escalations must go on. Here another job, which ignores
 // SIGTERM, gets its SIGKILL after KillWait while the start hangs.
 TEST_F(HungSpawnTest, AStartAfterThePrologDoesNotHoldUpKillEscalation) {
-  const std::string prolog = dir_.path() + "/prolog.sh";
-  {
-    std::ofstream out(prolog);
-    out << "#!/bin/sh\ntrue\n";
-  }
-  ASSERT_EQ(chmod(prolog.c_str(), 0755), 0);
-  RuntimeOptions options;
-  options.node_name = "n2";
-  options.spool_dir = dir_.path() + "/spool2";
-  options.allow_root_jobs = true;
+  RuntimeOptions options = WithProlog("n2", "#!/bin/sh\ntrue\n");
   options.cgroup_parent = cgroup_->path();
-  options.scripts.prolog = prolog;
   testing::Recorder recorder;
   auto runtime = std::make_unique<JobRuntime>(
       options, reaper_.get(), [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
@@ -580,17 +584,7 @@ TEST_F(HungSpawnTest, AStepTaskHangingBeforeItsExecDoesNotHoldUpTheNode) {
 // A step killed (scancel JOB.STEP) while it waits for this node's prolog never starts: it is
 // reported ended here at once. It used to start once the prolog was done.
 TEST_F(JobRuntimeTest, AStepKilledWhileItWaitsForThePrologNeverStarts) {
-  const std::string prolog = dir_.path() + "/prolog.sh";
-  {
-    std::ofstream out(prolog);
-    out << "#!/bin/sh\nsleep 1\n";
-  }
-  ASSERT_EQ(chmod(prolog.c_str(), 0755), 0);
-  RuntimeOptions options;
-  options.node_name = "n1";
-  options.spool_dir = dir_.path() + "/spool2";
-  options.allow_root_jobs = true;
-  options.scripts.prolog = prolog;
+  const RuntimeOptions options = WithProlog("n1", "#!/bin/sh\nsleep 1\n");
   testing::Recorder recorder;
   auto runtime = std::make_unique<JobRuntime>(
       options, reaper_.get(), [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
