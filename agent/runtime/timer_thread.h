@@ -3,8 +3,9 @@
 // the controller stream's callbacks. The thread starts with the first task: an agent hosting
 // thousands of virtual nodes has none for the nodes that never ran a job. Tasks still pending at
 // destruction are dropped (destroyed without running). An idle thread sleeps until a task comes
-// (no periodic wake-up: an agent's thousands of virtual nodes each have two). Thread-safe; tasks
-// run one at a time.
+// (no periodic wake-up), and ends once idle for `idle_exit`; the next task starts another. An
+// agent's thousands of virtual nodes each have two (JobRuntime's timer and starter), so only the
+// nodes busy now hold threads. Thread-safe; tasks run one at a time.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace canopy::agent::runtime {
 
 class TimerThread {
  public:
-  TimerThread();
+  explicit TimerThread(absl::Duration idle_exit = absl::Seconds(30));
   ~TimerThread();
   TimerThread(const TimerThread&) = delete;
   TimerThread& operator=(const TimerThread&) = delete;
@@ -34,11 +35,13 @@ class TimerThread {
  private:
   void Run();
 
+  const absl::Duration idle_exit_;
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t scheduled_ ABSL_GUARDED_BY(mu_) = 0;  // tasks ever scheduled
   std::multimap<absl::Time, absl::AnyInvocable<void()>> tasks_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_ ABSL_GUARDED_BY(mu_);  // started by the first Schedule()
+  std::thread thread_ ABSL_GUARDED_BY(mu_);  // started by the first Schedule() after none ran
+  std::thread ended_ ABSL_GUARDED_BY(mu_);   // one that ended idle, for another thread to join
 };
 
 }  // namespace canopy::agent::runtime
