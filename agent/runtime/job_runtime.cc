@@ -120,7 +120,7 @@ void JobRuntime::ClearStaleSpool() {
 JobRuntime::~JobRuntime() {
   Shutdown();
   // Before timer_ goes: a start's tasks may schedule there (a notice's timeout, a failed
-  // launch's clean-up). Later starts timer_'s tasks hand it are dropped.
+  // launch's clean-up). Starts that timer_'s tasks queue from here on never run.
   starts_.Stop();
   DestroyStepsLeft();
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
@@ -353,7 +353,7 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
   if (found == nullptr) {
     return;
   }
-  if (found->batch_starting) {
+  if (found->batch_starting()) {
     found->batch_early_exit = wait_status;  // BatchStarted reports it, after LAUNCHED
     return;
   }

@@ -23,7 +23,7 @@
 // (StepPart); none of them holds mu_, which the node's exit reports (and through the shared
 // reaper every node's), kills, heartbeats and fencing need, and the node's later messages (a
 // KillJob for the job that hangs among them) go on. A batch script being started is marked
-// (JobRecord::batch_starting) while it is: a kill drops a start still waiting for starts_, and
+// (JobRecord::batch_start) while it is: a kill drops a start still waiting for starts_, and
 // during a spawn signals the job's cgroup at once, and the script once it runs; SignalJob's
 // signals wait for the script. The other handlers return promptly (KillJob removes the
 // spool file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
@@ -177,10 +177,11 @@ class JobRuntime {
     bool batch_running = false;
     // Its start waits on starts_ (StartBatchLater), then spawns without mu_ (StartBatch):
     // LAUNCHED waits, and an exit the reaper reports before the spawn returns waits in
-    // batch_early_exit. A start that waits is dropped when the job is killed (batch_start_id no
-    // longer matches, or the record is gone); one that spawns keeps the record (Gone() is false).
-    bool batch_starting = false;
-    bool batch_spawning = false;
+    // batch_early_exit. A start that waits is dropped when the job is killed (the record goes,
+    // or its batch_start is kNone again); one that spawns keeps the record (Gone() is false).
+    enum class BatchStartPhase { kNone, kQueued, kSpawning };
+    BatchStartPhase batch_start = BatchStartPhase::kNone;
+    bool batch_starting() const { return batch_start != BatchStartPhase::kNone; }
     uint64_t batch_start_id = 0;  // BatchStart::start_id of this run's start
     std::optional<int> batch_early_exit;
     // SignalJob's signals while the script starts, sent to it once it runs (BatchStarted).
@@ -301,7 +302,7 @@ class JobRuntime {
   // StartBatch on starts_, unless the job is killed before its turn comes. Every start goes
   // there, whichever thread made it due (the node's inbox at a launch, the reaper's after a
   // prolog, the stream reader's or the timer's after an older run's clean-up), queued under mu_
-  // with the record's batch_starting: a notice for the script (NotifyJob) comes after it.
+  // with the record's batch_start: a notice for the script (NotifyJob) comes after it.
   void StartBatchLater(std::optional<BatchStart> start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record

@@ -165,7 +165,7 @@ absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) 
     req.wrapper.push_back(absl::StrCat("--exits-fd=", kWrapperFirstExtraFd));
     req.wrapper_fds = {fds[1]};
   }
-  job.batch_starting = true;
+  job.batch_start = JobRecord::BatchStartPhase::kQueued;
   job.batch_start_id = start.start_id;
   return start;
 }
@@ -182,8 +182,8 @@ void JobRuntime::StartBatch(BatchStart start) {
 
 JobRuntime::JobRecord* JobRuntime::FindStart(const BatchStart& start) {
   JobRecord* job = FindRun(start.job_id, start.run_id);
-  return job != nullptr && job->batch_starting && job->batch_start_id == start.start_id ? job
-                                                                                        : nullptr;
+  return job != nullptr && job->batch_starting() && job->batch_start_id == start.start_id ? job
+                                                                                          : nullptr;
 }
 
 void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid) {
@@ -197,8 +197,7 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
     return;
   }
   JobRecord& job = *found;
-  job.batch_starting = false;
-  job.batch_spawning = false;
+  job.batch_start = JobRecord::BatchStartPhase::kNone;
   if (!pid.ok()) {
     LaunchFailed(start.job_id, pid.status());
     return;
@@ -250,10 +249,11 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
         // never starts. CheckKill, polling, finds the record gone now that it is not starting.
         spdlog::info("{}: job {} (run {}) killed before its batch script started",
                      options_.node_name, start.job_id, start.run_id);
-        job->batch_starting = false;
+        job->batch_start = JobRecord::BatchStartPhase::kNone;
         return;
       }
-      job->batch_spawning = true;  // from here on, a kill waits for the spawn (Gone())
+      job->batch_start = JobRecord::BatchStartPhase::kSpawning;  // from here on, a kill waits for
+                                                                 // the spawn (Gone())
     }
     StartBatch(std::move(start));
   });

@@ -25,7 +25,7 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
     return;
   }
   JobRecord& job = *it->second;
-  if (job.batch_starting && !job.killing) {
+  if (job.batch_starting() && !job.killing) {
     // Sent once the script runs (BatchStarted), as Slurm's batch step gets it once started; a
     // few at most, the latest of a flood.
     constexpr size_t kPendingSignalsKept = 8;
@@ -178,7 +178,8 @@ void JobRuntime::ContinueSigkill(JobRecord& job) {
 bool JobRuntime::Gone(JobRecord& job) {
   // A start still waiting on starts_ is dropped once the job is killed (FindStart no longer finds
   // it once the record goes); one spawning is waited for.
-  if (job.batch_starting && (job.batch_spawning || !job.killing)) {
+  if (job.batch_start == JobRecord::BatchStartPhase::kSpawning ||
+      (job.batch_starting() && !job.killing)) {
     return false;
   }
   if (job.batch_running || !job.steps.empty() || job.script_pid > 0 || job.notices_starting > 0) {

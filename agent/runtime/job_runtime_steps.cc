@@ -234,7 +234,7 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
       return;
     }
     // A script still starting gets it too: its start comes first on starts_.
-    if (!(job.batch_running || job.batch_starting) || job.killing) {
+    if (!(job.batch_running || job.batch_starting()) || job.killing) {
       spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
                    notify.message());
       return;
