@@ -307,7 +307,9 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
   // The kill (KillWait 0: SIGKILL at once) checks the job first on the caller's thread; the
   // reaper may have reaped the script by then, and the job is cleaned up at once. Otherwise the
   // next check is a poll away (20 ms), and the latecomer joins the cgroup before it. Tried
-  // with a new job until it does.
+  // with a new job until it does. A latecomer that joins after the clean-up's last look but
+  // before its rmdir (a slow machine: the TSan build) was never the job's to kill: the rmdir
+  // fails and the cgroup is left behind, and that try does not count either.
   uint32_t job_id = 0;
   pid_t late = 0;
   for (uint32_t id = 40; id < 50 && job_id == 0; ++id) {
@@ -316,6 +318,9 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
         BatchJob(id, absl::StrCat("#!/bin/sh\ntouch ", ready, "\nwhile :; do sleep 0.05; done\n"),
                  dir_.path()));
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(ready); }));
+    // Its start is over, so the kill's SIGKILL is the last one but the polls' (a kill while the
+    // spawn still returns sends another once it has).
+    ASSERT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_LAUNCHED).has_value());
     // Not fork(): this process has threads (a forked child can deadlock in ThreadSanitizer's
     // runtime before its exec).
     pid_t pid = 0;
@@ -325,20 +330,30 @@ TEST_F(JobRuntimeTest, AProcessThatOutlivesTheSigkillIsKilledAgain) {
     kill.set_job_id(id);
     kill.mutable_kill_wait()->set_seconds(0);
     runtime_->KillJob(kill);
-    std::ofstream procs(absl::StrCat(cgroup_->path(), "/n1/job", id, "/cgroup.procs"));
+    const std::string job_cgroup = absl::StrCat(cgroup_->path(), "/n1/job", id);
+    std::ofstream procs(job_cgroup + "/cgroup.procs");
     procs << pid << std::endl;
-    if (procs.good()) {
+    const bool joined = procs.good();
+    procs.close();
+    const bool cleaned = recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value();
+    // Joined the cgroup the clean-up was already removing: the rmdir failed and left it.
+    const bool raced = joined && cleaned && std::filesystem::exists(job_cgroup);
+    if (joined && !raced) {  // cleaned up, or never (the failure below)
       job_id = id;
       late = pid;
-    } else {  // the job was gone already: another try
-      ::kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      ASSERT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value());
+      break;
+    }
+    ASSERT_TRUE(cleaned) << "job " << id << " was never cleaned up";
+    // Gone before the latecomer joined, or the race above: another try.
+    ::kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    if (joined) {
+      EXPECT_TRUE(WaitFor([&] { return rmdir(job_cgroup.c_str()) == 0 || errno == ENOENT; }));
     }
   }
   ASSERT_NE(job_id, 0u) << "no latecomer got into a killed job's cgroup in ten tries";
-  const bool cleaned = recorder_.WaitJob(job_id, JobStatus::PHASE_CLEANED_UP).has_value();
-  EXPECT_TRUE(cleaned) << "the latecomer was never killed";
+  EXPECT_TRUE(recorder_.WaitJob(job_id, JobStatus::PHASE_CLEANED_UP).has_value())
+      << "the latecomer was never killed";
   // Reaped by the test or, as the agent's subreaper sweeps children, by the ChildReaper.
   EXPECT_TRUE(WaitFor([&] {
     waitpid(late, nullptr, WNOHANG);
