@@ -22,7 +22,7 @@ class FrontEndTest : public ::testing::Test {
   explicit FrontEndTest(const std::string& config_yaml) : cluster_(config_yaml) {}
 
   // Starts canopyd and an agent hosting `nodes` (a hostlist of `count` nodes, `fake_gpus` GPUs
-  // each) and waits until sinfo shows all of them.
+  // each) and waits until sinfo shows all of them idle.
   ::testing::AssertionResult StartCluster(const std::string& nodes, int count, int fake_gpus) {
     work_ = cluster_.dir() + "/work";
     std::filesystem::create_directories(work_);
@@ -36,12 +36,7 @@ class FrontEndTest : public ::testing::Test {
     if (absl::Status s = cluster_.StartAgent(nodes, flags); !s.ok()) {
       return ::testing::AssertionFailure() << s;
     }
-    const bool up = WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out,
-                                   absl::StrCat(count));
-        },
-        absl::Seconds(30));
+    const bool up = WaitUntil([&] { return cluster_.IdleNodes() == count; }, absl::Seconds(30));
     return up ? ::testing::AssertionSuccess()
               : ::testing::AssertionFailure() << "nodes did not come up\n"
                                               << Diagnostics();

@@ -98,11 +98,7 @@ class GoldenTest : public ::testing::Test {
         cluster_
             .StartAgent("gpu[1-6]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
             .ok());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "6");
-        },
-        absl::Seconds(30)));
+    ASSERT_TRUE(WaitUntil([&] { return cluster_.IdleNodes() == 6; }, absl::Seconds(30)));
   }
 
   uint32_t Sbatch(const std::vector<std::string>& args) {

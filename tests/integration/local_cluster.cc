@@ -6,8 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace canopy::testing {
@@ -127,6 +130,18 @@ CommandResult LocalCluster::FrontEnd(const std::string& name,
   std::map<std::string, std::string> env = front_end_env_;
   env["CANOPY_CONTROLLER"] = socket_target();
   return RunCommand(argv, env);
+}
+
+int LocalCluster::IdleNodes() const {
+  std::set<std::string> idle;
+  for (absl::string_view line : absl::StrSplit(FrontEnd("sinfo", {"-h", "-N", "-o", "%N %t"}).out,
+                                               '\n', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> node = absl::StrSplit(line, ' ');
+    if (node.second == "idle") {
+      idle.insert(node.first);  // once, whatever number of partitions it is in
+    }
+  }
+  return static_cast<int>(idle.size());
 }
 
 CommandResult LocalCluster::FrontEndIn(const std::string& name,

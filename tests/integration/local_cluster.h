@@ -37,6 +37,10 @@ class LocalCluster {
   // The binary run under another name (scontrol, ...) with CANOPY_CONTROLLER set to the
   // controller's unix socket.
   CommandResult FrontEnd(const std::string& name, const std::vector<std::string>& args) const;
+  // How many nodes sinfo shows idle (registered, nothing running). What tests wait for before
+  // they submit: a line that merely holds the number of nodes ("unk 2") let a test start before
+  // its nodes had registered, and its first job ran on whichever registered first.
+  int IdleNodes() const;
   // The same, run in directory `cwd` (sbatch's submit directory), killed after `timeout`.
   CommandResult FrontEndIn(const std::string& name, const std::vector<std::string>& args,
                            const std::string& cwd,

@@ -60,11 +60,7 @@ class SacctTest : public ::testing::Test {
         cluster_
             .StartAgent("gpu[1-4]", {"--fake_gpus", "4", "--spool_dir", cluster_.dir() + "/spool"})
             .ok());
-    ASSERT_TRUE(WaitUntil(
-        [&] {
-          return absl::StrContains(cluster_.FrontEnd("sinfo", {"-h", "-o", "%t %D"}).out, "4");
-        },
-        absl::Seconds(30)));
+    ASSERT_TRUE(WaitUntil([&] { return cluster_.IdleNodes() == 4; }, absl::Seconds(30)));
   }
 
   void WriteScript(const std::string& name, const std::string& text) {
