@@ -121,7 +121,9 @@ JobRuntime::~JobRuntime() {
   Shutdown();
   // Before timer_ goes: a start's tasks may schedule there (a notice's timeout, a failed
   // launch's clean-up). Starts that timer_'s tasks queue from here on never run.
-  starts_.Stop();
+  for (TimerThread& lane : start_lanes_) {
+    lane.Stop();
+  }
   DestroyStepsLeft();
   // Jobs' leaves are gone with the jobs; node_cgroup_ is removed when members are destroyed
   // (after timer_, whose pending tasks may still hold finished steps).
@@ -202,7 +204,7 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
       }
       // On the node's starter thread, not this one (the node's inbox): a start that hangs on a
       // mount would hold up the node's later messages, a KillJob for this very job among them.
-      // Queued under mu_, as every start is: a notice for the script goes to starts_ after it.
+      // Queued under mu_, as every start is: a notice for the script goes to its lane after it.
       StartBatchLater(StartJob(launch, std::move(login_env)));
     } else {
       check_kill = LaunchAgain(*it->second, launch, std::move(login_env));

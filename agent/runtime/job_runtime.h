@@ -19,11 +19,11 @@
 // child that enters the user's files: before its exec such a child enters the user's work directory
 // and opens the user's files as the user, and a hung mount there (NFS, Lustre, a FUSE mount the
 // user stalls) holds it for as long as the mount hangs. So batch scripts and notices' children are
-// spawned on the node's starter thread (starts_), and a step's tasks on the step's own thread
+// spawned on the node's starter threads (start_lanes_), and a step's tasks on the step's own thread
 // (StepPart); none of them holds mu_, which the node's exit reports (and through the shared
 // reaper every node's), kills, heartbeats and fencing need, and the node's later messages (a
 // KillJob for the job that hangs among them) go on. A batch script being started is marked
-// (JobRecord::batch_start) while it is: a kill drops a start still waiting for starts_, and
+// (JobRecord::batch_start) while it is: a kill drops a start still waiting for its lane, and
 // during a spawn signals the job's cgroup at once, and the script once it runs; SignalJob's
 // signals wait for the script. The other handlers return promptly (KillJob removes the
 // spool file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
@@ -36,6 +36,7 @@
 // `report` takes.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -49,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -175,7 +177,7 @@ class JobRuntime {
     uint32_t run_id() const { return launch.job().run_id(); }
     pid_t batch_pid = 0;  // process group of the batch script (or its SPANK helper); 0 = none
     bool batch_running = false;
-    // Its start waits on starts_ (StartBatchLater), then spawns without mu_ (StartBatch):
+    // Its start waits on a start lane (StartBatchLater), then spawns without mu_ (StartBatch):
     // LAUNCHED waits, and an exit the reaper reports before the spawn returns waits in
     // batch_early_exit. A start that waits is dropped when the job is killed (the record goes,
     // or its batch_start is kNone again); one that spawns keeps the record (Gone() is false).
@@ -183,6 +185,7 @@ class JobRuntime {
     BatchStartPhase batch_start = BatchStartPhase::kNone;
     bool batch_starting() const { return batch_start != BatchStartPhase::kNone; }
     uint64_t batch_start_id = 0;  // BatchStart::start_id of this run's start
+    int start_lane = 0;           // where its start went: a notice for the script follows it
     std::optional<int> batch_early_exit;
     // SignalJob's signals while the script starts, sent to it once it runs (BatchStarted).
     std::vector<int> batch_pending_signals;
@@ -257,7 +260,7 @@ class JobRuntime {
   JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
-  // scontrol notify's child for a batch script, on starts_ (job_runtime_steps.cc).
+  // scontrol notify's child for a batch script, on a start lane (job_runtime_steps.cc).
   void StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Destroys the step parts still running after Shutdown() (destructor).
@@ -291,7 +294,7 @@ class JobRuntime {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The batch script's spool file and spawn request (job_runtime_batch.cc).
   absl::StatusOr<BatchStart> PrepareBatch(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Spawns the script, then records it and reports LAUNCHED, or LAUNCH_FAILED. Runs on starts_,
+  // Spawns the script, then records it and reports LAUNCHED, or LAUNCH_FAILED. Runs on a lane,
   // without mu_ (a kill that arrives meanwhile reaches the script once it runs: BatchStarted).
   void StartBatch(BatchStart start) ABSL_LOCKS_EXCLUDED(mu_);
   void BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pid)
@@ -299,11 +302,16 @@ class JobRuntime {
   // The record whose start `start` is, or nullptr when it was dropped (the job killed while its
   // start waited) or the record is gone.
   JobRecord* FindStart(const BatchStart& start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // StartBatch on starts_, unless the job is killed before its turn comes. Every start goes
+  // StartBatch on a start lane, unless the job is killed before its turn comes. Every start goes
   // there, whichever thread made it due (the node's inbox at a launch, the reaper's after a
   // prolog, the stream reader's or the timer's after an older run's clean-up), queued under mu_
   // with the record's batch_start: a notice for the script (NotifyJob) comes after it.
   void StartBatchLater(std::optional<BatchStart> start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The lane for a new start: the least loaded, a lane whose task has run for over a second (a
+  // spawn takes about a millisecond: that one hangs) last, the lowest of equals.
+  int PickStartLane() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs `task` on start lane `lane` in turn, keeping the lane's load.
+  void RunOnStartLane(int lane, absl::AnyInvocable<void()> task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record
   // dropped.
@@ -390,11 +398,19 @@ class JobRuntime {
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output
-  // The node's batch starts (StartBatchLater) and notices' children, one at a time: a start that
-  // hangs on a mount holds up this thread (and the node's later starts) alone, not the node's
-  // messages, kills and escalations (timer_). Stopped first (~JobRuntime), so its tasks may use
-  // timer_, whose tasks use it.
-  TimerThread starts_;
+  // The node's starter threads ("lanes"): batch starts (StartBatchLater) and notices' children.
+  // A start hung on a mount holds up its own lane alone: not the node's messages, kills and
+  // escalations (timer_), and not the node's other starts, which go to the other lanes (as
+  // slurmd's jobs start in a slurmstepd each). Only a node starting several at once, or with a
+  // start hung, uses more than lane 0, and a lane's thread ends when idle (TimerThread). Stopped
+  // first (~JobRuntime), so their tasks may use timer_, whose tasks use them.
+  static constexpr int kStartLanes = 4;
+  std::array<TimerThread, kStartLanes> start_lanes_;
+  struct StartLaneLoad {
+    int waiting = 0;                                 // tasks queued, not begun
+    absl::Time busy_since = absl::InfiniteFuture();  // when the task running now began
+  };
+  std::array<StartLaneLoad, kStartLanes> start_lane_load_ ABSL_GUARDED_BY(mu_);
   TimerThread timer_;
 };
 

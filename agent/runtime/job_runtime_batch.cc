@@ -237,7 +237,11 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
   if (!start.has_value()) {
     return;
   }
-  starts_.Schedule(absl::Now(), [this, start = *std::move(start)]() mutable {
+  const int lane = PickStartLane();
+  if (JobRecord* job = FindStart(*start); job != nullptr) {
+    job->start_lane = lane;
+  }
+  RunOnStartLane(lane, [this, start = *std::move(start)]() mutable {
     {
       absl::MutexLock lock(&mu_);
       JobRecord* job = FindStart(start);
@@ -245,7 +249,7 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
         return;  // killed while it waited, and cleaned up (Gone() does not wait for it)
       }
       if (job->killing || shut_down_) {
-        // Killed (or fenced, or the agent stopping) while its start waited for this thread: it
+        // Killed (or fenced, or the agent stopping) while its start waited for its lane: it
         // never starts. CheckKill, polling, finds the record gone now that it is not starting.
         spdlog::info("{}: job {} (run {}) killed before its batch script started",
                      options_.node_name, start.job_id, start.run_id);
@@ -256,6 +260,36 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
                                                                  // the spawn (Gone())
     }
     StartBatch(std::move(start));
+  });
+}
+
+int JobRuntime::PickStartLane() const {
+  const absl::Time now = absl::Now();
+  auto load = [&](const StartLaneLoad& lane) {
+    const bool busy = lane.busy_since != absl::InfiniteFuture();
+    const bool hung = busy && now - lane.busy_since > absl::Seconds(1);
+    return std::make_pair(hung, lane.waiting + (busy ? 1 : 0));
+  };
+  int best = 0;
+  for (int lane = 1; lane < kStartLanes; ++lane) {
+    if (load(start_lane_load_[lane]) < load(start_lane_load_[best])) {
+      best = lane;
+    }
+  }
+  return best;
+}
+
+void JobRuntime::RunOnStartLane(int lane, absl::AnyInvocable<void()> task) {
+  ++start_lane_load_[lane].waiting;
+  start_lanes_[lane].Schedule(absl::Now(), [this, lane, task = std::move(task)]() mutable {
+    {
+      absl::MutexLock lock(&mu_);
+      --start_lane_load_[lane].waiting;
+      start_lane_load_[lane].busy_since = absl::Now();
+    }
+    task();
+    absl::MutexLock lock(&mu_);
+    start_lane_load_[lane].busy_since = absl::InfiniteFuture();
   });
 }
 

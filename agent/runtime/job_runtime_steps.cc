@@ -217,38 +217,34 @@ void JobRuntime::KillStep(const canopy::v1::KillStep& kill) {
 }
 
 void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
-  uint32_t run_id = 0;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = jobs_.find(notify.job_id());
-    if (it == jobs_.end()) {
-      return;
-    }
-    JobRecord& job = *it->second;
-    if (notify.step_ids_size() > 0) {
-      for (uint32_t step_id : notify.step_ids()) {
-        if (auto s = job.steps.find(step_id); s != job.steps.end()) {
-          s->second->Notify(notify.message());
-        }
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(notify.job_id());
+  if (it == jobs_.end()) {
+    return;
+  }
+  JobRecord& job = *it->second;
+  if (notify.step_ids_size() > 0) {
+    for (uint32_t step_id : notify.step_ids()) {
+      if (auto s = job.steps.find(step_id); s != job.steps.end()) {
+        s->second->Notify(notify.message());
       }
-      return;
     }
-    // A script still starting gets it too: its start comes first on starts_.
-    if (!(job.batch_running || job.batch_starting()) || job.killing) {
-      spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
-                   notify.message());
-      return;
-    }
-    run_id = job.run_id();
+    return;
+  }
+  if (!(job.batch_running || job.batch_starting()) || job.killing) {
+    spdlog::info("job {}: notify with no batch script running here: {}", notify.job_id(),
+                 notify.message());
+    return;
   }
   // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
-  // the agent never writes into a path the user chose with its own rights. Spawned on the node's
-  // starter thread, without mu_: the child enters the user's work directory and opens the user's
-  // file before its exec, where a hung mount would hold up the node's later messages too.
-  starts_.Schedule(absl::Now(),
-                   [this, job_id = notify.job_id(), run_id, message = notify.message()] {
-                     StartNotice(job_id, run_id, message);
-                   });
+  // the agent never writes into a path the user chose with its own rights. Spawned on a start
+  // lane, without mu_: the child enters the user's work directory and opens the user's file
+  // before its exec, where a hung mount would hold up the node's later messages too. A script
+  // still starting gets it too, once started: on its start's lane, after it (queued under mu_,
+  // as the start was).
+  const int lane = job.batch_starting() ? job.start_lane : PickStartLane();
+  RunOnStartLane(lane, [this, job_id = notify.job_id(), run_id = job.run_id(),
+                        message = notify.message()] { StartNotice(job_id, run_id, message); });
 }
 
 void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message) {

@@ -482,24 +482,48 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
   KillAndWait(63);
 }
 
-// The node's starts run one at a time: a start queued behind one that hangs is dropped by a
-// kill, which does not wait for the mount. It used to wait, with its CLEANED_UP, until the other
-// job's spawn returned.
+// With every start lane of the node held by a start that hangs, a start queued behind them is
+// dropped by a kill, which does not wait for the mount. It used to wait, with its CLEANED_UP,
+// until another job's spawn returned.
 TEST_F(HungSpawnTest, AKillDropsAStartQueuedBehindOneThatHangs) {
-  ASSERT_TRUE(LaunchHanging(BatchJob(67, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  const std::vector<uint32_t> hung = {67, 75, 76, 77};  // one per lane
+  for (uint32_t id : hung) {
+    ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  }
   runtime_->LaunchJob(BatchJob(68, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
   KillNow(68);
   const bool cleaned =
       recorder_.WaitJob(68, JobStatus::PHASE_CLEANED_UP, absl::Seconds(3)).has_value();
   Freeze(false);
   EXPECT_TRUE(cleaned) << "the kill waited for another job's spawn";
-  ASSERT_TRUE(recorder_.WaitJob(67, JobStatus::PHASE_LAUNCHED).has_value());
+  for (uint32_t id : hung) {
+    ASSERT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_LAUNCHED).has_value());
+  }
   absl::SleepFor(absl::Milliseconds(200));  // the dropped start would have run by now
   EXPECT_FALSE(recorder_.WaitJob(68, JobStatus::PHASE_LAUNCHED, absl::ZeroDuration()))
       << "the killed job started";
   EXPECT_EQ(Members(68), 0);
-  KillNow(67);
-  EXPECT_TRUE(recorder_.WaitJob(67, JobStatus::PHASE_CLEANED_UP).has_value());
+  for (uint32_t id : hung) {
+    KillNow(id);
+    EXPECT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value());
+  }
+}
+
+// A start hung on one user's mount holds up its own start lane alone: another job's script on
+// the node starts meanwhile, as slurmd's jobs each start in a slurmstepd of their own. It used to
+// wait until the hung one was killed.
+TEST_F(HungSpawnTest, AStartHangingOnAMountDoesNotHoldUpAnotherJobsStart) {
+  ASSERT_TRUE(LaunchHanging(BatchJob(70, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  // Job 70's cgroup alone stays frozen (a cgroup is frozen while it or a parent is).
+  std::ofstream(absl::StrCat(node_cgroup_, "/job70/cgroup.freeze")) << "1" << std::endl;
+  Freeze(false);
+  runtime_->LaunchJob(BatchJob(71, "#!/bin/sh\nexit 3\n", dir_.path()));
+  const bool started = recorder_.WaitJob(71, JobStatus::PHASE_EXITED, absl::Seconds(3)).has_value();
+  EXPECT_TRUE(started) << "job 71's start waited for job 70's";
+  EXPECT_EQ(Members(70), 1) << "job 70's start no longer hung: the test showed nothing";
+  KillNow(70);
+  EXPECT_TRUE(recorder_.WaitJob(70, JobStatus::PHASE_CLEANED_UP).has_value());
+  EXPECT_TRUE(recorder_.WaitJob(71, JobStatus::PHASE_EXITED).has_value());
 }
 
 // A signal for a job whose script still starts (a preemption's grace signal, `scancel -s` on a
