@@ -187,7 +187,8 @@ class JobRuntime {
     uint64_t batch_start_id = 0;  // BatchStart::start_id of this run's start
     int start_lane = 0;           // where its start went: a notice for the script follows it
     std::optional<int> batch_early_exit;
-    // SignalJob's signals while the script starts, sent to it once it runs (BatchStarted).
+    // SignalJob's signals while the script starts or this node's prolog runs, sent to the
+    // script once it runs (BatchStarted).
     std::vector<int> batch_pending_signals;
     // scontrol notify's children being spawned into the job's cgroup: Gone() waits for them.
     int notices_starting = 0;

@@ -25,9 +25,14 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
     return;
   }
   JobRecord& job = *it->second;
-  if (job.batch_starting() && !job.killing) {
+  // A script still to come: starting, or behind this node's prolog.
+  const bool script_to_come =
+      job.batch_starting() ||
+      (job.prolog == JobRecord::Script::kRunning && job.launch.is_batch_host() &&
+       !job.launch_reported && !job.launch.job().spec().script().empty());
+  if (script_to_come && !job.killing) {
     // Sent once the script runs (BatchStarted), as Slurm's batch step gets it once started; a
-    // few at most, the latest of a flood.
+    // few at most, the latest of a flood. Dropped with the record if the script never starts.
     constexpr size_t kPendingSignalsKept = 8;
     std::vector<int>& pending = job.batch_pending_signals;
     pending.push_back(signal.signal());

@@ -620,6 +620,31 @@ TEST_F(HungSpawnTest, AStepTaskHangingBeforeItsExecDoesNotHoldUpTheNode) {
   EXPECT_TRUE(recorder_.WaitJob(66, JobStatus::PHASE_CLEANED_UP).has_value());
 }
 
+// A signal for a job whose prolog still runs here (a preemption's grace signal, `scancel -s` on
+// a job just placed) reaches its script once the prolog is done and the script runs. It was lost:
+// nothing of the job ran yet.
+TEST_F(JobRuntimeTest, ASignalDuringThePrologReachesTheScript) {
+  const std::string go = dir_.path() + "/go";
+  const RuntimeOptions options =
+      WithProlog("n1", absl::StrCat("#!/bin/sh\nwhile [ ! -e ", go, " ]; do sleep 0.02; done\n"));
+  testing::Recorder recorder;
+  auto runtime = std::make_unique<JobRuntime>(
+      options, reaper_.get(), [&recorder](const canopy::v1::AgentMessage& m) { recorder.Add(m); });
+  runtime->LaunchJob(BatchJob(25, "#!/bin/sh\nexec sleep 30\n", dir_.path()));  // the prolog runs
+  canopy::v1::SignalJob sig;
+  sig.set_job_id(25);
+  sig.set_signal(SIGUSR1);
+  runtime->SignalJob(sig);
+  std::ofstream(go).close();
+  std::optional<JobStatus> exited = recorder.WaitJob(25, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value()) << "the signal was lost";
+  EXPECT_EQ(exited->exit_signal(), SIGUSR1);
+  canopy::v1::KillJob kill;
+  kill.set_job_id(25);
+  runtime->KillJob(kill);
+  EXPECT_TRUE(recorder.WaitJob(25, JobStatus::PHASE_CLEANED_UP).has_value());
+}
+
 // A step killed (scancel JOB.STEP) while it waits for this node's prolog never starts: it is
 // reported ended here at once. It used to start once the prolog was done.
 TEST_F(JobRuntimeTest, AStepKilledWhileItWaitsForThePrologNeverStarts) {
