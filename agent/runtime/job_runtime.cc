@@ -202,9 +202,8 @@ void JobRuntime::LaunchJob(const canopy::v1::LaunchJob& launch, uint64_t fences_
         }
         return;
       }
-      // On the node's starter thread, not this one (the node's inbox): a start that hangs on a
-      // mount would hold up the node's later messages, a KillJob for this very job among them.
-      // Queued under mu_, as every start is: a notice for the script goes to its lane after it.
+      // On a start lane, not this thread (the node's inbox): a start that hangs on a mount would
+      // hold up the node's later messages, a KillJob for this very job among them.
       StartBatchLater(StartJob(launch, std::move(login_env)));
     } else {
       check_kill = LaunchAgain(*it->second, launch, std::move(login_env));

@@ -19,11 +19,11 @@
 // child that enters the user's files: before its exec such a child enters the user's work directory
 // and opens the user's files as the user, and a hung mount there (NFS, Lustre, a FUSE mount the
 // user stalls) holds it for as long as the mount hangs. So batch scripts and notices' children are
-// spawned on the node's starter threads (start_lanes_), and a step's tasks on the step's own thread
+// spawned on the node's start lanes (start_lanes_), and a step's tasks on the step's own thread
 // (StepPart); none of them holds mu_, which the node's exit reports (and through the shared
 // reaper every node's), kills, heartbeats and fencing need, and the node's later messages (a
 // KillJob for the job that hangs among them) go on. A batch script being started is marked
-// (JobRecord::batch_start) while it is: a kill drops a start still waiting for its lane, and
+// (JobRecord::batch_start) while it is: a kill drops a start still queued, and
 // during a spawn signals the job's cgroup at once, and the script once it runs; SignalJob's
 // signals wait for the script. The other handlers return promptly (KillJob removes the
 // spool file and cgroup of a job already gone, without an epilog, itself; escalation and clean-up
@@ -185,13 +185,16 @@ class JobRuntime {
     BatchStartPhase batch_start = BatchStartPhase::kNone;
     bool batch_starting() const { return batch_start != BatchStartPhase::kNone; }
     uint64_t batch_start_id = 0;  // BatchStart::start_id of this run's start
-    int start_lane = 0;           // where its start went: a notice for the script follows it
     std::optional<int> batch_early_exit;
     // SignalJob's signals while the script starts or this node's prolog runs, sent to the
     // script once it runs (BatchStarted).
     std::vector<int> batch_pending_signals;
     // scontrol notify's children being spawned into the job's cgroup: Gone() waits for them.
     int notices_starting = 0;
+    // scontrol notify's messages for the script, one child at a time (notice_running): those
+    // that came while the script started, or while another notice ran, wait here.
+    std::deque<std::string> notices_waiting;
+    bool notice_running = false;
     // With SPANK the batch script runs under the task helper (batch_pid), which reports the
     // script's own process group on this pipe (helper_reports.h), read without blocking.
     os::UniqueFd batch_reports;
@@ -261,7 +264,8 @@ class JobRuntime {
   JobRecord* FindRun(uint32_t job_id, uint32_t run_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes job directories an earlier agent left in the spool (constructor).
   void ClearStaleSpool();
-  // scontrol notify's child for a batch script, on a start lane (job_runtime_steps.cc).
+  // scontrol notify's child for a batch script, on a start lane (job_runtime_steps.cc); the
+  // job's next waiting notice after it.
   void StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Destroys the step parts still running after Shutdown() (destructor).
@@ -306,13 +310,15 @@ class JobRuntime {
   // StartBatch on a start lane, unless the job is killed before its turn comes. Every start goes
   // there, whichever thread made it due (the node's inbox at a launch, the reaper's after a
   // prolog, the stream reader's or the timer's after an older run's clean-up), queued under mu_
-  // with the record's batch_start: a notice for the script (NotifyJob) comes after it.
+  // with the record's batch_start; notices for the script wait for it (NextNotice).
   void StartBatchLater(std::optional<BatchStart> start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The lane for a new start: the least loaded, a lane whose task has run for over a second (a
-  // spawn takes about a millisecond: that one hangs) last, the lowest of equals.
-  int PickStartLane() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Runs `task` on start lane `lane` in turn, keeping the lane's load.
-  void RunOnStartLane(int lane, absl::AnyInvocable<void()> task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues `task` for the start lanes, waking an idle lane if there is one.
+  void QueueStart(absl::AnyInvocable<void()> task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Start lane `lane`'s loop: runs the queue's tasks, one at a time, until it is empty.
+  void DrainStarts(int lane) ABSL_LOCKS_EXCLUDED(mu_);
+  // The job's next waiting notice, on the start lanes, unless one is running (a job's notices run
+  // one at a time, in order, and only once its script runs).
+  void NextNotice(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record
   // dropped.
@@ -399,19 +405,17 @@ class JobRuntime {
 
   std::unique_ptr<Cgroup> node_cgroup_;  // parent of the job leaves; null without cgroups
   os::UniqueFd log_fd_;  // the agent's stderr (its log), for the prolog's and epilog's output
-  // The node's starter threads ("lanes"): batch starts (StartBatchLater) and notices' children.
-  // A start hung on a mount holds up its own lane alone: not the node's messages, kills and
-  // escalations (timer_), and not the node's other starts, which go to the other lanes (as
-  // slurmd's jobs start in a slurmstepd each). Only a node starting several at once, or with a
-  // start hung, uses more than lane 0, and a lane's thread ends when idle (TimerThread). Stopped
-  // first (~JobRuntime), so their tasks may use timer_, whose tasks use them.
-  static constexpr int kStartLanes = 4;
+  // The node's starter threads ("start lanes") and the queue they take batch starts
+  // (StartBatchLater) and notices' children from, in order. A start hung on a mount holds up its
+  // own lane alone: not the node's messages, kills and escalations (timer_), and not the node's
+  // other starts, which the other lanes take (as slurmd's jobs start in a slurmstepd each). Only
+  // a node with more than one start due at once, or one hung, uses more than one lane, and a
+  // lane's thread ends when idle (TimerThread). Stopped first (~JobRuntime), so their tasks may
+  // use timer_, whose tasks use them.
+  static constexpr int kStartLanes = 8;
   std::array<TimerThread, kStartLanes> start_lanes_;
-  struct StartLaneLoad {
-    int waiting = 0;                                 // tasks queued, not begun
-    absl::Time busy_since = absl::InfiniteFuture();  // when the task running now began
-  };
-  std::array<StartLaneLoad, kStartLanes> start_lane_load_ ABSL_GUARDED_BY(mu_);
+  std::array<bool, kStartLanes> start_lane_taking_ ABSL_GUARDED_BY(mu_) = {};  // DrainStarts due
+  std::deque<absl::AnyInvocable<void()>> start_queue_ ABSL_GUARDED_BY(mu_);
   TimerThread timer_;
 };
 

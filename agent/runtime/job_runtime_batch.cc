@@ -223,6 +223,7 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
       SignalBatch(job, signal);
     }
   }
+  NextNotice(job);  // what scontrol notify sent while it started
   if (job.killing) {
     // Killed while it started: what the kill sent so far now reaches the script too.
     if (job.sigkill_sent) {
@@ -237,11 +238,7 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
   if (!start.has_value()) {
     return;
   }
-  const int lane = PickStartLane();
-  if (JobRecord* job = FindStart(*start); job != nullptr) {
-    job->start_lane = lane;
-  }
-  RunOnStartLane(lane, [this, start = *std::move(start)]() mutable {
+  QueueStart([this, start = *std::move(start)]() mutable {
     {
       absl::MutexLock lock(&mu_);
       JobRecord* job = FindStart(start);
@@ -249,7 +246,7 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
         return;  // killed while it waited, and cleaned up (Gone() does not wait for it)
       }
       if (job->killing || shut_down_) {
-        // Killed (or fenced, or the agent stopping) while its start waited for its lane: it
+        // Killed (or fenced, or the agent stopping) while its start was queued: it
         // never starts. CheckKill, polling, finds the record gone now that it is not starting.
         spdlog::info("{}: job {} (run {}) killed before its batch script started",
                      options_.node_name, start.job_id, start.run_id);
@@ -263,34 +260,32 @@ void JobRuntime::StartBatchLater(std::optional<BatchStart> start) {
   });
 }
 
-int JobRuntime::PickStartLane() const {
-  const absl::Time now = absl::Now();
-  auto load = [&](const StartLaneLoad& lane) {
-    const bool busy = lane.busy_since != absl::InfiniteFuture();
-    const bool hung = busy && now - lane.busy_since > absl::Seconds(1);
-    return std::make_pair(hung, lane.waiting + (busy ? 1 : 0));
-  };
-  int best = 0;
-  for (int lane = 1; lane < kStartLanes; ++lane) {
-    if (load(start_lane_load_[lane]) < load(start_lane_load_[best])) {
-      best = lane;
+void JobRuntime::QueueStart(absl::AnyInvocable<void()> task) {
+  start_queue_.push_back(std::move(task));
+  for (int lane = 0; lane < kStartLanes; ++lane) {
+    if (!start_lane_taking_[lane]) {
+      start_lane_taking_[lane] = true;
+      start_lanes_[lane].Schedule(absl::Now(), [this, lane] { DrainStarts(lane); });
+      return;
     }
   }
-  return best;
+  // Every lane is busy: the first to finish its task takes this one.
 }
 
-void JobRuntime::RunOnStartLane(int lane, absl::AnyInvocable<void()> task) {
-  ++start_lane_load_[lane].waiting;
-  start_lanes_[lane].Schedule(absl::Now(), [this, lane, task = std::move(task)]() mutable {
+void JobRuntime::DrainStarts(int lane) {
+  for (;;) {
+    absl::AnyInvocable<void()> task;
     {
       absl::MutexLock lock(&mu_);
-      --start_lane_load_[lane].waiting;
-      start_lane_load_[lane].busy_since = absl::Now();
+      if (start_queue_.empty()) {
+        start_lane_taking_[lane] = false;
+        return;
+      }
+      task = std::move(start_queue_.front());
+      start_queue_.pop_front();
     }
     task();
-    absl::MutexLock lock(&mu_);
-    start_lane_load_[lane].busy_since = absl::InfiniteFuture();
-  });
+  }
 }
 
 }  // namespace canopy::agent::runtime

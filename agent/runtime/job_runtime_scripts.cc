@@ -141,8 +141,7 @@ void JobRuntime::OnPrologExit(uint32_t job_id, uint32_t run_id, int wait_status)
     steps.swap(job.steps_after_prolog);
     if (!job.launch_reported) {
       // Not on the reaper's thread, which every node's exits wait for: the script's spawn waits
-      // for its exec (on a start lane). Queued under mu_: a notice for the script, which may
-      // come as soon as mu_ is free, goes to its lane after it.
+      // for its exec (on a start lane).
       StartBatchLater(ContinueLaunch(job_id));
     }
   }

@@ -181,7 +181,7 @@ void JobRuntime::ContinueSigkill(JobRecord& job) {
 }
 
 bool JobRuntime::Gone(JobRecord& job) {
-  // A start still waiting for its lane is dropped once the job is killed (FindStart no longer finds
+  // A start still queued is dropped once the job is killed (FindStart no longer finds
   // it once the record goes); one spawning is waited for.
   if (job.batch_start == JobRecord::BatchStartPhase::kSpawning ||
       (job.batch_starting() && !job.killing)) {

@@ -236,15 +236,31 @@ void JobRuntime::NotifyJob(const canopy::v1::NotifyJob& notify) {
                  notify.message());
     return;
   }
+  // A few at most, the latest of a flood.
+  constexpr size_t kNoticesKept = 16;
+  job.notices_waiting.push_back(notify.message());
+  if (job.notices_waiting.size() > kNoticesKept) {
+    spdlog::warn("job {}: too many notify messages waiting: dropping \"{}\"", notify.job_id(),
+                 job.notices_waiting.front());
+    job.notices_waiting.pop_front();
+  }
+  NextNotice(job);
+}
+
+void JobRuntime::NextNotice(JobRecord& job) {
+  // A script still starting gets its notices once it runs (BatchStarted calls this again).
+  if (job.notice_running || job.notices_waiting.empty() || !job.batch_running || job.killing) {
+    return;
+  }
+  job.notice_running = true;
   // Appended by a child running as the job's user, which opens the file itself (SpawnRequest):
   // the agent never writes into a path the user chose with its own rights. Spawned on a start
   // lane, without mu_: the child enters the user's work directory and opens the user's file
-  // before its exec, where a hung mount would hold up the node's later messages too. A script
-  // still starting gets it too, once started: on its start's lane, after it (queued under mu_,
-  // as the start was).
-  const int lane = job.batch_starting() ? job.start_lane : PickStartLane();
-  RunOnStartLane(lane, [this, job_id = notify.job_id(), run_id = job.run_id(),
-                        message = notify.message()] { StartNotice(job_id, run_id, message); });
+  // before its exec, where a hung mount would hold up the node's later messages too.
+  QueueStart(
+      [this, job_id = job.launch.job().job_id(), run_id = job.run_id(),
+       message = std::move(job.notices_waiting.front())] { StartNotice(job_id, run_id, message); });
+  job.notices_waiting.pop_front();
 }
 
 void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message) {
@@ -255,9 +271,13 @@ void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string
     JobRecord* job = FindRun(job_id, run_id);
     // Not into a job being killed: the child could join its cgroup just before the cgroup is
     // removed, and outlive the job's clean-up.
-    if (job == nullptr || !job->batch_running || job->batch_stderr_path.empty() || job->killing ||
-        shut_down_) {
+    if (job == nullptr) {
+      return;  // its waiting notices went with it
+    }
+    if (!job->batch_running || job->batch_stderr_path.empty() || job->killing || shut_down_) {
       spdlog::info("job {}: notify with no batch script running here: {}", job_id, message);
+      job->notice_running = false;
+      job->notices_waiting.clear();  // the script will not run again in this run
       return;
     }
     req.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$1\"", "canopy-notify",
@@ -290,6 +310,9 @@ void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string
       if (pid.ok() && job->killing && !exited->load()) {
         killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
       }
+      // The next one once this child has started (its line is all but written).
+      job->notice_running = false;
+      NextNotice(*job);
     }
   }
   if (!pid.ok()) {

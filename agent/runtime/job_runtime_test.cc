@@ -464,7 +464,7 @@ TEST_F(HungSpawnTest, AFenceKillsAJobWhoseScriptIsStillStarting) {
 }
 
 // A newer run that arrives while the older run's script still starts waits for it, kills it,
-// and starts once it is cleaned up (its own spawn on the node's starter thread, not the stream's
+// and starts once it is cleaned up (its own spawn on a start lane, not the stream's
 // reader).
 TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
   canopy::v1::LaunchJob run1 = BatchJob(63, "#!/bin/sh\nexec sleep 30\n", dir_.path());
@@ -486,7 +486,7 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
 // dropped by a kill, which does not wait for the mount. It used to wait, with its CLEANED_UP,
 // until another job's spawn returned.
 TEST_F(HungSpawnTest, AKillDropsAStartQueuedBehindOneThatHangs) {
-  const std::vector<uint32_t> hung = {67, 75, 76, 77};  // one per lane
+  const std::vector<uint32_t> hung = {67, 75, 76, 77, 78, 79, 80, 81};  // one per lane
   for (uint32_t id : hung) {
     ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
   }
@@ -524,6 +524,48 @@ TEST_F(HungSpawnTest, AStartHangingOnAMountDoesNotHoldUpAnotherJobsStart) {
   KillNow(70);
   EXPECT_TRUE(recorder_.WaitJob(70, JobStatus::PHASE_CLEANED_UP).has_value());
   EXPECT_TRUE(recorder_.WaitJob(71, JobStatus::PHASE_EXITED).has_value());
+}
+
+// A start queued while every lane was busy goes to the first lane free, not behind one of the
+// starts: here all but one of those starts go on, and the queued one starts while the last
+// still hangs.
+TEST_F(HungSpawnTest, AStartQueuedWhileEveryLaneWasBusyTakesTheFirstLaneFree) {
+  const std::vector<uint32_t> busy = {82, 83, 84, 85, 86, 87, 88, 89};  // one per lane
+  for (uint32_t id : busy) {
+    ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
+  }
+  runtime_->LaunchJob(BatchJob(90, "#!/bin/sh\nexit 3\n", dir_.path()));  // queued
+  // Job 82's cgroup alone stays frozen: the other seven starts go on.
+  std::ofstream(absl::StrCat(node_cgroup_, "/job82/cgroup.freeze")) << "1" << std::endl;
+  Freeze(false);
+  const bool started = recorder_.WaitJob(90, JobStatus::PHASE_EXITED, absl::Seconds(3)).has_value();
+  EXPECT_TRUE(started) << "the queued start waited behind the one that hangs";
+  EXPECT_EQ(Members(82), 1) << "job 82's start no longer hung: the test showed nothing";
+  for (uint32_t id : busy) {
+    KillNow(id);
+    EXPECT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value());
+  }
+}
+
+// scontrol notify for a script still starting is written once the script runs, whichever lane is
+// free meanwhile: it waits for the start, and is not dropped as if no script ran.
+TEST_F(HungSpawnTest, ANoticeForAScriptStillStartingIsWrittenOnceItRuns) {
+  canopy::v1::LaunchJob launch = BatchJob(91, "#!/bin/sh\nexec sleep 30\n", dir_.path());
+  launch.mutable_job()->mutable_spec()->set_stderr_path("job-%j.err");
+  ASSERT_TRUE(LaunchHanging(launch));
+  for (const char* message : {"first", "second"}) {
+    canopy::v1::NotifyJob notify;
+    notify.set_job_id(91);
+    notify.set_message(message);
+    runtime_->NotifyJob(notify);
+  }
+  Freeze(false);
+  const std::string err = dir_.path() + "/job-91.err";
+  EXPECT_TRUE(WaitFor([&] {
+    return ReadFile(err) == "slurmstepd-n1: error: first\nslurmstepd-n1: error: second\n";
+  })) << ReadFile(err);
+  KillNow(91);
+  EXPECT_TRUE(recorder_.WaitJob(91, JobStatus::PHASE_CLEANED_UP).has_value());
 }
 
 // A signal for a job whose script still starts (a preemption's grace signal, `scancel -s` on a
