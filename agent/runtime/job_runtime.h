@@ -104,6 +104,9 @@ struct RuntimeOptions {
 class JobRuntime {
  public:
   using Reporter = std::function<void(const canopy::v1::AgentMessage& message)>;
+  // Starter threads per node (start_lanes_): as many starts hung at once before the node's next
+  // start waits.
+  static constexpr int kStartLanes = 8;
 
   // `reaper` must outlive the runtime.
   JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter report);
@@ -266,8 +269,12 @@ class JobRuntime {
   void ClearStaleSpool();
   // scontrol notify's child for a batch script, on a start lane (job_runtime_steps.cc); the
   // job's next waiting notice after it.
-  void StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message)
+  void StartNotice(uint32_t job_id, uint32_t run_id, uint64_t start_id, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // The record of the run whose script start `start_id` was (a run 0 launched again after a kill
+  // has the same run id), or nullptr.
+  JobRecord* FindScript(uint32_t job_id, uint32_t run_id, uint64_t start_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Destroys the step parts still running after Shutdown() (destructor).
   void DestroyStepsLeft() ABSL_LOCKS_EXCLUDED(mu_);
   // A batch script's start, prepared under mu_ (PrepareBatch) and spawned without it
@@ -316,8 +323,8 @@ class JobRuntime {
   void QueueStart(absl::AnyInvocable<void()> task) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Start lane `lane`'s loop: runs the queue's tasks, one at a time, until it is empty.
   void DrainStarts(int lane) ABSL_LOCKS_EXCLUDED(mu_);
-  // The job's next waiting notice, on the start lanes, unless one is running (a job's notices run
-  // one at a time, in order, and only once its script runs).
+  // The job's next waiting notice, on the start lanes, unless one is running (a job's notices
+  // start one at a time, in turn, and only once its script runs).
   void NextNotice(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The rest of a launch once the node is ready (the prolog done where one runs first): LAUNCHED,
   // or the batch script's start to hand to StartBatchLater, or LAUNCH_FAILED and the record
@@ -412,7 +419,6 @@ class JobRuntime {
   // a node with more than one start due at once, or one hung, uses more than one lane, and a
   // lane's thread ends when idle (TimerThread). Stopped first (~JobRuntime), so their tasks may
   // use timer_, whose tasks use them.
-  static constexpr int kStartLanes = 8;
   std::array<TimerThread, kStartLanes> start_lanes_;
   std::array<bool, kStartLanes> start_lane_taking_ ABSL_GUARDED_BY(mu_) = {};  // DrainStarts due
   std::deque<absl::AnyInvocable<void()>> start_queue_ ABSL_GUARDED_BY(mu_);

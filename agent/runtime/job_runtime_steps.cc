@@ -257,18 +257,25 @@ void JobRuntime::NextNotice(JobRecord& job) {
   // the agent never writes into a path the user chose with its own rights. Spawned on a start
   // lane, without mu_: the child enters the user's work directory and opens the user's file
   // before its exec, where a hung mount would hold up the node's later messages too.
-  QueueStart(
-      [this, job_id = job.launch.job().job_id(), run_id = job.run_id(),
-       message = std::move(job.notices_waiting.front())] { StartNotice(job_id, run_id, message); });
+  QueueStart([this, job_id = job.launch.job().job_id(), run_id = job.run_id(),
+              start_id = job.batch_start_id, message = std::move(job.notices_waiting.front())] {
+    StartNotice(job_id, run_id, start_id, message);
+  });
   job.notices_waiting.pop_front();
 }
 
-void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string& message) {
+JobRuntime::JobRecord* JobRuntime::FindScript(uint32_t job_id, uint32_t run_id, uint64_t start_id) {
+  JobRecord* job = FindRun(job_id, run_id);
+  return job != nullptr && job->batch_start_id == start_id ? job : nullptr;
+}
+
+void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, uint64_t start_id,
+                             const std::string& message) {
   SpawnRequest req;
   std::vector<os::UniqueFd> procs;
   {
     absl::MutexLock lock(&mu_);
-    JobRecord* job = FindRun(job_id, run_id);
+    JobRecord* job = FindScript(job_id, run_id, start_id);
     // Not into a job being killed: the child could join its cgroup just before the cgroup is
     // removed, and outlive the job's clean-up.
     if (job == nullptr) {
@@ -303,14 +310,15 @@ void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, const std::string
   absl::StatusOr<pid_t> pid = Spawn(req, *reaper_, [exited](int) { exited->store(true); });
   {
     absl::MutexLock lock(&mu_);
-    if (JobRecord* job = FindRun(job_id, run_id); job != nullptr) {  // still there: Gone() waited
+    if (JobRecord* job = FindScript(job_id, run_id, start_id); job != nullptr) {  // Gone() waited
       if (job->cgroup != nullptr) {
         --job->notices_starting;
       }
       if (pid.ok() && job->killing && !exited->load()) {
         killpg(*pid, SIGKILL);  // the kill's signals may have gone out before it joined
       }
-      // The next one once this child has started (its line is all but written).
+      // The next one once this child has started. Its line is not written yet: two notices'
+      // lines can still land in either order, as they could when one thread started them.
       job->notice_running = false;
       NextNotice(*job);
     }

@@ -486,7 +486,10 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
 // dropped by a kill, which does not wait for the mount. It used to wait, with its CLEANED_UP,
 // until another job's spawn returned.
 TEST_F(HungSpawnTest, AKillDropsAStartQueuedBehindOneThatHangs) {
-  const std::vector<uint32_t> hung = {67, 75, 76, 77, 78, 79, 80, 81};  // one per lane
+  std::vector<uint32_t> hung = {67};  // one per lane
+  for (uint32_t id = 100; hung.size() < static_cast<size_t>(JobRuntime::kStartLanes); ++id) {
+    hung.push_back(id);
+  }
   for (uint32_t id : hung) {
     ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
   }
@@ -530,17 +533,22 @@ TEST_F(HungSpawnTest, AStartHangingOnAMountDoesNotHoldUpAnotherJobsStart) {
 // starts: here all but one of those starts go on, and the queued one starts while the last
 // still hangs.
 TEST_F(HungSpawnTest, AStartQueuedWhileEveryLaneWasBusyTakesTheFirstLaneFree) {
-  const std::vector<uint32_t> busy = {82, 83, 84, 85, 86, 87, 88, 89};  // one per lane
+  std::vector<uint32_t> busy;  // one per lane
+  for (uint32_t id = 200; busy.size() < static_cast<size_t>(JobRuntime::kStartLanes); ++id) {
+    busy.push_back(id);
+  }
   for (uint32_t id : busy) {
     ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
   }
   runtime_->LaunchJob(BatchJob(90, "#!/bin/sh\nexit 3\n", dir_.path()));  // queued
-  // Job 82's cgroup alone stays frozen: the other seven starts go on.
-  std::ofstream(absl::StrCat(node_cgroup_, "/job82/cgroup.freeze")) << "1" << std::endl;
+  // The first one's cgroup alone stays frozen: the other starts go on.
+  const uint32_t still_hung = busy.front();
+  std::ofstream(absl::StrCat(node_cgroup_, "/job", still_hung, "/cgroup.freeze"))
+      << "1" << std::endl;
   Freeze(false);
   const bool started = recorder_.WaitJob(90, JobStatus::PHASE_EXITED, absl::Seconds(3)).has_value();
   EXPECT_TRUE(started) << "the queued start waited behind the one that hangs";
-  EXPECT_EQ(Members(82), 1) << "job 82's start no longer hung: the test showed nothing";
+  EXPECT_EQ(Members(still_hung), 1) << "its start no longer hung: the test showed nothing";
   for (uint32_t id : busy) {
     KillNow(id);
     EXPECT_TRUE(recorder_.WaitJob(id, JobStatus::PHASE_CLEANED_UP).has_value());
@@ -561,8 +569,12 @@ TEST_F(HungSpawnTest, ANoticeForAScriptStillStartingIsWrittenOnceItRuns) {
   }
   Freeze(false);
   const std::string err = dir_.path() + "/job-91.err";
+  // Each child appends its line once started, one child after the other's start: in either
+  // order.
   EXPECT_TRUE(WaitFor([&] {
-    return ReadFile(err) == "slurmstepd-n1: error: first\nslurmstepd-n1: error: second\n";
+    const std::string text = ReadFile(err);
+    return text == "slurmstepd-n1: error: first\nslurmstepd-n1: error: second\n" ||
+           text == "slurmstepd-n1: error: second\nslurmstepd-n1: error: first\n";
   })) << ReadFile(err);
   KillNow(91);
   EXPECT_TRUE(recorder_.WaitJob(91, JobStatus::PHASE_CLEANED_UP).has_value());

@@ -4,8 +4,8 @@
 // thousands of virtual nodes has none for the nodes that never ran a job. Tasks still pending at
 // destruction are dropped (destroyed without running). An idle thread sleeps until a task comes
 // (no periodic wake-up), and ends once idle for `idle_exit`; the next task starts another. An
-// agent's thousands of virtual nodes each have five (JobRuntime's timer and start lanes), so only
-// the nodes busy now hold threads. Thread-safe; tasks run one at a time.
+// agent's thousands of virtual nodes each have up to nine (JobRuntime's timer and start lanes), so
+// only the nodes busy now hold threads. Thread-safe; tasks run one at a time.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 // may start the node's prolog) may block. Notifications, kills, signals, acknowledgements and
 // attaches do not. None waits for a child that enters the user's files, which a hung mount can
 // hold before its exec for as long as it hangs: the runtime starts batch scripts and notices'
-// children on a starter thread of the node's, a step's tasks on the step's own.
+// children on the node's start lanes, a step's tasks on the step's own thread.
 //
 // Thread-safe.
 #pragma once
