@@ -276,11 +276,11 @@ void JobRuntime::StartNotice(uint32_t job_id, uint32_t run_id, uint64_t start_id
   {
     absl::MutexLock lock(&mu_);
     JobRecord* job = FindScript(job_id, run_id, start_id);
-    // Not into a job being killed: the child could join its cgroup just before the cgroup is
-    // removed, and outlive the job's clean-up.
     if (job == nullptr) {
       return;  // its waiting notices went with it
     }
+    // Not into a job being killed: the child could join its cgroup just before the cgroup is
+    // removed, and outlive the job's clean-up.
     if (!job->batch_running || job->batch_stderr_path.empty() || job->killing || shut_down_) {
       spdlog::info("job {}: notify with no batch script running here: {}", job_id, message);
       job->notice_running = false;
