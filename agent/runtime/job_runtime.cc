@@ -302,7 +302,7 @@ std::optional<JobRuntime::BatchStart> JobRuntime::StartJob(const canopy::v1::Lau
 std::optional<JobRuntime::BatchStart> JobRuntime::ContinueLaunch(uint32_t job_id) {
   JobRecord& job = *jobs_.at(job_id);
   const canopy::v1::LaunchJob& launch = job.launch;
-  if (launch.is_batch_host() && !launch.job().spec().script().empty()) {
+  if (RunsBatchScript(launch)) {
     absl::StatusOr<BatchStart> batch = PrepareBatch(job);
     if (!batch.ok()) {
       LaunchFailed(job_id, batch.status());

@@ -333,6 +333,11 @@ class JobRuntime {
   // LAUNCH_FAILED for `why`; the record is dropped unless it is being killed (CheckKill, which
   // reports it cleaned up, then owns it).
   void LaunchFailed(uint32_t job_id, const absl::Status& why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether this node runs the job's batch script (its batch host, and the job has one; an
+  // allocation has none).
+  static bool RunsBatchScript(const canopy::v1::LaunchJob& launch) {
+    return launch.is_batch_host() && !launch.job().spec().script().empty();
+  }
   // Prolog and Epilog (job_runtime_scripts.cc).
   bool PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const;
   // Starts the prolog or epilog of `job`; its exit comes to OnPrologExit / OnEpilogExit.

@@ -20,9 +20,7 @@ namespace canopy::agent::runtime {
 using canopy::v1::JobStatus;
 
 bool JobRuntime::PrologDueAtLaunch(const canopy::v1::LaunchJob& launch) const {
-  return options_.scripts.HasProlog() &&
-         (options_.scripts.prolog_alloc ||
-          (launch.is_batch_host() && !launch.job().spec().script().empty()));
+  return options_.scripts.HasProlog() && (options_.scripts.prolog_alloc || RunsBatchScript(launch));
 }
 
 absl::StatusOr<pid_t> JobRuntime::SpawnJobScript(JobRecord& job, JobScript which) {

@@ -27,9 +27,8 @@ void JobRuntime::SignalJob(const canopy::v1::SignalJob& signal) {
   JobRecord& job = *it->second;
   // A script still to come: starting, or behind this node's prolog.
   const bool script_to_come =
-      job.batch_starting() ||
-      (job.prolog == JobRecord::Script::kRunning && job.launch.is_batch_host() &&
-       !job.launch_reported && !job.launch.job().spec().script().empty());
+      job.batch_starting() || (job.prolog == JobRecord::Script::kRunning && !job.launch_reported &&
+                               RunsBatchScript(job.launch));
   if (script_to_come && !job.killing) {
     // Sent once the script runs (BatchStarted), as Slurm's batch step gets it once started; a
     // few at most, the latest of a flood. Dropped with the record if the script never starts.

@@ -414,6 +414,19 @@ class HungSpawnTest : public JobRuntimeTest {
     }
     return WaitFor([&] { return Members(job_id) == 1; });
   }
+  // Jobs first_id, first_id + 1, ... hanging in their start, one on each of the node's start
+  // lanes; empty (and a failure) if one did not hang.
+  std::vector<uint32_t> HangEveryLane(uint32_t first_id) {
+    std::vector<uint32_t> hung;
+    for (uint32_t id = first_id; id < first_id + JobRuntime::kStartLanes; ++id) {
+      if (!LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path()))) {
+        ADD_FAILURE() << "job " << id << " did not hang in its start";
+        return {};
+      }
+      hung.push_back(id);
+    }
+    return hung;
+  }
   // Whether `done` finishes while the spawn hangs; if not, thaws the node's cgroup so that the
   // runtime (and the test) can go on.
   template <typename T>
@@ -486,13 +499,8 @@ TEST_F(HungSpawnTest, ANewerRunWaitsForAnOlderRunStillStarting) {
 // dropped by a kill, which does not wait for the mount. It used to wait, with its CLEANED_UP,
 // until another job's spawn returned.
 TEST_F(HungSpawnTest, AKillDropsAStartQueuedBehindOneThatHangs) {
-  std::vector<uint32_t> hung = {67};  // one per lane
-  for (uint32_t id = 100; hung.size() < static_cast<size_t>(JobRuntime::kStartLanes); ++id) {
-    hung.push_back(id);
-  }
-  for (uint32_t id : hung) {
-    ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
-  }
+  const std::vector<uint32_t> hung = HangEveryLane(100);
+  ASSERT_FALSE(hung.empty());
   runtime_->LaunchJob(BatchJob(68, "#!/bin/sh\nexec sleep 30\n", dir_.path()));
   KillNow(68);
   const bool cleaned =
@@ -533,13 +541,8 @@ TEST_F(HungSpawnTest, AStartHangingOnAMountDoesNotHoldUpAnotherJobsStart) {
 // starts: here all but one of those starts go on, and the queued one starts while the last
 // still hangs.
 TEST_F(HungSpawnTest, AStartQueuedWhileEveryLaneWasBusyTakesTheFirstLaneFree) {
-  std::vector<uint32_t> busy;  // one per lane
-  for (uint32_t id = 200; busy.size() < static_cast<size_t>(JobRuntime::kStartLanes); ++id) {
-    busy.push_back(id);
-  }
-  for (uint32_t id : busy) {
-    ASSERT_TRUE(LaunchHanging(BatchJob(id, "#!/bin/sh\nexec sleep 30\n", dir_.path())));
-  }
+  const std::vector<uint32_t> busy = HangEveryLane(200);
+  ASSERT_FALSE(busy.empty());
   runtime_->LaunchJob(BatchJob(90, "#!/bin/sh\nexit 3\n", dir_.path()));  // queued
   // The first one's cgroup alone stays frozen: the other starts go on.
   const uint32_t still_hung = busy.front();
