@@ -26,13 +26,13 @@ using nvml_abi::nvmlEventSet_t;
 using nvml_abi::nvmlMemory_t;
 using nvml_abi::nvmlReturn_t;
 using nvml_abi::nvmlUtilization_t;
-
-struct DlCloser {
-  void operator()(void* handle) const { dlclose(handle); }
-};
 }  // namespace
 
 struct NvmlApi {
+  // Outside the anonymous namespace: a member's type must not have internal linkage.
+  struct DlCloser {
+    void operator()(void* handle) const { dlclose(handle); }
+  };
   std::unique_ptr<void, DlCloser> lib;
   nvmlReturn_t (*init)();
   nvmlReturn_t (*shutdown)();

@@ -22,21 +22,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/runtime/child_reaper.h"
+#include "agent/runtime/runtime_test_util.h"
 #include "gtest/gtest.h"
 
 namespace canopy::agent::runtime {
 namespace {
 
+using testing::ReadFile;
+
 std::string MakeTempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "spawn-XXXXXX").string();
   return mkdtemp(tmpl.data());
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 // Spawns `req` and waits for the child: its exit status (wait(2)'s) or the Status.

@@ -23,12 +23,12 @@ using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
-absl::StatusOr<ClusterConfig> Parse(const std::string& text) {
+absl::StatusOr<ClusterConfig> ParseYaml(const std::string& text) {
   return ParseCanopyYaml(text, "canopy.yaml", /*read_topology=*/false);
 }
 
-std::string ErrorOf(const std::string& text) {
-  absl::StatusOr<ClusterConfig> config = Parse(text);
+std::string YamlErrorOf(const std::string& text) {
+  absl::StatusOr<ClusterConfig> config = ParseYaml(text);
   if (config.ok()) {
     return "<parsed OK>";
   }
@@ -43,7 +43,7 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-constexpr char kOneNode[] = "nodes:\n  - names: n1\n";
+constexpr char kOneYamlNode[] = "nodes:\n  - names: n1\n";
 
 // ---------------------------------------------------------------------------------------------
 // The documented example and the demo-16 twin.
@@ -171,7 +171,7 @@ topology_file: topology.conf
 // Good inputs.
 
 TEST(CanopyYamlTest, Defaults) {
-  absl::StatusOr<ClusterConfig> config = Parse(kOneNode);
+  absl::StatusOr<ClusterConfig> config = ParseYaml(kOneYamlNode);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->cluster_name, "canopy");
   EXPECT_EQ(config->controller_host, "");
@@ -193,7 +193,7 @@ TEST(CanopyYamlTest, Defaults) {
 // The CPU layout reads the same from YAML as from slurm.conf's Sockets/CoresPerSocket/
 // ThreadsPerCore: missing parts count one, and the product is the CPU count unless given.
 TEST(CanopyYamlTest, CpuLayoutMatchesSlurmConf) {
-  absl::StatusOr<ClusterConfig> yaml = Parse(R"(
+  absl::StatusOr<ClusterConfig> yaml = ParseYaml(R"(
 nodes:
   - names: a[1-2]
     sockets: 2
@@ -221,7 +221,7 @@ nodes:
   EXPECT_EQ(yaml->nodes[0].threads_per_core, 1);
   EXPECT_EQ(yaml->nodes[2].sockets, 0);  // only CPUs: Slurm's default layout, decided later
 
-  absl::StatusOr<ClusterConfig> huge = Parse(R"(
+  absl::StatusOr<ClusterConfig> huge = ParseYaml(R"(
 nodes:
   - names: c1
     sockets: 2147483647
@@ -233,8 +233,8 @@ nodes:
 
 TEST(CanopyYamlTest, Durations) {
   auto timeout = [](const std::string& value) {
-    absl::StatusOr<ClusterConfig> config =
-        Parse(absl::StrCat("node_timeout: ", value, "\nheartbeat_interval: 1s\n", kOneNode));
+    absl::StatusOr<ClusterConfig> config = ParseYaml(
+        absl::StrCat("node_timeout: ", value, "\nheartbeat_interval: 1s\n", kOneYamlNode));
     EXPECT_TRUE(config.ok()) << value << ": " << config.status();
     return config.ok() ? config->node_timeout : absl::ZeroDuration();
   };
@@ -245,14 +245,14 @@ TEST(CanopyYamlTest, Durations) {
   EXPECT_EQ(timeout("2500ms"), absl::Milliseconds(2500));
   EXPECT_EQ(timeout("90"), absl::Seconds(90));
   EXPECT_EQ(timeout("\"90\""), absl::Seconds(90));
-  EXPECT_EQ(Parse(absl::StrCat("kill_wait: 0\n", kOneNode)).value().kill_wait,
+  EXPECT_EQ(ParseYaml(absl::StrCat("kill_wait: 0\n", kOneYamlNode)).value().kill_wait,
             absl::ZeroDuration());
 }
 
 TEST(CanopyYamlTest, GpuForms) {
   auto gpus_of = [](const std::string& gpus) {
     absl::StatusOr<ClusterConfig> config =
-        Parse(absl::StrCat("nodes:\n  - names: n1\n    gpus: ", gpus, "\n"));
+        ParseYaml(absl::StrCat("nodes:\n  - names: n1\n    gpus: ", gpus, "\n"));
     EXPECT_TRUE(config.ok()) << gpus << ": " << config.status();
     std::vector<std::string> out;
     if (config.ok()) {
@@ -272,15 +272,18 @@ TEST(CanopyYamlTest, GpuForms) {
 }
 
 TEST(CanopyYamlTest, FeaturesForms) {
-  EXPECT_THAT(Parse("nodes:\n  - {names: n1, features: [ib, nvlink]}").value().nodes[0].features,
-              ElementsAre("ib", "nvlink"));
-  EXPECT_THAT(Parse("nodes:\n  - {names: n1, features: \"ib, nvlink,\"}").value().nodes[0].features,
-              ElementsAre("ib", "nvlink"));
-  EXPECT_THAT(Parse("nodes:\n  - {names: n1, features: []}").value().nodes[0].features, IsEmpty());
+  EXPECT_THAT(
+      ParseYaml("nodes:\n  - {names: n1, features: [ib, nvlink]}").value().nodes[0].features,
+      ElementsAre("ib", "nvlink"));
+  EXPECT_THAT(
+      ParseYaml("nodes:\n  - {names: n1, features: \"ib, nvlink,\"}").value().nodes[0].features,
+      ElementsAre("ib", "nvlink"));
+  EXPECT_THAT(ParseYaml("nodes:\n  - {names: n1, features: []}").value().nodes[0].features,
+              IsEmpty());
 }
 
 TEST(CanopyYamlTest, PartitionForms) {
-  absl::StatusOr<ClusterConfig> config = Parse(R"(
+  absl::StatusOr<ClusterConfig> config = ParseYaml(R"(
 nodes:
   - names: n[1-4]
 partitions:
@@ -319,15 +322,15 @@ partitions:
 }
 
 TEST(CanopyYamlTest, ControllerForms) {
-  absl::StatusOr<ClusterConfig> config = Parse(absl::StrCat(
-      "controller:\n  host: localhost\n  port: 7000\nstate_dir: /srv/canopy/\n", kOneNode));
+  absl::StatusOr<ClusterConfig> config = ParseYaml(absl::StrCat(
+      "controller:\n  host: localhost\n  port: 7000\nstate_dir: /srv/canopy/\n", kOneYamlNode));
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(ControllerAddress(*config).value(), "127.0.0.1:7000");
   EXPECT_EQ(config->unix_socket, "/srv/canopy/canopyd.sock");
 }
 
 TEST(CanopyYamlTest, UnknownKeysAreRecordedOnce) {
-  absl::StatusOr<ClusterConfig> config = Parse(R"(
+  absl::StatusOr<ClusterConfig> config = ParseYaml(R"(
 logging: {level: debug}
 scheduler: {interval: 5s, type: builtin}
 controller: {tls: true, host: h}
@@ -349,7 +352,7 @@ Logging: again
 
 TEST(CanopyYamlTest, TopologySectionIsReEmitted) {
   absl::StatusOr<ClusterConfig> config =
-      Parse(absl::StrCat(kOneNode, R"(topology_plugin: topology/block
+      ParseYaml(absl::StrCat(kOneYamlNode, R"(topology_plugin: topology/block
 topology:
   blocks:
     - {name: rack1, nodes: "n1"}
@@ -367,7 +370,7 @@ TEST(CanopyYamlTest, TopologyFileIsRelativeToTheConfig) {
   std::filesystem::create_directories(dir + "/conf");
   std::ofstream(dir + "/conf/site-topology.conf") << "SwitchName=s1 Nodes=n1\n";
   absl::StatusOr<ClusterConfig> config = ParseCanopyYaml(
-      absl::StrCat(kOneNode, "topology_file: site-topology.conf\n"), dir + "/conf/canopy.yaml");
+      absl::StrCat(kOneYamlNode, "topology_file: site-topology.conf\n"), dir + "/conf/canopy.yaml");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->topology_plugin, "topology/tree");
   EXPECT_EQ(config->topology.kind, TopologySource::Kind::kSlurmTopologyConf);
@@ -375,7 +378,7 @@ TEST(CanopyYamlTest, TopologyFileIsRelativeToTheConfig) {
   EXPECT_EQ(config->topology.text, "SwitchName=s1 Nodes=n1\n");
 
   absl::StatusOr<ClusterConfig> missing = ParseCanopyYaml(
-      absl::StrCat(kOneNode, "topology_file: nothing.conf\n"), dir + "/conf/canopy.yaml");
+      absl::StrCat(kOneYamlNode, "topology_file: nothing.conf\n"), dir + "/conf/canopy.yaml");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(),
@@ -387,154 +390,157 @@ TEST(CanopyYamlTest, TopologyFileIsRelativeToTheConfig) {
 // Bad inputs, each with its exact message.
 
 TEST(CanopyYamlErrorTest, NodeFields) {
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n  - names: b\n    cpus: abc\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n  - names: b\n    cpus: abc\n"),
             "canopy.yaml:4: nodes[1].cpus: expected a positive integer, got \"abc\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, cpus: 0}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, cpus: 0}"),
             "canopy.yaml:2: nodes[0].cpus: expected a positive integer, got \"0\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, cpus: [1]}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, cpus: [1]}"),
             "canopy.yaml:2: nodes[0].cpus: expected a positive integer, got a list");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    cpus:\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    cpus:\n"),
             "canopy.yaml:3: nodes[0].cpus: expected a positive integer, got nothing");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, memory_mib: 1.5}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, memory_mib: 1.5}"),
             "canopy.yaml:2: nodes[0].memory_mib: expected a positive number of MiB, got \"1.5\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, weight: -1}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, weight: -1}"),
             "canopy.yaml:2: nodes[0].weight: expected a non-negative integer, got \"-1\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, features: {ib: true}}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, features: {ib: true}}"),
             "canopy.yaml:2: nodes[0].features: expected a list of strings, got a mapping");
-  EXPECT_EQ(ErrorOf("nodes:\n  - {names: a, features: [ib, [x]]}"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - {names: a, features: [ib, [x]]}"),
             "canopy.yaml:2: nodes[0].features[1]: expected a string, got a list");
-  EXPECT_EQ(ErrorOf("nodes:\n  - cpus: 4\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - cpus: 4\n"),
             "canopy.yaml:2: nodes[0]: names: required (a hostlist such as gpu[001-016])");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: \"\"\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: \"\"\n"),
             "canopy.yaml:2: nodes[0].names: expected a hostlist such as gpu[001-016], got \"\"");
-  EXPECT_THAT(ErrorOf("nodes:\n  - names: gpu[1-\n"),
+  EXPECT_THAT(YamlErrorOf("nodes:\n  - names: gpu[1-\n"),
               StartsWith("canopy.yaml:2: nodes[0].names: "));
-  EXPECT_EQ(ErrorOf("nodes:\n  - just-a-string\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - just-a-string\n"),
             "canopy.yaml:2: nodes[0]: expected a mapping of keys to values, got \"just-a-string\"");
-  EXPECT_EQ(ErrorOf("nodes: {names: a}\n"), "canopy.yaml:1: nodes: expected a list, got a mapping");
-  EXPECT_EQ(ErrorOf("nodes:\n"), "canopy.yaml:1: nodes: expected a list, got nothing");
-  EXPECT_EQ(ErrorOf("nodes: []\n"), "canopy.yaml: nodes: expected at least one node entry");
-  EXPECT_EQ(ErrorOf("cluster_name: x\n"), "canopy.yaml: nodes: expected at least one node entry");
+  EXPECT_EQ(YamlErrorOf("nodes: {names: a}\n"),
+            "canopy.yaml:1: nodes: expected a list, got a mapping");
+  EXPECT_EQ(YamlErrorOf("nodes:\n"), "canopy.yaml:1: nodes: expected a list, got nothing");
+  EXPECT_EQ(YamlErrorOf("nodes: []\n"), "canopy.yaml: nodes: expected at least one node entry");
+  EXPECT_EQ(YamlErrorOf("cluster_name: x\n"),
+            "canopy.yaml: nodes: expected at least one node entry");
 }
 
 TEST(CanopyYamlErrorTest, Gpus) {
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    gpus: eight\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    gpus: eight\n"),
             "canopy.yaml:3: nodes[0].gpus: expected a GPU count, {type, count}, or a list of "
             "{type, count}, got \"eight\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    gpus: {type: h100}\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    gpus: {type: h100}\n"),
             "canopy.yaml:3: nodes[0].gpus: count: required (the number of GPUs of this type)");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    gpus: {type: h100, count: x}\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    gpus: {type: h100, count: x}\n"),
             "canopy.yaml:3: nodes[0].gpus.count: expected a non-negative integer, got \"x\"");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    gpus: [{type: [h100], count: 1}]\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    gpus: [{type: [h100], count: 1}]\n"),
             "canopy.yaml:3: nodes[0].gpus[0].type: expected a string, got a list");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: a\n    gpus:\n      - {type: a, count: 1}\n"
-                    "      - {type: a, count: 2}\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: a\n    gpus:\n      - {type: a, count: 1}\n"
+                        "      - {type: a, count: 2}\n"),
             "canopy.yaml:5: nodes[0].gpus[1].type: GPU type \"a\" is listed twice");
 }
 
 TEST(CanopyYamlErrorTest, CrossEntryChecks) {
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: n[1-2]\n  - names: n2\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: n[1-2]\n  - names: n2\n"),
             "canopy.yaml:3: nodes[1].names: node \"n2\" is already defined on line 2");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: p\n    nodes: n[1-9]\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: p\n    nodes: n[1-9]\n"),
             "canopy.yaml:5: partitions[0].nodes: unknown node \"n2\" (no node entry defines it)");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: a\n    default: true\n"
-                    "  - name: b\n    default: true\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: a\n    default: true\n"
+                        "  - name: b\n    default: true\n"),
             "canopy.yaml:7: partitions[1].default: only one partition can be the default, and "
             "partition \"a\" (line 4) already is");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: a\n  - name: a\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: n1\npartitions:\n  - name: a\n  - name: a\n"),
             "canopy.yaml:5: partitions[1].name: partition \"a\" is already defined on line 4");
 }
 
 TEST(CanopyYamlErrorTest, PartitionFields) {
   const std::string head = "nodes:\n  - names: n1\npartitions:\n";
-  EXPECT_EQ(ErrorOf(head + "  - nodes: ALL\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - nodes: ALL\n"),
             "canopy.yaml:4: partitions[0].name: required (a partition name such as gpu)");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, default: maybe}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, default: maybe}\n"),
             "canopy.yaml:4: partitions[0].default: expected true or false, got \"maybe\"");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, state: OPEN}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, state: OPEN}\n"),
             "canopy.yaml:4: partitions[0].state: expected UP, DOWN, DRAIN or INACTIVE, got "
             "\"OPEN\"");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, max_time: 1h}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, max_time: 1h}\n"),
             "canopy.yaml:4: partitions[0].max_time: expected a Slurm time such as 60, 4:00:00 or "
             "2-00:00:00, or UNLIMITED, got \"1h\"");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, max_time: NONE}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, max_time: NONE}\n"),
             "canopy.yaml:4: partitions[0].max_time: expected a Slurm time such as 60, 4:00:00 or "
             "2-00:00:00, or UNLIMITED, got \"NONE\"");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, default_time: [1]}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, default_time: [1]}\n"),
             "canopy.yaml:4: partitions[0].default_time: expected a Slurm time such as 60, "
             "4:00:00 or 2-00:00:00, UNLIMITED or NONE, got a list");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, max_nodes: lots}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, max_nodes: lots}\n"),
             "canopy.yaml:4: partitions[0].max_nodes: expected a non-negative integer or "
             "UNLIMITED, got \"lots\"");
-  EXPECT_EQ(ErrorOf(head + "  - {name: p, nodes: [n1]}\n"),
+  EXPECT_EQ(YamlErrorOf(head + "  - {name: p, nodes: [n1]}\n"),
             "canopy.yaml:4: partitions[0].nodes: expected a string, got a list");
-  EXPECT_EQ(ErrorOf("nodes:\n  - names: n1\npartitions: gpu\n"),
+  EXPECT_EQ(YamlErrorOf("nodes:\n  - names: n1\npartitions: gpu\n"),
             "canopy.yaml:3: partitions: expected a list, got \"gpu\"");
 }
 
 TEST(CanopyYamlErrorTest, TopLevelFields) {
-  EXPECT_EQ(ErrorOf(absl::StrCat("controller:\n  port: 70000\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("controller:\n  port: 70000\n", kOneYamlNode)),
             "canopy.yaml:2: controller.port: expected a port number (1-65535), got \"70000\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("controller:\n  port: 0\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("controller:\n  port: 0\n", kOneYamlNode)),
             "canopy.yaml:2: controller.port: expected a port number (1-65535), got \"0\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("controller: head01\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("controller: head01\n", kOneYamlNode)),
             "canopy.yaml:1: controller: expected a mapping of keys to values, got \"head01\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("cluster_name: \"\"\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("cluster_name: \"\"\n", kOneYamlNode)),
             "canopy.yaml:1: cluster_name: expected a name, got \"\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("cluster_name: {a: b}\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("cluster_name: {a: b}\n", kOneYamlNode)),
             "canopy.yaml:1: cluster_name: expected a string, got a mapping");
-  EXPECT_EQ(ErrorOf(absl::StrCat("kill_wait: 5 minutes\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("kill_wait: 5 minutes\n", kOneYamlNode)),
             "canopy.yaml:1: kill_wait: expected a duration such as 30s, 5m or 1h30m, got "
             "\"5 minutes\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("kill_wait: -5s\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("kill_wait: -5s\n", kOneYamlNode)),
             "canopy.yaml:1: kill_wait: expected a duration such as 30s, 5m or 1h30m, got "
             "\"-5s\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("kill_wait: inf\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("kill_wait: inf\n", kOneYamlNode)),
             "canopy.yaml:1: kill_wait: expected a duration such as 30s, 5m or 1h30m, got "
             "\"inf\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("node_timeout: 0\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("node_timeout: 0\n", kOneYamlNode)),
             "canopy.yaml:1: node_timeout: expected a positive duration such as 30s, 5m or "
             "1h30m, got \"0\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("topology_plugin: topology/torus\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("topology_plugin: topology/torus\n", kOneYamlNode)),
             "canopy.yaml:1: topology_plugin: expected topology/tree, topology/block or "
             "topology/flat, got \"topology/torus\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat("topology:\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("topology:\n", kOneYamlNode)),
             "canopy.yaml:1: topology: expected a topology description, got nothing");
-  EXPECT_EQ(ErrorOf(absl::StrCat(kOneNode, "topology: {a: 1}\ntopology_file: t.conf\n")),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat(kOneYamlNode, "topology: {a: 1}\ntopology_file: t.conf\n")),
             "canopy.yaml:4: topology_file: give either topology (inline) or topology_file, not "
             "both");
-  EXPECT_EQ(ErrorOf(absl::StrCat(kOneNode, "topology_file: [a]\n")),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat(kOneYamlNode, "topology_file: [a]\n")),
             "canopy.yaml:3: topology_file: expected a string, got a list");
 }
 
 TEST(CanopyYamlErrorTest, DocumentShape) {
-  EXPECT_EQ(ErrorOf(""),
+  EXPECT_EQ(YamlErrorOf(""),
             "canopy.yaml: the file is empty; expected a mapping of settings (cluster_name, "
             "nodes, partitions, ...)");
-  EXPECT_EQ(ErrorOf("# nothing here\n"),
+  EXPECT_EQ(YamlErrorOf("# nothing here\n"),
             "canopy.yaml: the file is empty; expected a mapping of settings (cluster_name, "
             "nodes, partitions, ...)");
-  EXPECT_EQ(ErrorOf("- a\n- b\n"),
+  EXPECT_EQ(YamlErrorOf("- a\n- b\n"),
             "canopy.yaml:1: expected a mapping of settings at the top level, got a list");
-  EXPECT_EQ(ErrorOf("hello\n"),
+  EXPECT_EQ(YamlErrorOf("hello\n"),
             "canopy.yaml:1: expected a mapping of settings at the top level, got \"hello\"");
-  EXPECT_EQ(ErrorOf(absl::StrCat(kOneNode, "---\nnodes: []\n")),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat(kOneYamlNode, "---\nnodes: []\n")),
             "canopy.yaml:3: expected a single YAML document; found a second one ('---') or text "
             "that is not YAML");
-  EXPECT_EQ(ErrorOf(absl::StrCat("cluster_name: a\n", kOneNode, "cluster_name: b\n")),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("cluster_name: a\n", kOneYamlNode, "cluster_name: b\n")),
             "canopy.yaml:4: cluster_name: given twice (first on line 1)");
-  EXPECT_EQ(ErrorOf(absl::StrCat("? [a, b]\n: c\n", kOneNode)),
+  EXPECT_EQ(YamlErrorOf(absl::StrCat("? [a, b]\n: c\n", kOneYamlNode)),
             "canopy.yaml:1: expected a plain key, got a list");
 }
 
 TEST(CanopyYamlErrorTest, SyntaxErrorsBecomeStatus) {
-  EXPECT_THAT(ErrorOf("nodes: [a, b\n"), StartsWith("canopy.yaml:2: invalid YAML: "));
-  EXPECT_THAT(ErrorOf("nodes:\n  - names: a\n bad indent: x\n"),
+  EXPECT_THAT(YamlErrorOf("nodes: [a, b\n"), StartsWith("canopy.yaml:2: invalid YAML: "));
+  EXPECT_THAT(YamlErrorOf("nodes:\n  - names: a\n bad indent: x\n"),
               StartsWith("canopy.yaml:3: invalid YAML: "));
-  EXPECT_THAT(ErrorOf("a: b: c\n"), StartsWith("canopy.yaml:1: invalid YAML: "));
+  EXPECT_THAT(YamlErrorOf("a: b: c\n"), StartsWith("canopy.yaml:1: invalid YAML: "));
   // yaml-cpp's recursion guard throws; that too must come back as a Status.
-  EXPECT_THAT(ErrorOf(std::string(5000, '[') + std::string(5000, ']')), HasSubstr("invalid YAML"));
-  absl::StatusOr<ClusterConfig> junk = Parse(std::string("\x00\xff\xfe\x01: [\x80", 8));
+  EXPECT_THAT(YamlErrorOf(std::string(5000, '[') + std::string(5000, ']')),
+              HasSubstr("invalid YAML"));
+  absl::StatusOr<ClusterConfig> junk = ParseYaml(std::string("\x00\xff\xfe\x01: [\x80", 8));
   EXPECT_FALSE(junk.ok());
   EXPECT_EQ(junk.status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -555,7 +561,7 @@ partitions:
 topology:
   switches: [{name: s1, nodes: "gpu[001-016]"}]
 )";
-  ASSERT_TRUE(Parse(base).ok());
+  ASSERT_TRUE(ParseYaml(base).ok());
   std::mt19937 rng(7);
   const std::string alphabet =
       ":-[]{},\"'\n #&*!|>?%@`\t\x01\xff"
@@ -580,7 +586,7 @@ topology:
         text = "x";
       }
     }
-    absl::StatusOr<ClusterConfig> config = Parse(text);
+    absl::StatusOr<ClusterConfig> config = ParseYaml(text);
     if (config.ok()) {
       ++parsed;
     } else {

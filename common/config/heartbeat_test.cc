@@ -11,16 +11,16 @@
 namespace canopy::config {
 namespace {
 
-constexpr char kOneNode[] = "nodes:\n  - names: n1\n";
+constexpr char kYamlNodeN1[] = "nodes:\n  - names: n1\n";
 
 absl::Duration YamlHeartbeat(const std::string& settings) {
   absl::StatusOr<ClusterConfig> config =
-      ParseCanopyYaml(absl::StrCat(settings, kOneNode), "canopy.yaml", /*read_topology=*/false);
+      ParseCanopyYaml(absl::StrCat(settings, kYamlNodeN1), "canopy.yaml", /*read_topology=*/false);
   EXPECT_TRUE(config.ok()) << settings << ": " << config.status();
   return config.ok() ? config->heartbeat_interval : absl::ZeroDuration();
 }
 
-absl::StatusOr<ClusterConfig> SlurmConf(const std::string& timeout) {
+absl::StatusOr<ClusterConfig> SlurmConfWithTimeout(const std::string& timeout) {
   return ParseSlurmConf(absl::StrCat("SlurmdTimeout=", timeout, "\nNodeName=n1"), "slurm.conf",
                         /*read_topology=*/false);
 }
@@ -35,7 +35,7 @@ TEST(HeartbeatTest, YamlFollowsNodeTimeoutUnlessGiven) {
 
 TEST(HeartbeatTest, SlurmConfIsAThirdOfSlurmdTimeout) {
   auto heartbeat = [](const std::string& timeout) {
-    absl::StatusOr<ClusterConfig> config = SlurmConf(timeout);
+    absl::StatusOr<ClusterConfig> config = SlurmConfWithTimeout(timeout);
     EXPECT_TRUE(config.ok()) << timeout << ": " << config.status();
     return config.ok() ? config->heartbeat_interval : absl::ZeroDuration();
   };
@@ -44,7 +44,7 @@ TEST(HeartbeatTest, SlurmConfIsAThirdOfSlurmdTimeout) {
   EXPECT_EQ(heartbeat("300"), absl::Seconds(10));
   EXPECT_EQ(heartbeat("0"), absl::Seconds(10));
   for (const char* timeout : {"1", "2", "5", "29", "31"}) {
-    absl::StatusOr<ClusterConfig> config = SlurmConf(timeout);
+    absl::StatusOr<ClusterConfig> config = SlurmConfWithTimeout(timeout);
     ASSERT_TRUE(config.ok()) << timeout << ": " << config.status();
     EXPECT_GT(config->node_timeout, 2 * config->heartbeat_interval) << timeout;
   }
@@ -53,8 +53,8 @@ TEST(HeartbeatTest, SlurmConfIsAThirdOfSlurmdTimeout) {
 // The check both loaders share, named at the node_timeout field (and its line when written).
 TEST(HeartbeatTest, NodeTimeoutMustBeMoreThanTwiceTheHeartbeat) {
   auto error = [](const std::string& settings) {
-    absl::StatusOr<ClusterConfig> config =
-        ParseCanopyYaml(absl::StrCat(settings, kOneNode), "canopy.yaml", /*read_topology=*/false);
+    absl::StatusOr<ClusterConfig> config = ParseCanopyYaml(absl::StrCat(settings, kYamlNodeN1),
+                                                           "canopy.yaml", /*read_topology=*/false);
     return config.ok() ? std::string("accepted") : std::string(config.status().message());
   };
   EXPECT_EQ(error("node_timeout: 5s\nheartbeat_interval: 3s\n"),

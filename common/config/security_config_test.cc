@@ -16,17 +16,17 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-absl::StatusOr<ClusterConfig> Yaml(const std::string& text) {
+absl::StatusOr<ClusterConfig> SecurityYaml(const std::string& text) {
   return ParseCanopyYaml(text + "nodes:\n  - names: n[1-2]\n    addr: 198.18.0.[2-3]\n",
                          "/etc/canopy/canopy.yaml", /*read_topology=*/false);
 }
 
-absl::StatusOr<ClusterConfig> SlurmConf(const std::string& text) {
+absl::StatusOr<ClusterConfig> SecuritySlurmConf(const std::string& text) {
   return ParseSlurmConf(text, "/etc/slurm/slurm.conf", /*read_topology=*/false);
 }
 
 TEST(SecurityConfigTest, SlurmConfKeys) {
-  absl::StatusOr<ClusterConfig> config = SlurmConf(
+  absl::StatusOr<ClusterConfig> config = SecuritySlurmConf(
       "AuthType=auth/munge\n"
       "AuthInfo=socket=/run/munge/other.socket,ttl=60\n"
       "SlurmdUser=canopy\n"
@@ -38,19 +38,19 @@ TEST(SecurityConfigTest, SlurmConfKeys) {
   EXPECT_EQ(config->security.slurmd_user, "canopy");
   EXPECT_EQ(config->nodes[2].addr, "198.18.0.4");
   EXPECT_EQ(config->nodes[4].addr, "198.18.0.9");
-  EXPECT_EQ(SlurmConf("NodeName=n").value().security.auth_type, AuthType::kNone);
+  EXPECT_EQ(SecuritySlurmConf("NodeName=n").value().security.auth_type, AuthType::kNone);
 
-  EXPECT_THAT(SlurmConf("AuthType=auth/jwt\nNodeName=n").status().message(),
+  EXPECT_THAT(SecuritySlurmConf("AuthType=auth/jwt\nNodeName=n").status().message(),
               HasSubstr(":1: AuthType: expected auth/munge or auth/none (Canopy supports no "
                         "other), got 'auth/jwt'"));
-  EXPECT_THAT(SlurmConf("AuthInfo=socket=relative\nNodeName=n").status().message(),
+  EXPECT_THAT(SecuritySlurmConf("AuthInfo=socket=relative\nNodeName=n").status().message(),
               HasSubstr("AuthInfo: expected socket=ABSOLUTE_PATH"));
-  EXPECT_THAT(SlurmConf("NodeName=n[1-3] NodeAddr=a,b\n").status().message(),
+  EXPECT_THAT(SecuritySlurmConf("NodeName=n[1-3] NodeAddr=a,b\n").status().message(),
               HasSubstr("NodeAddr: expected one address, or one per node (3), got 2"));
 }
 
 TEST(SecurityConfigTest, TheYamlTwinsOfSlurmsKeys) {
-  absl::StatusOr<ClusterConfig> c = Yaml(
+  absl::StatusOr<ClusterConfig> c = SecurityYaml(
       "auth_type: auth/munge\nmunge_socket: /run/munge/x.socket\nslurmd_user: canopy\n"
       "submit_for_others: portal, jupyter\n");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -60,7 +60,7 @@ TEST(SecurityConfigTest, TheYamlTwinsOfSlurmsKeys) {
   EXPECT_THAT(c->security.submit_for_others, ElementsAre("portal", "jupyter"));
   EXPECT_EQ(c->nodes[1].addr, "198.18.0.3");
 
-  EXPECT_EQ(Yaml("auth_type: kerberos\n").status().message(),
+  EXPECT_EQ(SecurityYaml("auth_type: kerberos\n").status().message(),
             "/etc/canopy/canopy.yaml:1: auth_type: expected auth/munge or auth/none (Canopy "
             "supports no other), got 'kerberos'");
   EXPECT_THAT(ParseCanopyYaml("nodes:\n  - names: n[1-3]\n    addr: a[1-2]\n", "c.yaml", false)
@@ -90,7 +90,7 @@ TEST(SecurityConfigTest, CanopyConfAndYamlApplyTheSameChecks) {
             absl::StrCat(dir,
                          "/canopy.conf:1: require_agent_certs: expected true or false, got "
                          "'sometimes'"));
-  EXPECT_EQ(Yaml("require_agent_certs: sometimes\n").status().message(),
+  EXPECT_EQ(SecurityYaml("require_agent_certs: sometimes\n").status().message(),
             "/etc/canopy/canopy.yaml:1: require_agent_certs: expected true or false, got "
             "'sometimes'");
   std::filesystem::remove_all(dir);

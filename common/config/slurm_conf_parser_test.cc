@@ -26,13 +26,13 @@ using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
-absl::StatusOr<ClusterConfig> Parse(const std::string& text) {
+absl::StatusOr<ClusterConfig> ParseSlurm(const std::string& text) {
   return ParseSlurmConf(text, "slurm.conf", /*read_topology=*/false);
 }
 
 // The message of the InvalidArgument error that `text` must give.
-std::string ErrorOf(const std::string& text) {
-  absl::StatusOr<ClusterConfig> config = Parse(text);
+std::string SlurmErrorOf(const std::string& text) {
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(text);
   if (config.ok()) {
     return "<parsed OK>";
   }
@@ -40,7 +40,7 @@ std::string ErrorOf(const std::string& text) {
   return std::string(config.status().message());
 }
 
-constexpr char kOneNode[] = "NodeName=n1\n";
+constexpr char kOneSlurmNode[] = "NodeName=n1\n";
 
 // ---------------------------------------------------------------------------------------------
 // The sample clusters in tests/data/clusters.
@@ -134,7 +134,7 @@ TEST(SlurmConfTest, Demo16UnusedKeysInFileOrder) {
 // Good inputs.
 
 TEST(SlurmConfTest, Defaults) {
-  absl::StatusOr<ClusterConfig> config = Parse(kOneNode);
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(kOneSlurmNode);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->cluster_name, "canopy");
   EXPECT_EQ(config->controller_host, "");
@@ -159,7 +159,7 @@ TEST(SlurmConfTest, Defaults) {
 }
 
 TEST(SlurmConfTest, TopLevelKeys) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "clustername=alpha\n"
       "SlurmctldHost=head1(10.0.0.1)\n"
       "SlurmctldHost=head2(10.0.0.2)\n"
@@ -178,25 +178,30 @@ TEST(SlurmConfTest, TopLevelKeys) {
 }
 
 TEST(SlurmConfTest, SlurmctldHostForms) {
-  EXPECT_EQ(Parse("SlurmctldHost=head\nNodeName=n1").value().controller_host, "head");
-  EXPECT_EQ(Parse("SlurmctldHost=localhost\nNodeName=n1").value().controller_host, "127.0.0.1");
-  EXPECT_EQ(Parse("SlurmctldHost=head(localhost)\nNodeName=n1").value().controller_host,
+  EXPECT_EQ(ParseSlurm("SlurmctldHost=head\nNodeName=n1").value().controller_host, "head");
+  EXPECT_EQ(ParseSlurm("SlurmctldHost=localhost\nNodeName=n1").value().controller_host,
             "127.0.0.1");
-  EXPECT_EQ(Parse("SlurmctldHost=head(fd00::1)\nNodeName=n1").value().controller_host, "fd00::1");
+  EXPECT_EQ(ParseSlurm("SlurmctldHost=head(localhost)\nNodeName=n1").value().controller_host,
+            "127.0.0.1");
+  EXPECT_EQ(ParseSlurm("SlurmctldHost=head(fd00::1)\nNodeName=n1").value().controller_host,
+            "fd00::1");
   // Pre-17.11 spelling, used only without SlurmctldHost.
-  EXPECT_EQ(Parse("ControlMachine=old\nNodeName=n1").value().controller_host, "old");
-  EXPECT_EQ(Parse("ControlMachine=old ControlAddr=10.1.1.1\nNodeName=n1").value().controller_host,
-            "10.1.1.1");
-  EXPECT_EQ(Parse("ControlMachine=old\nSlurmctldHost=new\nNodeName=n1").value().controller_host,
-            "new");
+  EXPECT_EQ(ParseSlurm("ControlMachine=old\nNodeName=n1").value().controller_host, "old");
+  EXPECT_EQ(
+      ParseSlurm("ControlMachine=old ControlAddr=10.1.1.1\nNodeName=n1").value().controller_host,
+      "10.1.1.1");
+  EXPECT_EQ(
+      ParseSlurm("ControlMachine=old\nSlurmctldHost=new\nNodeName=n1").value().controller_host,
+      "new");
 }
 
 TEST(SlurmConfTest, SlurmdTimeoutZeroMeansNever) {
-  EXPECT_EQ(Parse("SlurmdTimeout=0\nNodeName=n1").value().node_timeout, absl::InfiniteDuration());
+  EXPECT_EQ(ParseSlurm("SlurmdTimeout=0\nNodeName=n1").value().node_timeout,
+            absl::InfiniteDuration());
 }
 
 TEST(SlurmConfTest, NodeKeys) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "NodeName=a[1-2] CPUs=128 RealMemory=1024000 Gres=gpu:a100:4,gpu:v100:2 Weight=10 "
       "Features=ib,nvlink\n");
   ASSERT_TRUE(config.ok()) << config.status();
@@ -216,7 +221,7 @@ TEST(SlurmConfTest, NodeKeys) {
 
 TEST(SlurmConfTest, QuotedValuesAndFeatures) {
   absl::StatusOr<ClusterConfig> config =
-      Parse("NodeName=n1 Features=\"ib, nvlink,,big\" Reason=\"rack 4 power\"\n");
+      ParseSlurm("NodeName=n1 Features=\"ib, nvlink,,big\" Reason=\"rack 4 power\"\n");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_THAT(config->nodes[0].features, ElementsAre("ib", "nvlink", "big"));
   EXPECT_THAT(config->unused_keys, ElementsAre("NodeName.Reason"));
@@ -224,7 +229,7 @@ TEST(SlurmConfTest, QuotedValuesAndFeatures) {
 
 TEST(SlurmConfTest, GresForms) {
   auto gpus_of = [](const std::string& gres) {
-    absl::StatusOr<ClusterConfig> config = Parse("NodeName=n1 Gres=" + gres);
+    absl::StatusOr<ClusterConfig> config = ParseSlurm("NodeName=n1 Gres=" + gres);
     EXPECT_TRUE(config.ok()) << gres << ": " << config.status();
     std::vector<std::string> out;
     if (config.ok()) {
@@ -244,20 +249,22 @@ TEST(SlurmConfTest, GresForms) {
   EXPECT_THAT(gpus_of("gpu:0"), IsEmpty());
   EXPECT_THAT(gpus_of("(null)"), IsEmpty());
   EXPECT_THAT(gpus_of("mps:100,gpu:4"), ElementsAre("*4"));
-  EXPECT_THAT(Parse("NodeName=n1 Gres=mps:100,nvme:1,mps:5").value().unused_keys,
+  EXPECT_THAT(ParseSlurm("NodeName=n1 Gres=mps:100,nvme:1,mps:5").value().unused_keys,
               ElementsAre("gres/mps", "gres/nvme"));
 }
 
 TEST(SlurmConfTest, CpusFromSocketsCoresThreads) {
-  EXPECT_EQ(Parse("NodeName=n1 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2").value().nodes[0].cpus,
-            128);
-  EXPECT_EQ(Parse("NodeName=n1 Boards=2 SocketsPerBoard=2 CoresPerSocket=8").value().nodes[0].cpus,
-            32);
-  EXPECT_EQ(Parse("NodeName=n1 CPUs=7 Sockets=2 CoresPerSocket=32").value().nodes[0].cpus, 7);
+  EXPECT_EQ(
+      ParseSlurm("NodeName=n1 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2").value().nodes[0].cpus,
+      128);
+  EXPECT_EQ(
+      ParseSlurm("NodeName=n1 Boards=2 SocketsPerBoard=2 CoresPerSocket=8").value().nodes[0].cpus,
+      32);
+  EXPECT_EQ(ParseSlurm("NodeName=n1 CPUs=7 Sockets=2 CoresPerSocket=32").value().nodes[0].cpus, 7);
 }
 
 TEST(SlurmConfTest, NodeDefaults) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "NodeName=DEFAULT CPUs=64 Gres=gpu:h100:8\n"
       "NodeName=a1 RealMemory=100\n"
       "NodeName=DEFAULT RealMemory=200\n"  // adds to the defaults, keeps CPUs and Gres
@@ -277,7 +284,7 @@ TEST(SlurmConfTest, NodeDefaults) {
 }
 
 TEST(SlurmConfTest, PartitionKeys) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "NodeName=n[1-4]\n"
       "PartitionName=batch Nodes=n[1-3],n2 Default=YES MaxTime=1-00:00:00 DefaultTime=30 "
       "MaxNodes=2 State=DRAIN OverSubscribe=NO\n"
@@ -305,13 +312,13 @@ TEST(SlurmConfTest, PartitionKeys) {
 
 TEST(SlurmConfTest, PartitionAllIncludesNodesDefinedLater) {
   absl::StatusOr<ClusterConfig> config =
-      Parse("PartitionName=p Nodes=ALL\nNodeName=a\nNodeName=b\n");
+      ParseSlurm("PartitionName=p Nodes=ALL\nNodeName=a\nNodeName=b\n");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_THAT(config->partitions[0].nodes, ElementsAre("a", "b"));
 }
 
 TEST(SlurmConfTest, PartitionDefaults) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "NodeName=n[1-2]\n"
       "PartitionName=DEFAULT Nodes=ALL MaxTime=60 State=DOWN\n"
       "PartitionName=a\n"
@@ -327,7 +334,7 @@ TEST(SlurmConfTest, PartitionDefaults) {
 }
 
 TEST(SlurmConfTest, LexicalForms) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "# comment line\r\n"
       "   \t\r\n"
       "ClusterName=c\\#1   # trailing comment\r\n"
@@ -341,11 +348,11 @@ TEST(SlurmConfTest, LexicalForms) {
   EXPECT_EQ(config->nodes[0].cpus, 4);
   EXPECT_EQ(config->nodes[0].weight, 3);
   EXPECT_EQ(config->nodes[1].cpus, 2);
-  EXPECT_EQ(Parse("ClusterName=c\\#1\nNodeName=n").value().cluster_name, "c#1");
+  EXPECT_EQ(ParseSlurm("ClusterName=c\\#1\nNodeName=n").value().cluster_name, "c#1");
 }
 
 TEST(SlurmConfTest, UnusedKeysOnceInFileOrder) {
-  absl::StatusOr<ClusterConfig> config = Parse(
+  absl::StatusOr<ClusterConfig> config = ParseSlurm(
       "SelectType=select/cons_tres\n"
       "CredType=cred/munge\n"
       "selecttype=select/linear\n"
@@ -362,9 +369,9 @@ TEST(SlurmConfTest, UnusedKeysOnceInFileOrder) {
 }
 
 TEST(SlurmConfTest, TopologyPluginValues) {
-  EXPECT_EQ(Parse("TopologyPlugin=topology/flat\nNodeName=n").value().topology_plugin, "");
-  EXPECT_EQ(Parse("TopologyPlugin=topology/none\nNodeName=n").value().topology_plugin, "");
-  EXPECT_EQ(Parse("TopologyPlugin=topology/default\nNodeName=n").value().topology_plugin, "");
+  EXPECT_EQ(ParseSlurm("TopologyPlugin=topology/flat\nNodeName=n").value().topology_plugin, "");
+  EXPECT_EQ(ParseSlurm("TopologyPlugin=topology/none\nNodeName=n").value().topology_plugin, "");
+  EXPECT_EQ(ParseSlurm("TopologyPlugin=topology/default\nNodeName=n").value().topology_plugin, "");
   absl::StatusOr<ClusterConfig> tree =
       ParseSlurmConf("TopologyPlugin=Topology/Tree\nNodeName=n", "/etc/slurm/slurm.conf", false);
   ASSERT_TRUE(tree.ok()) << tree.status();
@@ -392,154 +399,155 @@ TEST(SlurmConfTest, MissingTopologyConfIsNotFound) {
 // Bad inputs, each with its exact message.
 
 TEST(SlurmConfErrorTest, NodeValues) {
-  EXPECT_EQ(ErrorOf("ClusterName=c\n\nNodeName=gpu[001-016] CPUs=x"),
+  EXPECT_EQ(SlurmErrorOf("ClusterName=c\n\nNodeName=gpu[001-016] CPUs=x"),
             "slurm.conf:3: NodeName=gpu[001-016]: CPUs: expected a positive integer, got 'x'");
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs=0"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs=0"),
             "slurm.conf:1: NodeName=n: CPUs: expected a positive integer, got '0'");
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs=-4"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs=-4"),
             "slurm.conf:1: NodeName=n: CPUs: expected a positive integer, got '-4'");
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs=99999999999"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs=99999999999"),
             "slurm.conf:1: NodeName=n: CPUs: expected a positive integer, got '99999999999'");
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs="),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs="),
             "slurm.conf:1: NodeName=n: CPUs: expected a positive integer, got ''");
-  EXPECT_EQ(ErrorOf("NodeName=n RealMemory=1G"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n RealMemory=1G"),
             "slurm.conf:1: NodeName=n: RealMemory: expected a positive number of MiB, got '1G'");
-  EXPECT_EQ(ErrorOf("NodeName=n Weight=-1"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Weight=-1"),
             "slurm.conf:1: NodeName=n: Weight: expected a non-negative integer, got '-1'");
-  EXPECT_EQ(ErrorOf("NodeName=n Sockets=two"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Sockets=two"),
             "slurm.conf:1: NodeName=n: Sockets: expected a positive integer, got 'two'");
-  EXPECT_EQ(ErrorOf("NodeName=n Sockets=65536 CoresPerSocket=65536"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Sockets=65536 CoresPerSocket=65536"),
             "slurm.conf:1: NodeName=n: CPUs: Sockets x CoresPerSocket x ThreadsPerCore is too "
             "large");
-  EXPECT_EQ(ErrorOf("NodeName=DEFAULT CPUs=abc\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=DEFAULT CPUs=abc\nNodeName=n"),
             "slurm.conf:1: NodeName=DEFAULT: CPUs: expected a positive integer, got 'abc'");
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs"), "slurm.conf:1: NodeName=n: expected Key=Value, got 'CPUs'");
-  EXPECT_EQ(ErrorOf("NodeName=a CPUs=2 NodeName=b"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs"),
+            "slurm.conf:1: NodeName=n: expected Key=Value, got 'CPUs'");
+  EXPECT_EQ(SlurmErrorOf("NodeName=a CPUs=2 NodeName=b"),
             "slurm.conf:1: NodeName=a: NodeName: start a new line for each NodeName or "
             "PartitionName");
-  EXPECT_EQ(ErrorOf("NodeName=n Features=ib, big"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Features=ib, big"),
             "slurm.conf:1: NodeName=n: expected Key=Value, got 'big'");
 }
 
 TEST(SlurmConfErrorTest, Gres) {
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu:h100:x"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu:h100:x"),
             "slurm.conf:1: NodeName=n: Gres: expected gpu[:type]:count with a whole-number "
             "count, got 'gpu:h100:x'");
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu:a:b:8"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu:a:b:8"),
             "slurm.conf:1: NodeName=n: Gres: expected gpu[:type]:count, got 'gpu:a:b:8'");
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu::8"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu::8"),
             "slurm.conf:1: NodeName=n: Gres: expected gpu[:type]:count, got 'gpu::8'");
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu:h100:8,"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu:h100:8,"),
             "slurm.conf:1: NodeName=n: Gres: expected name[:type][:count] entries separated by "
             "commas, got ''");
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu:8(S:0"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu:8(S:0"),
             "slurm.conf:1: NodeName=n: Gres: expected name[:type][:count] entries separated by "
             "commas, got 'gpu:8(S:0'");
-  EXPECT_EQ(ErrorOf("NodeName=n Gres=gpu:h100:8,gpu:h100:2"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Gres=gpu:h100:8,gpu:h100:2"),
             "slurm.conf:1: NodeName=n: Gres: gpu type 'h100' is listed twice in "
             "'gpu:h100:8,gpu:h100:2'");
 }
 
 TEST(SlurmConfErrorTest, NodeNames) {
-  EXPECT_EQ(ErrorOf("NodeName="),
+  EXPECT_EQ(SlurmErrorOf("NodeName="),
             "slurm.conf:1: NodeName: expected a hostlist such as gpu[001-016], got ''");
-  EXPECT_EQ(ErrorOf("NodeName=a[1-4]\nNodeName=a[4-5]"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=a[1-4]\nNodeName=a[4-5]"),
             "slurm.conf:2: NodeName=a[4-5]: node 'a4' is already defined on line 1");
-  EXPECT_EQ(ErrorOf("NodeName=a,b,a"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=a,b,a"),
             "slurm.conf:1: NodeName=a,b,a: node 'a' is already defined on line 1");
-  EXPECT_THAT(ErrorOf("NodeName=gpu[1-"), StartsWith("slurm.conf:1: NodeName=gpu[1-: "));
+  EXPECT_THAT(SlurmErrorOf("NodeName=gpu[1-"), StartsWith("slurm.conf:1: NodeName=gpu[1-: "));
 }
 
 TEST(SlurmConfErrorTest, Partitions) {
-  EXPECT_EQ(ErrorOf("NodeName=n[1-2]\nPartitionName=p Nodes=n[2-3]"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n[1-2]\nPartitionName=p Nodes=n[2-3]"),
             "slurm.conf:2: PartitionName=p: Nodes: unknown node 'n3' (no node entry defines it)");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=DEFAULT Nodes=m\nPartitionName=p"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=DEFAULT Nodes=m\nPartitionName=p"),
             "slurm.conf:2: PartitionName=DEFAULT: Nodes: unknown node 'm' (no node entry "
             "defines it)");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a Default=YES\nPartitionName=b Default=yes"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a Default=YES\nPartitionName=b Default=yes"),
             "slurm.conf:3: PartitionName=b: Default: only one partition can be the default, and "
             "partition 'a' (line 2) already is");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a\n#\nPartitionName=a"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a\n#\nPartitionName=a"),
             "slurm.conf:4: PartitionName: partition 'a' is already defined on line 2");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a Default=maybe"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a Default=maybe"),
             "slurm.conf:2: PartitionName=a: Default: expected YES or NO, got 'maybe'");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a State=OPEN"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a State=OPEN"),
             "slurm.conf:2: PartitionName=a: State: expected UP, DOWN, DRAIN or INACTIVE, got "
             "'OPEN'");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a MaxTime=1h"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a MaxTime=1h"),
             "slurm.conf:2: PartitionName=a: MaxTime: expected a Slurm time (MINUTES, "
             "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES, "
             "DAYS-HOURS:MINUTES:SECONDS or UNLIMITED), got '1h'");
-  EXPECT_THAT(ErrorOf("NodeName=n\nPartitionName=a DefaultTime=soon"),
+  EXPECT_THAT(SlurmErrorOf("NodeName=n\nPartitionName=a DefaultTime=soon"),
               StartsWith("slurm.conf:2: PartitionName=a: DefaultTime: expected a Slurm time"));
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName=a MaxNodes=-1"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName=a MaxNodes=-1"),
             "slurm.conf:2: PartitionName=a: MaxNodes: expected a non-negative integer or "
             "UNLIMITED, got '-1'");
-  EXPECT_EQ(ErrorOf("NodeName=n\nPartitionName="),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nPartitionName="),
             "slurm.conf:2: PartitionName: expected a partition name, got ''");
-  EXPECT_THAT(ErrorOf("NodeName=n\nPartitionName=p Nodes=n[1"),
+  EXPECT_THAT(SlurmErrorOf("NodeName=n\nPartitionName=p Nodes=n[1"),
               StartsWith("slurm.conf:2: PartitionName=p: Nodes: "));
 }
 
 TEST(SlurmConfErrorTest, TopLevelValues) {
-  EXPECT_EQ(ErrorOf("SlurmctldPort=70000\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldPort=70000\nNodeName=n"),
             "slurm.conf:1: SlurmctldPort: expected a port (1-65535) or a range such as "
             "6817-6818, got '70000'");
-  EXPECT_EQ(ErrorOf("SlurmctldPort=0\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldPort=0\nNodeName=n"),
             "slurm.conf:1: SlurmctldPort: expected a port (1-65535) or a range such as "
             "6817-6818, got '0'");
-  EXPECT_EQ(ErrorOf("SlurmctldPort=6818-6817\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldPort=6818-6817\nNodeName=n"),
             "slurm.conf:1: SlurmctldPort: expected a port (1-65535) or a range such as "
             "6817-6818, got '6818-6817'");
-  EXPECT_EQ(ErrorOf("SlurmctldPort=1-2-3\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldPort=1-2-3\nNodeName=n"),
             "slurm.conf:1: SlurmctldPort: expected a port (1-65535) or a range such as "
             "6817-6818, got '1-2-3'");
-  EXPECT_EQ(ErrorOf("SlurmctldHost=head(10.0.0.1\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldHost=head(10.0.0.1\nNodeName=n"),
             "slurm.conf:1: SlurmctldHost: expected host or host(address), got 'head(10.0.0.1'");
-  EXPECT_EQ(ErrorOf("SlurmctldHost=(10.0.0.1)\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldHost=(10.0.0.1)\nNodeName=n"),
             "slurm.conf:1: SlurmctldHost: expected host or host(address), got '(10.0.0.1)'");
-  EXPECT_EQ(ErrorOf("SlurmctldHost=head()\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldHost=head()\nNodeName=n"),
             "slurm.conf:1: SlurmctldHost: expected host or host(address), got 'head()'");
-  EXPECT_EQ(ErrorOf("SlurmctldHost=\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmctldHost=\nNodeName=n"),
             "slurm.conf:1: SlurmctldHost: expected host or host(address), got ''");
-  EXPECT_EQ(ErrorOf("ClusterName=\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("ClusterName=\nNodeName=n"),
             "slurm.conf:1: ClusterName: expected a name, got ''");
-  EXPECT_EQ(ErrorOf("SlurmdTimeout=5m\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("SlurmdTimeout=5m\nNodeName=n"),
             "slurm.conf:1: SlurmdTimeout: expected a number of seconds, got '5m'");
-  EXPECT_EQ(ErrorOf("KillWait=-1\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("KillWait=-1\nNodeName=n"),
             "slurm.conf:1: KillWait: expected a number of seconds, got '-1'");
-  EXPECT_EQ(ErrorOf("TopologyPlugin=topology/3d_torus\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("TopologyPlugin=topology/3d_torus\nNodeName=n"),
             "slurm.conf:1: TopologyPlugin: expected topology/tree, topology/block or "
             "topology/flat (Canopy supports no other), got 'topology/3d_torus'");
 }
 
 TEST(SlurmConfErrorTest, Syntax) {
-  EXPECT_EQ(ErrorOf(""), "slurm.conf: no nodes defined (expected at least one NodeName line)");
-  EXPECT_EQ(ErrorOf("# only a comment\n\n"),
+  EXPECT_EQ(SlurmErrorOf(""), "slurm.conf: no nodes defined (expected at least one NodeName line)");
+  EXPECT_EQ(SlurmErrorOf("# only a comment\n\n"),
             "slurm.conf: no nodes defined (expected at least one NodeName line)");
-  EXPECT_EQ(ErrorOf("ClusterName=x\nPartitionName=p"),
+  EXPECT_EQ(SlurmErrorOf("ClusterName=x\nPartitionName=p"),
             "slurm.conf: no nodes defined (expected at least one NodeName line)");
-  EXPECT_EQ(ErrorOf("="), "slurm.conf:1: expected Key=Value, got '='");
-  EXPECT_EQ(ErrorOf("=value"), "slurm.conf:1: expected Key=Value, got '=value'");
-  EXPECT_EQ(ErrorOf("NodeName=n\nClusterName x"),
+  EXPECT_EQ(SlurmErrorOf("="), "slurm.conf:1: expected Key=Value, got '='");
+  EXPECT_EQ(SlurmErrorOf("=value"), "slurm.conf:1: expected Key=Value, got '=value'");
+  EXPECT_EQ(SlurmErrorOf("NodeName=n\nClusterName x"),
             "slurm.conf:2: expected Key=Value, got 'ClusterName'");
-  EXPECT_EQ(ErrorOf("Cluster-Name=x"),
+  EXPECT_EQ(SlurmErrorOf("Cluster-Name=x"),
             "slurm.conf:1: invalid key 'Cluster-Name' (keys are letters, digits and '_')");
-  EXPECT_EQ(ErrorOf("NodeName=n Features=\"ib"),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n Features=\"ib"),
             "slurm.conf:1: unterminated quote in 'Features=ib'");
-  EXPECT_EQ(ErrorOf("include /etc/slurm/nodes.conf\nNodeName=n"),
+  EXPECT_EQ(SlurmErrorOf("include /etc/slurm/nodes.conf\nNodeName=n"),
             "slurm.conf:1: include '/etc/slurm/nodes.conf': include is not supported; copy that "
             "file's lines into this one");
-  EXPECT_EQ(ErrorOf("Include"),
+  EXPECT_EQ(SlurmErrorOf("Include"),
             "slurm.conf:1: include '': include is not supported; copy that file's lines into "
             "this one");
-  EXPECT_EQ(ErrorOf(std::string("\x01\xff\x00=junk\n", 8)),
+  EXPECT_EQ(SlurmErrorOf(std::string("\x01\xff\x00=junk\n", 8)),
             "slurm.conf:1: invalid key '\\x01\\xff\\x00' (keys are letters, digits and '_')");
 }
 
 TEST(SlurmConfErrorTest, LongValuesAreCut) {
   const std::string long_value(500, 'x');
-  EXPECT_EQ(ErrorOf("NodeName=n CPUs=" + long_value),
+  EXPECT_EQ(SlurmErrorOf("NodeName=n CPUs=" + long_value),
             "slurm.conf:1: NodeName=n: CPUs: expected a positive integer, got '" +
                 std::string(80, 'x') + "...'");
 }
@@ -553,7 +561,7 @@ TEST(SlurmConfFuzzTest, RandomMutationsNeverCrash) {
       "NodeName=gpu[001-016] RealMemory=512000 Features=\"ib,nvlink\" State=UNKNOWN \\\n"
       "  Weight=2\nPartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00 State=UP\n"
       "PartitionName=dbg Nodes=gpu[001-002] MaxNodes=2 DefaultTime=30\n";
-  ASSERT_TRUE(Parse(base).ok());
+  ASSERT_TRUE(ParseSlurm(base).ok());
   std::mt19937 rng(20240601);
   const std::string alphabet = "=#\\\"[]-,:()\n \tx0 9\x01\xff";
   int parsed = 0;
@@ -576,7 +584,7 @@ TEST(SlurmConfFuzzTest, RandomMutationsNeverCrash) {
         text = "x";
       }
     }
-    absl::StatusOr<ClusterConfig> config = Parse(text);
+    absl::StatusOr<ClusterConfig> config = ParseSlurm(text);
     if (config.ok()) {
       ++parsed;
     } else {

@@ -11,7 +11,7 @@
 namespace canopy::slurm {
 namespace {
 
-absl::Status Invalid(absl::string_view spec, absl::string_view why) {
+absl::Status InvalidArraySpec(absl::string_view spec, absl::string_view why) {
   return absl::InvalidArgumentError(
       absl::StrCat("Invalid job array specification '", spec, "': ", why));
 }
@@ -34,13 +34,13 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_s
   if (const size_t pct = body.find('%'); pct != absl::string_view::npos) {
     int32_t limit = 0;
     if (!absl::SimpleAtoi(body.substr(pct + 1), &limit) || limit < 1) {
-      return Invalid(spec, "the limit after '%' must be a positive number");
+      return InvalidArraySpec(spec, "the limit after '%' must be a positive number");
     }
     out.max_running = limit;
     body = body.substr(0, pct);
   }
   if (body.empty()) {
-    return Invalid(spec, "no task ids");
+    return InvalidArraySpec(spec, "no task ids");
   }
   struct Range {
     uint32_t lo, hi, step;
@@ -52,7 +52,7 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_s
     absl::string_view range = item;
     if (const size_t colon = item.find(':'); colon != absl::string_view::npos) {
       if (!absl::SimpleAtoi(item.substr(colon + 1), &step) || step == 0) {
-        return Invalid(spec, absl::StrCat("bad step in '", item, "'"));
+        return InvalidArraySpec(spec, absl::StrCat("bad step in '", item, "'"));
       }
       range = item.substr(0, colon);
     }
@@ -61,19 +61,19 @@ absl::StatusOr<ArraySpec> ParseArraySpec(absl::string_view spec, int max_array_s
     if (const size_t dash = range.find('-'); dash != absl::string_view::npos) {
       if (!absl::SimpleAtoi(range.substr(0, dash), &lo) ||
           !absl::SimpleAtoi(range.substr(dash + 1), &hi)) {
-        return Invalid(spec, absl::StrCat("bad range '", item, "'"));
+        return InvalidArraySpec(spec, absl::StrCat("bad range '", item, "'"));
       }
     } else if (!absl::SimpleAtoi(range, &lo)) {
-      return Invalid(spec, absl::StrCat("bad task id '", item, "'"));
+      return InvalidArraySpec(spec, absl::StrCat("bad task id '", item, "'"));
     } else {
       hi = lo;
     }
     if (hi < lo) {
-      return Invalid(spec, absl::StrCat("range '", item, "' goes down"));
+      return InvalidArraySpec(spec, absl::StrCat("range '", item, "' goes down"));
     }
     // Checked before anything is expanded, so work and memory stay bounded by MaxArraySize.
     if (static_cast<int64_t>(hi) >= max_array_size) {
-      return Invalid(
+      return InvalidArraySpec(
           spec, absl::StrCat("task id ", hi, " is not below MaxArraySize (", max_array_size, ")"));
     }
     ranges.push_back({lo, hi, step});

@@ -55,7 +55,7 @@ std::string Quote(absl::string_view expression) {
                       " characters)");
 }
 
-absl::Status Invalid(absl::string_view expression, absl::string_view what) {
+absl::Status InvalidHostlist(absl::string_view expression, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat("invalid hostlist ", Quote(expression), ": ", what));
 }
@@ -88,14 +88,15 @@ struct Pattern {
 absl::StatusOr<uint64_t> ParseNumber(absl::string_view expression, absl::string_view item,
                                      absl::string_view digits) {
   if (!AllDigits(digits)) {
-    return Invalid(expression, absl::StrCat("range \"", item,
-                                            "\" is not numeric (expected N or N-M in decimal)"));
+    return InvalidHostlist(
+        expression,
+        absl::StrCat("range \"", item, "\" is not numeric (expected N or N-M in decimal)"));
   }
   size_t first = digits.find_first_not_of('0');
   absl::string_view significant = first == absl::string_view::npos ? "" : digits.substr(first);
   if (significant.size() > kMaxSignificantDigits) {
-    return Invalid(expression, absl::StrCat("number \"", digits, "\" in range \"", item,
-                                            "\" is too large (at most 18 digits)"));
+    return InvalidHostlist(expression, absl::StrCat("number \"", digits, "\" in range \"", item,
+                                                    "\" is too large (at most 18 digits)"));
   }
   uint64_t value = 0;
   for (char c : significant) {
@@ -107,7 +108,7 @@ absl::StatusOr<uint64_t> ParseNumber(absl::string_view expression, absl::string_
 // Parses "1,3-5,7" (the text between one pair of brackets) into `group`.
 absl::Status ParseGroup(absl::string_view expression, absl::string_view list, Group* group) {
   if (list.empty()) {
-    return Invalid(expression, "empty range \"[]\"");
+    return InvalidHostlist(expression, "empty range \"[]\"");
   }
   size_t start = 0;
   while (true) {
@@ -115,14 +116,14 @@ absl::Status ParseGroup(absl::string_view expression, absl::string_view list, Gr
     const absl::string_view item = list.substr(
         start, comma == absl::string_view::npos ? absl::string_view::npos : comma - start);
     if (item.empty()) {
-      return Invalid(expression, absl::StrCat("empty range in \"[", list, "]\""));
+      return InvalidHostlist(expression, absl::StrCat("empty range in \"[", list, "]\""));
     }
     const size_t dash = item.find('-');
     const absl::string_view lo_text = item.substr(0, dash);
     const absl::string_view hi_text =
         dash == absl::string_view::npos ? lo_text : item.substr(dash + 1);
     if (dash != absl::string_view::npos && (lo_text.empty() || hi_text.empty())) {
-      return Invalid(expression, absl::StrCat("range \"", item, "\" is missing a bound"));
+      return InvalidHostlist(expression, absl::StrCat("range \"", item, "\" is missing a bound"));
     }
     absl::StatusOr<uint64_t> lo = ParseNumber(expression, item, lo_text);
     if (!lo.ok()) {
@@ -133,14 +134,14 @@ absl::Status ParseGroup(absl::string_view expression, absl::string_view list, Gr
       return hi.status();
     }
     if (*lo > *hi) {
-      return Invalid(expression,
-                     absl::StrCat("range \"", item, "\" is reversed (", *lo, " > ", *hi, ")"));
+      return InvalidHostlist(
+          expression, absl::StrCat("range \"", item, "\" is reversed (", *lo, " > ", *hi, ")"));
     }
     const uint64_t count = *hi - *lo + 1;
     if (count > kMaxHostsPerRange) {
-      return Invalid(expression, absl::StrCat("range \"", item, "\" has ", count,
-                                              " hosts; Slurm allows at most ", kMaxHostsPerRange,
-                                              " in one range"));
+      return InvalidHostlist(expression, absl::StrCat("range \"", item, "\" has ", count,
+                                                      " hosts; Slurm allows at most ",
+                                                      kMaxHostsPerRange, " in one range"));
     }
     group->ranges.push_back(Range{*lo, *hi, lo_text.size()});
     group->count += count;
@@ -157,7 +158,7 @@ absl::Status ParsePattern(absl::string_view expression, absl::string_view item, 
   size_t pos = 0;
   while (pos < item.size()) {
     if (item[pos] == ']') {
-      return Invalid(expression, absl::StrCat("unbalanced ']' in \"", item, "\""));
+      return InvalidHostlist(expression, absl::StrCat("unbalanced ']' in \"", item, "\""));
     }
     if (item[pos] != '[') {
       ++pos;
@@ -165,10 +166,10 @@ absl::Status ParsePattern(absl::string_view expression, absl::string_view item, 
     }
     const size_t close = item.find_first_of("[]", pos + 1);
     if (close == absl::string_view::npos) {
-      return Invalid(expression, absl::StrCat("unbalanced '[' in \"", item, "\" (no ']')"));
+      return InvalidHostlist(expression, absl::StrCat("unbalanced '[' in \"", item, "\" (no ']')"));
     }
     if (item[close] == '[') {
-      return Invalid(expression, absl::StrCat("nested '[' in \"", item, "\""));
+      return InvalidHostlist(expression, absl::StrCat("nested '[' in \"", item, "\""));
     }
     pattern->texts.push_back(item.substr(text_start, pos - text_start));
     Group group;
@@ -182,9 +183,9 @@ absl::Status ParsePattern(absl::string_view expression, absl::string_view item, 
   }
   const absl::string_view tail = item.substr(text_start);
   if (!pattern->groups.empty() && !tail.empty()) {
-    return Invalid(expression,
-                   absl::StrCat("text \"", tail, "\" after the last ']' in \"", item,
-                                "\" is not allowed (Slurm 22.05 rejects a suffix there)"));
+    return InvalidHostlist(expression,
+                           absl::StrCat("text \"", tail, "\" after the last ']' in \"", item,
+                                        "\" is not allowed (Slurm 22.05 rejects a suffix there)"));
   }
   pattern->texts.push_back(tail);
   return absl::OkStatus();
@@ -298,8 +299,8 @@ absl::StatusOr<std::vector<Pattern>> ParseExpression(absl::string_view expressio
     for (const Group& g : pattern.groups) {
       // Checked before multiplying so the product cannot overflow: both factors <= 10^6.
       if (g.count > kMaxExpandedHosts || pattern.count * g.count > kMaxExpandedHosts) {
-        return Invalid(expression,
-                       absl::StrCat("expands to more than ", kMaxExpandedHosts, " hosts"));
+        return InvalidHostlist(expression,
+                               absl::StrCat("expands to more than ", kMaxExpandedHosts, " hosts"));
       }
       pattern.count *= g.count;
       size_t widest = 0;
@@ -311,12 +312,13 @@ absl::StatusOr<std::vector<Pattern>> ParseExpression(absl::string_view expressio
     *total_hosts += pattern.count;
     total_bytes += pattern.count * pattern.name_bytes;
     if (*total_hosts > kMaxExpandedHosts) {
-      return Invalid(expression,
-                     absl::StrCat("expands to more than ", kMaxExpandedHosts, " hosts"));
+      return InvalidHostlist(expression,
+                             absl::StrCat("expands to more than ", kMaxExpandedHosts, " hosts"));
     }
     if (total_bytes > kMaxExpandedBytes) {
-      return Invalid(expression, absl::StrCat("expands to more than ", kMaxExpandedBytes >> 20,
-                                              " MiB of host names"));
+      return InvalidHostlist(
+          expression,
+          absl::StrCat("expands to more than ", kMaxExpandedBytes >> 20, " MiB of host names"));
     }
     patterns.push_back(std::move(pattern));
   }

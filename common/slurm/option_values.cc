@@ -23,23 +23,18 @@
 #include "absl/time/time.h"
 #include "common/slurm/begin_time.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/option_errors.h"
 #include "common/slurm/time_format.h"
 
 namespace canopy::slurm {
 namespace {
 
-constexpr int64_t kMaxCount = 2147483647;
+using option_errors::Error;
+using option_errors::kMaxCount;
+using option_errors::Spec;
 
 // The payload WithExitCode sets; its value is the exit status in decimal.
 constexpr absl::string_view kExitCodeUrl = "type.canopy/slurm.ExitCode";
-
-absl::Status Error(absl::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat("error: ", text));
-}
-
-absl::Status Spec(absl::string_view long_name) {
-  return Error(absl::StrCat("Invalid --", long_name, " specification"));
-}
 
 // Found when Slurm builds the job request, after the options: sbatch and srun exit with 1.
 absl::Status GresError() {

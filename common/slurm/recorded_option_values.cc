@@ -20,20 +20,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/slurm/begin_time.h"
+#include "common/slurm/option_errors.h"
 #include "common/slurm/option_values.h"
 
 namespace canopy::slurm {
 namespace {
 
-constexpr int64_t kMaxCount = 2147483647;  // Slurm's largest count (INT_MAX)
-
-absl::Status Error(absl::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat("error: ", text));
-}
-
-absl::Status Spec(absl::string_view long_name) {
-  return Error(absl::StrCat("Invalid --", long_name, " specification"));
-}
+using option_errors::Error;
+using option_errors::kMaxCount;
+using option_errors::Spec;
 
 }  // namespace
 

@@ -11,7 +11,7 @@
 namespace canopy::ctl::canopyctl {
 namespace {
 
-constexpr char kUsage[] = "usage: canopyctl install-links [--force] DIR";
+constexpr char kInstallLinksUsage[] = "usage: canopyctl install-links [--force] DIR";
 
 absl::Status SystemError(const std::string& what, const std::error_code& ec) {
   return absl::InternalError(absl::StrCat(what, ": ", ec.message()));
@@ -26,18 +26,18 @@ absl::Status ParseInstallLinksArgs(const std::vector<std::string>& args,
       options.force = true;
     } else if (!a.empty() && a[0] == '-') {
       return absl::InvalidArgumentError(
-          absl::StrCat("canopyctl install-links: unknown option '", a, "'\n", kUsage));
+          absl::StrCat("canopyctl install-links: unknown option '", a, "'\n", kInstallLinksUsage));
     } else if (options.dir.empty()) {
       options.dir = a;
     } else {
       return absl::InvalidArgumentError(
           absl::StrCat("canopyctl install-links: one directory only (got '", options.dir, "' and '",
-                       a, "')\n", kUsage));
+                       a, "')\n", kInstallLinksUsage));
     }
   }
   if (options.dir.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("canopyctl install-links: which directory?\n", kUsage));
+        absl::StrCat("canopyctl install-links: which directory?\n", kInstallLinksUsage));
   }
   return absl::OkStatus();
 }

@@ -44,7 +44,7 @@ constexpr slurm::OptionSpec kOptions[] = {
 };
 constexpr slurm::OptionTable kTable{"sacctmgr", slurm::Ordering::kPermute, kOptions};
 
-absl::Status Error(absl::string_view text) { return absl::InvalidArgumentError(text); }
+absl::Status CommandError(absl::string_view text) { return absl::InvalidArgumentError(text); }
 
 absl::Status NotServed(absl::string_view keyword) {
   return absl::UnimplementedError(
@@ -60,7 +60,7 @@ absl::Status ReadDumpOrLoad(const std::vector<std::string>& words, Command& c) {
       // Canopy's load always replaces the tree, as "clean" does.
     } else if (dumping && (!t.has_value || KeyIs(t.key, "Cluster", 1))) {
       if (!c.cluster.empty()) {
-        return Error(
+        return CommandError(
             absl::StrCat(" Can only do one cluster at a time.  Already doing ", c.cluster));
       }
       c.cluster = StripQuotes(t.value);
@@ -68,20 +68,20 @@ absl::Status ReadDumpOrLoad(const std::vector<std::string>& words, Command& c) {
       c.file = StripQuotes(t.value);
     } else if (dumping && KeyIs(t.key, "File", 1)) {
       if (!c.file.empty()) {
-        return Error(absl::StrCat(" File name already set to ", c.file));
+        return CommandError(absl::StrCat(" File name already set to ", c.file));
       }
       c.file = StripQuotes(t.value);
     } else if (!dumping && KeyIs(t.key, "Cluster", 1)) {
       c.cluster = StripQuotes(t.value);
     } else {
-      return Error(absl::StrCat(" Unknown option: ", t.text));
+      return CommandError(absl::StrCat(" Unknown option: ", t.text));
     }
   }
   if (c.verb == Verb::kDump && c.cluster.empty()) {
-    return Error(" We need a cluster to dump.");
+    return CommandError(" We need a cluster to dump.");
   }
   if (c.verb == Verb::kLoad && c.file.empty()) {
-    return Error(" No filename given.");
+    return CommandError(" No filename given.");
   }
   return absl::OkStatus();
 }
@@ -115,7 +115,7 @@ absl::StatusOr<Command> ReadCommand(const std::vector<std::string>& words) {
              WordIs(verb, "verbose", 4) || WordIs(verb, "readonly", 4)) {
     return NotServed(verb);
   } else {
-    return Error(absl::StrCat("invalid keyword: ", verb));
+    return CommandError(absl::StrCat("invalid keyword: ", verb));
   }
   if (c.verb == Verb::kDump || c.verb == Verb::kLoad) {
     if (absl::Status s = ReadDumpOrLoad(words, c); !s.ok()) {
@@ -177,7 +177,7 @@ absl::StatusOr<Invocation> ParseSacctmgrArgs(const std::vector<std::string>& arg
       });
   if (!words.ok()) {
     // getopt prints its line after the program name; the hint stands alone.
-    return Error(absl::StrCat("sacctmgr: ", words.status().message()));
+    return CommandError(absl::StrCat("sacctmgr: ", words.status().message()));
   }
   if (o.help || inv.command.verb == Verb::kVersion) {
     return inv;

@@ -19,7 +19,7 @@
 namespace canopy::ctl::sacctmgr {
 namespace {
 
-using Request = canopy::v1::UpdateQosRequest;
+using QosRequest = canopy::v1::UpdateQosRequest;
 
 QosChangePlan Fail(std::string err) {
   QosChangePlan plan;
@@ -136,7 +136,7 @@ std::string LimitsEcho(const Command& c) {
   return text;
 }
 
-void AddOptions(const Command& c, Request& request) {
+void AddOptions(const Command& c, QosRequest& request) {
   for (const auto& [key, value] : c.settings) {
     canopy::v1::Attribute* option = request.add_options();
     option->set_key(key);
@@ -151,8 +151,8 @@ QosChangePlan PlanAdd(const Command& c, const canopy::v1::ListQosResponse& answe
   if (std::string bad = BadPreempt(c, answer); !bad.empty()) {
     return Fail(std::move(bad));
   }
-  Request request;
-  request.set_operation(Request::OPERATION_ADD);
+  QosRequest request;
+  request.set_operation(QosRequest::OPERATION_ADD);
   std::string names;
   std::string description;
   for (const std::string& name : c.names) {
@@ -191,8 +191,8 @@ QosChangePlan PlanModify(const Command& c, const canopy::v1::ListQosResponse& an
   if (targets.empty()) {
     return Nothing(" Nothing modified\n");
   }
-  Request request;
-  request.set_operation(Request::OPERATION_MODIFY);
+  QosRequest request;
+  request.set_operation(QosRequest::OPERATION_MODIFY);
   QosChangePlan plan;
   plan.out = " Modified qos...\n";
   for (const canopy::v1::Qos* q : targets) {
@@ -248,8 +248,8 @@ QosChangePlan PlanDelete(const Command& c, const canopy::v1::ListQosResponse& an
                              "resubmit,\n or change the default qos to remove the qos.\n"
                              " Changes Discarded\n"));
   }
-  Request request;
-  request.set_operation(Request::OPERATION_DELETE);
+  QosRequest request;
+  request.set_operation(QosRequest::OPERATION_DELETE);
   QosChangePlan plan;
   plan.out = " Deleting QOS(s)...\n";
   for (const canopy::v1::Qos* q : targets) {

@@ -13,14 +13,14 @@ namespace canopy::ctl::sacctmgr {
 namespace {
 
 // An empty condition list matches everything; names compare without case, as slurmdbd does.
-bool Matches(const std::vector<std::string>& list, const std::string& value) {
+bool QosListMatches(const std::vector<std::string>& list, const std::string& value) {
   return list.empty() ||
          std::find(list.begin(), list.end(), absl::AsciiStrToLower(value)) != list.end();
 }
 
 bool Selected(const Command& c, const canopy::v1::Qos& qos) {
-  return Matches(c.names, qos.name()) && Matches(c.descriptions, qos.description()) &&
-         Matches(c.preempt_modes, PreemptModeText(qos));
+  return QosListMatches(c.names, qos.name()) && QosListMatches(c.descriptions, qos.description()) &&
+         QosListMatches(c.preempt_modes, PreemptModeText(qos));
 }
 
 }  // namespace

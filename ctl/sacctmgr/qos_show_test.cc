@@ -9,8 +9,8 @@
 namespace canopy::ctl::sacctmgr {
 namespace {
 
-std::string Show(const std::vector<std::string>& args,
-                 const canopy::v1::ListQosResponse& answer = NormalOnly()) {
+std::string ShowQos(const std::vector<std::string>& args,
+                    const canopy::v1::ListQosResponse& answer = NormalOnly()) {
   absl::StatusOr<Invocation> inv = ParseSacctmgrArgs(args);
   EXPECT_TRUE(inv.ok()) << inv.status();
   if (!inv.ok()) {
@@ -23,7 +23,7 @@ std::string Show(const std::vector<std::string>& args,
 
 TEST(SacctmgrShowQosTest, FormatMatchesSlurm) {
   // $ sacctmgr show qos format=name,priority,maxtrespu,maxjobspu,grptres
-  EXPECT_EQ(Show({"show", "qos", "format=name,priority,maxtrespu,maxjobspu,grptres"}),
+  EXPECT_EQ(ShowQos({"show", "qos", "format=name,priority,maxtrespu,maxjobspu,grptres"}),
             "      Name   Priority     MaxTRESPU MaxJobsPU       GrpTRES \n"
             "---------- ---------- ------------- --------- ------------- \n"
             "    normal          0                                       \n");
@@ -31,7 +31,7 @@ TEST(SacctmgrShowQosTest, FormatMatchesSlurm) {
 
 // sacctmgr 22.05's default columns, with the values a fresh "normal" has.
 TEST(SacctmgrShowQosTest, DefaultColumns) {
-  EXPECT_EQ(Show({"show", "qos"}),
+  EXPECT_EQ(ShowQos({"show", "qos"}),
             "      Name   Priority  GraceTime    Preempt   PreemptExemptTime PreemptMode "
             "                                   Flags UsageThres UsageFactor       GrpTRES "
             "  GrpTRESMins GrpTRESRunMin GrpJobs GrpSubmit     GrpWall       MaxTRES "
@@ -47,7 +47,7 @@ TEST(SacctmgrShowQosTest, DefaultColumns) {
             "                                                                        "
             "                                                                             "
             "                                                  \n");
-  EXPECT_EQ(Show({"-P", "show", "qos"}, ThreeQos()),
+  EXPECT_EQ(ShowQos({"-P", "show", "qos"}, ThreeQos()),
             "Name|Priority|GraceTime|Preempt|PreemptExemptTime|PreemptMode|Flags|UsageThres|"
             "UsageFactor|GrpTRES|GrpTRESMins|GrpTRESRunMins|GrpJobs|GrpSubmit|GrpWall|MaxTRES|"
             "MaxTRESPerNode|MaxTRESMins|MaxWall|MaxTRESPU|MaxJobsPU|MaxSubmitPU|MaxTRESPA|"
@@ -59,17 +59,17 @@ TEST(SacctmgrShowQosTest, DefaultColumns) {
 }
 
 TEST(SacctmgrShowQosTest, ConditionsAndColumns) {
-  EXPECT_EQ(Show({"-n", "-p", "list", "qos", "High", "format=name,descr,maxwall,grpcpus,maxn"},
-                 ThreeQos()),
+  EXPECT_EQ(ShowQos({"-n", "-p", "list", "qos", "High", "format=name,descr,maxwall,grpcpus,maxn"},
+                    ThreeQos()),
             "high|high|2-00:00:00||2|\n");
-  EXPECT_EQ(Show({"-P", "-n", "show", "qos", "where", "preemptmode=cancel,cluster", "format=na"},
-                 ThreeQos()),
+  EXPECT_EQ(ShowQos({"-P", "-n", "show", "qos", "where", "preemptmode=cancel,cluster", "format=na"},
+                    ThreeQos()),
             "normal\nlow\n");
-  EXPECT_EQ(Show({"-P", "show", "qos", "descriptions=nobody", "format=name"}, ThreeQos()),
+  EXPECT_EQ(ShowQos({"-P", "show", "qos", "descriptions=nobody", "format=name"}, ThreeQos()),
             "Name\n");
   // A narrow column cuts text with '+' but never a time; legacy one-TRES columns.
-  EXPECT_EQ(Show({"-n", "show", "qos", "high", "format=maxtrespu%8,maxwall%4,maxcpuspu,maxjobs"},
-                 ThreeQos()),
+  EXPECT_EQ(ShowQos({"-n", "show", "qos", "high", "format=maxtrespu%8,maxwall%4,maxcpuspu,maxjobs"},
+                    ThreeQos()),
             "cpu=512+ 2-00:00:00       512       4 \n");
 }
 

@@ -17,15 +17,15 @@
 namespace canopy::ctl::sacctmgr {
 namespace {
 
-absl::Status Error(absl::string_view text) { return absl::InvalidArgumentError(text); }
+absl::Status QosWordsError(absl::string_view text) { return absl::InvalidArgumentError(text); }
 
 // qos_functions.c's lines; "SLURM_PRINT_VALUE" is what sacctmgr 22.05 prints.
-absl::Status UnknownCondition(absl::string_view token) {
-  return Error(absl::StrCat(" Unknown condition: ", token,
-                            "\n Use keyword 'set' to modify SLURM_PRINT_VALUE"));
+absl::Status UnknownQosCondition(absl::string_view token) {
+  return QosWordsError(absl::StrCat(" Unknown condition: ", token,
+                                    "\n Use keyword 'set' to modify SLURM_PRINT_VALUE"));
 }
-absl::Status UnknownOption(absl::string_view token) {
-  return Error(
+absl::Status UnknownQosOption(absl::string_view token) {
+  return QosWordsError(
       absl::StrCat(" Unknown option: ", token, "\n Use keyword 'where' to modify condition"));
 }
 
@@ -118,7 +118,8 @@ absl::StatusOr<std::string> Count(const QosKey& key, const std::string& value) {
   char* end = nullptr;
   const long long n = std::strtoll(value.c_str(), &end, 10);
   if (n == 0 && end != nullptr && *end != '\0') {
-    return Error(absl::StrCat("sacctmgr: error: Invalid value for ", key.label, " (", value, ")"));
+    return QosWordsError(
+        absl::StrCat("sacctmgr: error: Invalid value for ", key.label, " (", value, ")"));
   }
   if (n < 0) {
     return std::string("-1");
@@ -145,7 +146,7 @@ absl::Status Setting(const Token& t, Command& c) {
     }
   }
   if (key == nullptr) {
-    return UnknownOption(t.text);
+    return UnknownQosOption(t.text);
   }
   const std::string value = StripQuotes(t.value);
   std::string out = value;
@@ -179,12 +180,13 @@ absl::Status Setting(const Token& t, Command& c) {
     }
     case Kind::kTres:
       if (absl::StatusOr<slurm::TresLimits> tres = slurm::ParseTresLimits(value); !tres.ok()) {
-        return Error(absl::StrCat("sacctmgr: error: ", key->option, ": ", tres.status().message()));
+        return QosWordsError(
+            absl::StrCat("sacctmgr: error: ", key->option, ": ", tres.status().message()));
       }
       break;
     case Kind::kWall:
       if (value != "-1" && !slurm::ParseSlurmDuration(value).ok()) {
-        return Error(absl::StrCat(" Bad MaxWall time format: ", t.text));
+        return QosWordsError(absl::StrCat(" Bad MaxWall time format: ", t.text));
       }
       break;
     case Kind::kPreemptMode:
@@ -195,9 +197,9 @@ absl::Status Setting(const Token& t, Command& c) {
           // GANG and SUSPEND are Slurm's; Canopy says why it refuses them.
           if (upper.find("GANG") != std::string::npos ||
               upper.find("SUSPEND") != std::string::npos) {
-            return Error(absl::StrCat("sacctmgr: error: ", mode.status().message()));
+            return QosWordsError(absl::StrCat("sacctmgr: error: ", mode.status().message()));
           }
-          return Error(absl::StrCat(" Bad Preempt Mode given: ", t.text));
+          return QosWordsError(absl::StrCat(" Bad Preempt Mode given: ", t.text));
         }
         out = std::string(slurm::PreemptModeName(*mode));
       }
@@ -221,7 +223,7 @@ absl::Status Setting(const Token& t, Command& c) {
 absl::Status Record(const Token& t, Command& c) {
   if (!t.has_value || KeyIs(t.key, "Name", 1)) {
     if (c.verb != Verb::kAdd) {
-      return Error(" Can't modify the name of a QOS");
+      return QosWordsError(" Can't modify the name of a QOS");
     }
     AddToList(t.value, c.names);
     return absl::OkStatus();
@@ -251,12 +253,12 @@ absl::Status Condition(const Token& t, Command& c) {
     for (absl::string_view m : absl::StrSplit(StripQuotes(t.value), ',', absl::SkipEmpty())) {
       const std::string mode = absl::AsciiStrToLower(m);
       if (mode != "cluster" && !slurm::ParsePreemptMode(mode).ok()) {
-        return Error(absl::StrCat(" Bad Preempt Mode given: ", t.text));
+        return QosWordsError(absl::StrCat(" Bad Preempt Mode given: ", t.text));
       }
       c.preempt_modes.push_back(mode);
     }
   } else {
-    return UnknownCondition(t.text);
+    return UnknownQosCondition(t.text);
   }
   c.any_condition = true;
   return absl::OkStatus();

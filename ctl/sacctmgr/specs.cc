@@ -11,14 +11,15 @@
 namespace canopy::ctl::sacctmgr {
 namespace {
 
-absl::Status Error(absl::string_view text) { return absl::InvalidArgumentError(text); }
+absl::Status SpecError(absl::string_view text) { return absl::InvalidArgumentError(text); }
 
 // sacctmgr's " Unknown condition"/" Unknown option" pair of lines.
 absl::Status UnknownCondition(absl::string_view token) {
-  return Error(absl::StrCat(" Unknown condition: ", token, "\n Use keyword 'set' to modify value"));
+  return SpecError(
+      absl::StrCat(" Unknown condition: ", token, "\n Use keyword 'set' to modify value"));
 }
 absl::Status UnknownOption(absl::string_view token) {
-  return Error(
+  return SpecError(
       absl::StrCat(" Unknown option: ", token, "\n Use keyword 'where' to modify condition"));
 }
 
@@ -33,7 +34,7 @@ absl::Status SetShares(absl::string_view value, Command& c) {
   const size_t digits = v.find_first_not_of("0123456789");
   int64_t n = 0;
   if (!absl::SimpleAtoi(v.substr(0, digits), &n)) {
-    return Error(absl::StrCat("sacctmgr: error: Invalid value for FairShare (", v, ")"));
+    return SpecError(absl::StrCat("sacctmgr: error: Invalid value for FairShare (", v, ")"));
   }
   c.shares = n;
   return absl::OkStatus();
@@ -141,14 +142,14 @@ absl::Status AccountSetting(const Token& t, bool adding, Command& c) {
   if (!t.has_value || KeyIs(t.key, "Accounts", 1) || KeyIs(t.key, "Names", 1) ||
       KeyIs(t.key, "Acct", 4)) {
     if (!adding) {
-      return Error(" Can't modify the name of an account");
+      return SpecError(" Can't modify the name of an account");
     }
     AddToList(t.value, c.names);
     return absl::OkStatus();
   }
   if (KeyIs(t.key, "Clusters", 1)) {
     if (!adding) {
-      return Error(" Can't modify the cluster of an account");
+      return SpecError(" Can't modify the cluster of an account");
     }
     AddToList(t.value, c.clusters);
     return absl::OkStatus();
@@ -189,7 +190,7 @@ absl::Status UserSetting(const Token& t, bool adding, Command& c) {
   if (KeyIs(t.key, "AdminLevel", 2)) {
     std::optional<std::string> level = AdminLevelName(StripQuotes(t.value));
     if (!level) {
-      return Error(absl::StrCat(" Unknown AdminLevel: ", StripQuotes(t.value)));
+      return SpecError(absl::StrCat(" Unknown AdminLevel: ", StripQuotes(t.value)));
     }
     c.settings.emplace_back("AdminLevel", *level);
     return absl::OkStatus();

@@ -18,7 +18,7 @@
 namespace canopy::ctl::scontrol {
 namespace {
 
-absl::StatusOr<client::ControllerClient> Connect(std::ostream& err) {
+absl::StatusOr<client::ControllerClient> ConnectToController(std::ostream& err) {
   absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
   if (!client.ok()) {
     err << "scontrol: error: " << client.status().message() << "\n";
@@ -124,7 +124,7 @@ int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream&
     }
     only = list->targets[0];
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
   if (!client.ok()) {
     return 1;
   }
@@ -170,7 +170,7 @@ int ControlJobs(Command command, const std::vector<std::string>& args, std::ostr
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
   if (!client.ok()) {
     return 1;
   }
@@ -221,7 +221,7 @@ int TopJobs(const std::vector<std::string>& args, std::ostream& err) {
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
   if (!client.ok()) {
     return 1;
   }
@@ -266,7 +266,7 @@ int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
     err << update.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
   if (!client.ok()) {
     return 1;
   }

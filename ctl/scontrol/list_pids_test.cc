@@ -17,12 +17,13 @@ namespace {
 
 using ::testing::IsEmpty;
 
-struct Result {
+struct ListPidsResult {
   int code;
   std::string out, err;
 };
 
-Result ListPidsOf(const std::vector<std::string>& args, const std::vector<JobProcess>& processes) {
+ListPidsResult ListPidsOf(const std::vector<std::string>& args,
+                          const std::vector<JobProcess>& processes) {
   std::ostringstream out, err;
   const int code = ListPids(args, processes, ListPidsScope(), out, err);
   return {code, out.str(), err.str()};
@@ -44,7 +45,7 @@ std::vector<JobProcess> Sample() {
 }
 
 TEST(ListPidsTest, EveryJobInSlurmsTable) {
-  Result r = ListPidsOf({}, Sample());
+  ListPidsResult r = ListPidsOf({}, Sample());
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, std::string(kHeader) +
                        "5504     2        batch    0       0       \n"
@@ -63,7 +64,7 @@ TEST(ListPidsTest, OneJobOneStepOneNode) {
   EXPECT_EQ(ListPidsOf({"2.3"}, Sample()).out, std::string(kHeader) +
                                                    "5736     2        3        0       0       \n"
                                                    "5737     2        3        1       1       \n");
-  Result other_node = ListPidsOf({"2", "gpu002"}, Sample());
+  ListPidsResult other_node = ListPidsOf({"2", "gpu002"}, Sample());
   EXPECT_EQ(other_node.code, 1);
   EXPECT_EQ(other_node.out, kHeader);
   EXPECT_EQ(other_node.err, "JobId=2 does not exist on node gpu002.\n");
@@ -71,14 +72,14 @@ TEST(ListPidsTest, OneJobOneStepOneNode) {
 }
 
 TEST(ListPidsTest, SlurmsMessagesForWhatIsNotThere) {
-  Result job = ListPidsOf({"999999"}, Sample());
+  ListPidsResult job = ListPidsOf({"999999"}, Sample());
   EXPECT_EQ(job.code, 1);
   EXPECT_EQ(job.out, kHeader);
   EXPECT_EQ(job.err, "There are no steps for job 999999 on node (null).\n");
-  Result step = ListPidsOf({"2.99"}, Sample());
+  ListPidsResult step = ListPidsOf({"2.99"}, Sample());
   EXPECT_EQ(step.code, 1);
   EXPECT_EQ(step.err, "StepId=2.99 does not exist on node (null).\n");
-  Result none = ListPidsOf({}, {});
+  ListPidsResult none = ListPidsOf({}, {});
   EXPECT_EQ(none.code, 1);
   EXPECT_EQ(none.out, kHeader);
   EXPECT_EQ(none.err, "No job steps exist on this node.\n");
@@ -105,13 +106,13 @@ TEST(ListPidsTest, InsideAJobOnlyItsClusterAndNode) {
 }
 
 TEST(ListPidsTest, BadIdsAsSlurmReadsThem) {
-  Result abc = ListPidsOf({"abc"}, Sample());
+  ListPidsResult abc = ListPidsOf({"abc"}, Sample());
   EXPECT_EQ(abc.code, 1);
   EXPECT_THAT(abc.out, IsEmpty());
   EXPECT_EQ(abc.err, "\"abc\" does not look like a jobid\n");
   EXPECT_EQ(ListPidsOf({"12x"}, Sample()).err, "\"12x\" does not look like a jobid\n");
   // A step that is not a number: the header, the complaint, and exit 0.
-  Result batch = ListPidsOf({"2.batch"}, Sample());
+  ListPidsResult batch = ListPidsOf({"2.batch"}, Sample());
   EXPECT_EQ(batch.code, 0);
   EXPECT_EQ(batch.out, kHeader);
   EXPECT_EQ(batch.err, "\"2.batch\" does not look like a stepid\n");
@@ -154,7 +155,7 @@ TEST_F(ProcTreeTest, TasksAreTheSessionLeadersTheAgentStarted) {
   std::filesystem::create_directories(root_ + "/400");  // gone, or not readable: skipped
 
   std::vector<JobProcess> found = ReadJobProcesses(root_);
-  Result r = ListPidsOf({"7"}, found);
+  ListPidsResult r = ListPidsOf({"7"}, found);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, std::string(kHeader) +
                        "100      7        batch    0       0       \n"

@@ -20,7 +20,7 @@ namespace {
 using canopy::v1::Job;
 using canopy::v1::JobState;
 
-constexpr int64_t kNow = 1796309633;
+constexpr int64_t kMaskNow = 1796309633;
 
 // A record with every field squeue may read set, each job differently.
 Job Full(uint32_t id, JobState state, int variant) {
@@ -35,7 +35,7 @@ Job Full(uint32_t id, JobState state, int variant) {
   j.set_partition(variant == 2 ? "" : (variant % 2 ? "gpu" : "cpu"));
   j.set_priority(50 + 7 * variant);
   j.set_qos(variant == 1 ? "" : "high");
-  j.mutable_submit_time()->set_seconds(kNow - 1000 + variant * 10);
+  j.mutable_submit_time()->set_seconds(kMaskNow - 1000 + variant * 10);
   j.set_exit_code(variant);
   j.set_exit_signal(variant == 4 ? 9 : 0);
   j.set_restart_count(variant);
@@ -43,9 +43,9 @@ Job Full(uint32_t id, JobState state, int variant) {
   j.set_idempotency_key("k");
   j.set_state_message("msg");
   j.set_run_id(variant + 1);
-  j.mutable_eligible_time()->set_seconds(kNow - 900);
+  j.mutable_eligible_time()->set_seconds(kMaskNow - 900);
   if (state != canopy::v1::JOB_STATE_PENDING) {
-    j.mutable_start_time()->set_seconds(kNow - 500 + variant);
+    j.mutable_start_time()->set_seconds(kMaskNow - 500 + variant);
     for (int n = 0; n <= variant % 3; ++n) {
       j.add_nodes("gpu00" + std::to_string(n + variant));
       j.add_cpus_allocated(4);
@@ -55,11 +55,11 @@ Job Full(uint32_t id, JobState state, int variant) {
     }
     j.add_leaf_switches("leaf1");
   } else {
-    j.mutable_expected_start()->set_seconds(kNow + 300 * variant);
+    j.mutable_expected_start()->set_seconds(kMaskNow + 300 * variant);
     j.add_expected_nodes("gpu009");
   }
   if (state == canopy::v1::JOB_STATE_COMPLETED || state == canopy::v1::JOB_STATE_FAILED) {
-    j.mutable_end_time()->set_seconds(kNow - 20);
+    j.mutable_end_time()->set_seconds(kMaskNow - 20);
   }
   if (variant != 0) {
     j.mutable_time_limit()->set_seconds(3600 * variant);
@@ -92,7 +92,7 @@ Job Full(uint32_t id, JobState state, int variant) {
   s->set_submit_host("login1");
   s->set_container(variant == 4 ? "/oci" : "");
   s->set_cpus_per_gpu(variant == 1 ? 4 : 0);
-  s->mutable_deadline()->set_seconds(variant == 2 ? kNow + 9999 : 0);
+  s->mutable_deadline()->set_seconds(variant == 2 ? kMaskNow + 9999 : 0);
   s->set_mail_type(variant == 1 ? "END" : "");
   if (variant == 2) {
     canopy::v1::JobDependency* d = s->add_dependencies();
@@ -105,7 +105,7 @@ Job Full(uint32_t id, JobState state, int variant) {
 
 canopy::v1::ListJobsResponse Jobs() {
   canopy::v1::ListJobsResponse jobs;
-  jobs.mutable_server_time()->set_seconds(kNow);
+  jobs.mutable_server_time()->set_seconds(kMaskNow);
   *jobs.add_jobs() = Full(1, canopy::v1::JOB_STATE_RUNNING, 0);
   *jobs.add_jobs() = Full(2, canopy::v1::JOB_STATE_PENDING, 1);
   *jobs.add_jobs() = Full(3, canopy::v1::JOB_STATE_RUNNING, 2);

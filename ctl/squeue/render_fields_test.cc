@@ -8,14 +8,14 @@
 namespace canopy::ctl::squeue {
 namespace {
 
-constexpr int64_t kNow = 1796309633;  // 2026-12-03T14:53:53Z
-constexpr int64_t kSubmit = kNow - 9;
-constexpr int64_t kStart = kNow - 8;
+constexpr int64_t kFieldsNow = 1796309633;  // 2026-12-03T14:53:53Z
+constexpr int64_t kSubmit = kFieldsNow - 9;
+constexpr int64_t kFieldsStart = kFieldsNow - 8;
 
 class SqueueFieldsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    jobs_.mutable_server_time()->set_seconds(kNow);
+    jobs_.mutable_server_time()->set_seconds(kFieldsNow);
     canopy::v1::Job* a = Add(1, "runA", "gpu", {"gpu001", "gpu002"}, 1);
     a->mutable_spec()->set_min_nodes(2);
     a->mutable_spec()->set_stdout_path("/dev/null");
@@ -52,7 +52,7 @@ class SqueueFieldsTest : public ::testing::Test {
     j->mutable_submit_time()->set_seconds(kSubmit);
     j->set_state(nodes.empty() ? canopy::v1::JOB_STATE_PENDING : canopy::v1::JOB_STATE_RUNNING);
     if (!nodes.empty()) {
-      j->mutable_start_time()->set_seconds(kStart);
+      j->mutable_start_time()->set_seconds(kFieldsStart);
     }
     for (const std::string& n : nodes) {
       j->add_nodes(n);
@@ -196,7 +196,7 @@ TEST_F(SqueueFieldsTest, FinishedJobs) {
     j->set_exit_code(code);
     j->set_exit_signal(signal);
     j->set_reason(reason);
-    j->mutable_end_time()->set_seconds(kNow);
+    j->mutable_end_time()->set_seconds(kFieldsNow);
   };
   finished(4, canopy::v1::JOB_STATE_TIMEOUT, 0, 15, "TimeLimit");
   finished(13, canopy::v1::JOB_STATE_FAILED, 3, 0, "NonZeroExitCode");

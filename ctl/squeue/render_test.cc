@@ -8,12 +8,12 @@
 namespace canopy::ctl::squeue {
 namespace {
 
-constexpr int64_t kNow = 1796204622;  // 2026-12-02T09:43:42Z
+constexpr int64_t kRenderNow = 1796204622;  // 2026-12-02T09:43:42Z
 
 class SqueueFormatTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    jobs_.mutable_server_time()->set_seconds(kNow);
+    jobs_.mutable_server_time()->set_seconds(kRenderNow);
     // Ordered by job id, as ListJobs answers.
     Add(1, "jobA", canopy::v1::JOB_STATE_RUNNING, 17, -5, -3, {"gpu001", "gpu002"}, 4, 60);
     Add(2, "jobB", canopy::v1::JOB_STATE_RUNNING, 8, -5, -3, {"gpu003"}, 8);
@@ -42,9 +42,9 @@ class SqueueFormatTest : public ::testing::Test {
     j->set_user_name("root");
     j->set_partition("gpu");
     j->set_reason(reason);
-    j->mutable_submit_time()->set_seconds(kNow + submit_offset);
+    j->mutable_submit_time()->set_seconds(kRenderNow + submit_offset);
     if (state != canopy::v1::JOB_STATE_PENDING) {
-      j->mutable_start_time()->set_seconds(kNow + start_offset);
+      j->mutable_start_time()->set_seconds(kRenderNow + start_offset);
     }
     for (const std::string& n : nodes) {
       j->add_nodes(n);
@@ -98,7 +98,7 @@ TEST_F(SqueueFormatTest, StartMatchesSlurm) {
 TEST_F(SqueueFormatTest, StartShowsReservations) {
   canopy::v1::Job* j =
       Add(11, "big", canopy::v1::JOB_STATE_PENDING, 900, -1, 0, {}, 8, 0, "Resources");
-  j->mutable_expected_start()->set_seconds(kNow + 3600);
+  j->mutable_expected_start()->set_seconds(kRenderNow + 3600);
   j->add_expected_nodes("gpu001");
   j->add_expected_nodes("gpu002");
   EXPECT_EQ(Render({"--start", "-h"}),
@@ -200,7 +200,7 @@ TEST_F(SqueueFormatTest, LongFormatMatchesSlurm) {
 
 TEST_F(SqueueFormatTest, LongFormatOfTheAccountingReference) {
   jobs_.clear_jobs();
-  constexpr int kStart = 1796269816 - kNow;  // 2026-12-03T03:50:16Z
+  constexpr int kStart = 1796269816 - kRenderNow;  // 2026-12-03T03:50:16Z
   Add(1210, "blocker", canopy::v1::JOB_STATE_RUNNING, 1, kStart - 1, kStart,
       {"gpu001", "gpu002", "gpu003", "gpu004", "gpu005", "gpu006", "gpu007", "gpu008", "gpu009",
        "gpu010", "gpu011", "gpu012"},

@@ -6,13 +6,13 @@
 namespace canopy::ctl::squeue {
 namespace {
 
-constexpr int64_t kNow = 1796309633;  // 2026-12-03T14:53:53Z
-constexpr int64_t kStart = kNow - 8;
+constexpr int64_t kStepsNow = 1796309633;  // 2026-12-03T14:53:53Z
+constexpr int64_t kStepStart = kStepsNow - 8;
 
 class SqueueStepsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    jobs_.mutable_server_time()->set_seconds(kNow);
+    jobs_.mutable_server_time()->set_seconds(kStepsNow);
     canopy::v1::Job* a = Add(1, "runA", "gpu", {"gpu001", "gpu002"});
     canopy::v1::JobStep* step = a->add_steps();
     step->set_step_id(0);
@@ -20,7 +20,7 @@ class SqueueStepsTest : public ::testing::Test {
     step->set_state(canopy::v1::JOB_STATE_RUNNING);
     step->add_nodes("gpu001");
     step->add_nodes("gpu002");
-    step->mutable_start_time()->set_seconds(kStart);
+    step->mutable_start_time()->set_seconds(kStepStart);
     step->set_ntasks(2);
     step->set_cpus(2);
     canopy::v1::Job* t = Add(5, "arr", "cpu", {"gpu003"});
@@ -40,7 +40,7 @@ class SqueueStepsTest : public ::testing::Test {
     j->set_state(canopy::v1::JOB_STATE_RUNNING);
     j->set_user_name("root");
     j->set_partition(partition);
-    j->mutable_start_time()->set_seconds(kStart);
+    j->mutable_start_time()->set_seconds(kStepStart);
     for (const std::string& n : nodes) {
       j->add_nodes(n);
     }

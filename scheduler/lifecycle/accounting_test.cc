@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/lifecycle/job_lifecycle.h"
+#include "scheduler/lifecycle/test_time.h"
 #include "scheduler/persistence/in_memory_store.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/test_cluster.h"
@@ -18,8 +19,6 @@ namespace {
 
 using core::JobState;
 using ::testing::HasSubstr;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 
 // No decay, so usage is exactly GPU-seconds; calculation every minute.
 constexpr char kPolicy[] = R"yaml(

@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/lifecycle/job_lifecycle.h"
+#include "scheduler/lifecycle/test_time.h"
 #include "scheduler/persistence/in_memory_store.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/test_cluster.h"
@@ -26,8 +27,6 @@ using core::JobReason;
 using core::JobState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 
 core::Dependency Dep(DependencyType type, uint32_t job, std::optional<uint32_t> task = {},
                      absl::Duration delay = absl::ZeroDuration()) {

@@ -16,9 +16,9 @@ namespace {
 using core::JobReason;
 using core::JobState;
 using ::testing::HasSubstr;
-using Ask = testing::PolicyTest::Ask;
+using Ask = policy_testing::PolicyTest::Ask;
 
-class JobEditTest : public testing::PolicyTest {
+class JobEditTest : public policy_testing::PolicyTest {
  protected:
   void SetUp() override { Start(""); }
 

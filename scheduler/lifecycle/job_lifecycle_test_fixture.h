@@ -13,14 +13,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/lifecycle/job_lifecycle.h"
+#include "scheduler/lifecycle/test_time.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/test_cluster.h"
 
 namespace canopy::lifecycle {
 
 using core::JobState;
-
-inline const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
 
 class JobLifecycleTest : public ::testing::Test {
  protected:

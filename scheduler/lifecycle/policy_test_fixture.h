@@ -12,14 +12,13 @@
 #include "gtest/gtest.h"
 #include "scheduler/fairshare/association_tree.h"
 #include "scheduler/lifecycle/job_lifecycle.h"
+#include "scheduler/lifecycle/test_time.h"
 #include "scheduler/limits/qos.h"
 #include "scheduler/persistence/in_memory_store.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/test_cluster.h"
 
-namespace canopy::lifecycle::testing {
-
-inline const absl::Time kT0 = absl::FromUnixSeconds(1'800'000'000);
+namespace canopy::lifecycle::policy_testing {
 
 // 4 nodes x 4 GPUs on two leaves (gpu[1-2], gpu[3-4]); partitions "low" (tier 1) and "high"
 // (tier 2) on every node, and "restricted" (gpu1, AllowAccounts=nlp). `policy` is appended (YAML
@@ -279,4 +278,4 @@ class PolicyTest : public ::testing::Test {
   Effects last_;
 };
 
-}  // namespace canopy::lifecycle::testing
+}  // namespace canopy::lifecycle::policy_testing

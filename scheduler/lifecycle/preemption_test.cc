@@ -17,8 +17,7 @@ using core::JobReason;
 using core::JobState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::kT0;
-using Ask = testing::PolicyTest::Ask;
+using Ask = policy_testing::PolicyTest::Ask;
 
 constexpr char kQosPreemption[] = R"yaml(
 priority:
@@ -41,7 +40,7 @@ std::vector<int> SignalsTo(const Effects& e, uint32_t job) {
   return out;
 }
 
-class PreemptionTest : public testing::PolicyTest {
+class PreemptionTest : public policy_testing::PolicyTest {
  protected:
   void SetUp() override { Start(kQosPreemption); }
 
@@ -266,7 +265,7 @@ TEST_F(PreemptionTest, NobodyIsPreemptedWithoutAPreemptRelationOrWithModeOff) {
 }
 
 TEST(PartitionPreemptionTest, HigherTierPartitionPreemptsLowerOne) {
-  struct T : testing::PolicyTest {
+  struct T : policy_testing::PolicyTest {
     void TestBody() override {}
   } t;
   t.Start("preempt:\n  type: preempt/partition_prio\n  mode: REQUEUE\n");

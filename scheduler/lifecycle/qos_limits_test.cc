@@ -14,7 +14,7 @@ namespace {
 using core::JobReason;
 using core::JobState;
 using ::testing::HasSubstr;
-using Ask = testing::PolicyTest::Ask;
+using Ask = policy_testing::PolicyTest::Ask;
 
 constexpr char kLimitsPolicy[] = R"yaml(
 priority:
@@ -40,7 +40,7 @@ fairshare::AssociationSpec User(const std::string& name, const std::string& acco
   return u;
 }
 
-class QosLimitsTest : public testing::PolicyTest {
+class QosLimitsTest : public policy_testing::PolicyTest {
  protected:
   void SetUp() override {
     Start(kLimitsPolicy);
@@ -173,7 +173,7 @@ TEST_F(QosLimitsTest, ChangesToTheTableAreChecked) {
 }
 
 TEST(QosLimitsWithoutEnforcementTest, LimitsAreNotEnforced) {
-  struct T : testing::PolicyTest {
+  struct T : policy_testing::PolicyTest {
     void TestBody() override {}
   } t;
   t.Start("accounting:\n  storage_enforce: associations\n");

@@ -12,12 +12,12 @@ namespace canopy::lifecycle {
 namespace {
 
 using ::testing::HasSubstr;
-using Ask = testing::PolicyTest::Ask;
+using Ask = policy_testing::PolicyTest::Ask;
 
 constexpr char kTooLong[] =
     "Batch job submission failed: Pathname of a file, directory or other parameter too long";
 
-class SubmitLimitsTest : public testing::PolicyTest {};
+class SubmitLimitsTest : public policy_testing::PolicyTest {};
 
 TEST_F(SubmitLimitsTest, ScriptAboveMaxScriptSizeIsRefused) {
   Start("scheduler:\n  parameters: max_script_size=1024\n");

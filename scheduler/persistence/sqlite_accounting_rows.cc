@@ -10,22 +10,11 @@
 namespace canopy::persistence {
 namespace {
 
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* text = sqlite3_column_text(s, col);
-  return text == nullptr ? std::string()
-                         : std::string(reinterpret_cast<const char*>(text),
-                                       static_cast<size_t>(sqlite3_column_bytes(s, col)));
-}
-
 std::string Blob(sqlite3_stmt* s, int col) {
   const void* bytes = sqlite3_column_blob(s, col);
   return bytes == nullptr ? std::string()
                           : std::string(static_cast<const char*>(bytes),
                                         static_cast<size_t>(sqlite3_column_bytes(s, col)));
-}
-
-void BindText(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
 }
 
 // "Key=value\0Key=value\0" (NUL cannot occur in a sacctmgr value).
@@ -53,13 +42,6 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> DecodeAttribute
   return out;
 }
 
-absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
-  if (const int rc = sqlite3_step(s); rc != SQLITE_DONE) {
-    return SqliteError(db, rc, what);
-  }
-  return absl::OkStatus();
-}
-
 // meta rows hold integers; an unset time is an absent row.
 absl::Status SaveMetaTime(sqlite3* db, const char* key, absl::Time t) {
   if (t == absl::InfinitePast() || t == absl::InfiniteFuture()) {
@@ -68,7 +50,7 @@ absl::Status SaveMetaTime(sqlite3* db, const char* key, absl::Time t) {
       return del.status();
     }
     sqlite3_bind_text(del->get(), 1, key, -1, SQLITE_STATIC);
-    return Step(db, del->get(), absl::StrCat("clearing ", key));
+    return StepDone(db, del->get(), absl::StrCat("clearing ", key));
   }
   absl::StatusOr<SqliteStatement> stmt = Prepare(
       db, "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value=?2");
@@ -77,7 +59,7 @@ absl::Status SaveMetaTime(sqlite3* db, const char* key, absl::Time t) {
   }
   sqlite3_bind_text(stmt->get(), 1, key, -1, SQLITE_STATIC);
   sqlite3_bind_int64(stmt->get(), 2, absl::ToUnixMicros(t));
-  return Step(db, stmt->get(), absl::StrCat("saving ", key));
+  return StepDone(db, stmt->get(), absl::StrCat("saving ", key));
 }
 
 absl::StatusOr<std::optional<int64_t>> LoadMeta(sqlite3* db, const char* key) {
@@ -127,7 +109,7 @@ absl::Status SaveAssociationRows(sqlite3* db,
     sqlite3_bind_blob(s, 6, attributes.data(), static_cast<int>(attributes.size()),
                       SQLITE_TRANSIENT);
     if (absl::Status st =
-            Step(db, s, absl::StrCat("saving association ", spec.account, "/", spec.user));
+            StepDone(db, s, absl::StrCat("saving association ", spec.account, "/", spec.user));
         !st.ok()) {
       return st;
     }
@@ -152,7 +134,7 @@ absl::Status SaveUsageRows(sqlite3* db, const UsageState& usage) {
     BindText(s, 1, e.account);
     BindText(s, 2, e.user);
     sqlite3_bind_double(s, 3, e.usage);
-    if (absl::Status st = Step(db, s, absl::StrCat("saving usage of ", e.account, "/", e.user));
+    if (absl::Status st = StepDone(db, s, absl::StrCat("saving usage of ", e.account, "/", e.user));
         !st.ok()) {
       return st;
     }
@@ -183,9 +165,9 @@ absl::StatusOr<StoredAccounting> LoadAccountingRows(sqlite3* db) {
     int rc;
     while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
       fairshare::AssociationSpec spec;
-      spec.account = Text(stmt->get(), 0);
-      spec.user = Text(stmt->get(), 1);
-      spec.parent = Text(stmt->get(), 2);
+      spec.account = ColumnText(stmt->get(), 0);
+      spec.user = ColumnText(stmt->get(), 1);
+      spec.parent = ColumnText(stmt->get(), 2);
       spec.shares = sqlite3_column_int64(stmt->get(), 3);
       absl::StatusOr<std::vector<std::pair<std::string, std::string>>> attributes =
           DecodeAttributes(Blob(stmt->get(), 4));
@@ -222,8 +204,8 @@ absl::StatusOr<StoredAccounting> LoadAccountingRows(sqlite3* db) {
     }
     int rc;
     while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
-      usage.ledger.entries.push_back(
-          {Text(stmt->get(), 0), Text(stmt->get(), 1), sqlite3_column_double(stmt->get(), 2)});
+      usage.ledger.entries.push_back({ColumnText(stmt->get(), 0), ColumnText(stmt->get(), 1),
+                                      sqlite3_column_double(stmt->get(), 2)});
     }
     if (rc != SQLITE_DONE) {
       return SqliteError(db, rc, "reading usage");

@@ -51,6 +51,22 @@ absl::Status Exec(sqlite3* db, const std::string& sql) {
   return absl::OkStatus();
 }
 
+absl::Status StepDone(sqlite3* db, sqlite3_stmt* stmt, absl::string_view what) {
+  const int rc = sqlite3_step(stmt);
+  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, what);
+}
+
+std::string ColumnText(sqlite3_stmt* stmt, int col) {
+  const unsigned char* text = sqlite3_column_text(stmt, col);
+  return text == nullptr ? std::string()
+                         : std::string(reinterpret_cast<const char*>(text),
+                                       static_cast<size_t>(sqlite3_column_bytes(stmt, col)));
+}
+
+void BindText(sqlite3_stmt* stmt, int index, const std::string& value) {
+  sqlite3_bind_text(stmt, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+}
+
 namespace {
 
 // Idle compiled statements, by connection and SQL text. A connection's entry exists from its

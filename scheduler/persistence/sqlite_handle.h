@@ -35,6 +35,15 @@ absl::Status SqliteError(sqlite3* db, int rc, absl::string_view what);
 // Runs one or more statements that return no rows.
 absl::Status Exec(sqlite3* db, const std::string& sql);
 
+// Steps a statement that returns no rows: OK at SQLITE_DONE, else the error with `what`.
+absl::Status StepDone(sqlite3* db, sqlite3_stmt* stmt, absl::string_view what);
+
+// Column `col` of the statement's current row as text, all of it (NULs included); "" for NULL.
+std::string ColumnText(sqlite3_stmt* stmt, int col);
+
+// Binds a copy of `value` to parameter `index`.
+void BindText(sqlite3_stmt* stmt, int index, const std::string& value);
+
 // A statement for `sql` (its first statement). Compiled once per connection and text: a
 // statement released by its SqliteStatement is kept, reset, for the next Prepare of the same
 // text, since compiling is most of the cost of a small commit (the jobs upsert names some 60

@@ -73,10 +73,6 @@ class Where {
   std::vector<Param> params_;
 };
 
-std::string Text(sqlite3_stmt* s, int i) {
-  const unsigned char* text = sqlite3_column_text(s, i);
-  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
-}
 absl::Time Time(sqlite3_stmt* s, int i) {
   return sqlite3_column_type(s, i) == SQLITE_NULL
              ? absl::InfinitePast()
@@ -85,7 +81,7 @@ absl::Time Time(sqlite3_stmt* s, int i) {
 int32_t Int(sqlite3_stmt* s, int i) { return static_cast<int32_t>(sqlite3_column_int64(s, i)); }
 
 absl::StatusOr<core::JobState> State(sqlite3_stmt* s, int i, uint32_t job) {
-  const std::string name = Text(s, i);
+  const std::string name = ColumnText(s, i);
   std::optional<core::JobState> state = core::JobStateFromName(name);
   if (!state.has_value()) {
     return absl::DataLossError(absl::StrCat("job ", job, ": '", name, "' is not a job state"));
@@ -177,13 +173,13 @@ absl::Status ReadAttempts(sqlite3* db, sqlite3_stmt* s, HistoryJob& out) {
       return state.status();
     }
     a.attempt.state = *state;
-    a.attempt.state_message = Text(s, 2);
+    a.attempt.state_message = ColumnText(s, 2);
     a.attempt.eligible_time = Time(s, 3);
     a.attempt.start_time = Time(s, 4);
     a.attempt.end_time = Time(s, 5);
     a.attempt.exit_code = Int(s, 6);
     a.attempt.exit_signal = Int(s, 7);
-    absl::StatusOr<std::vector<HistoryNode>> nodes = ParseAttemptNodes(Text(s, 8), id);
+    absl::StatusOr<std::vector<HistoryNode>> nodes = ParseAttemptNodes(ColumnText(s, 8), id);
     if (!nodes.ok()) {
       return nodes.status();
     }
@@ -207,7 +203,7 @@ absl::Status ReadSteps(sqlite3* db, sqlite3_stmt* s, bool all_attempts, HistoryJ
     r.job = out.job.id;
     r.attempt = attempt;
     r.step_id = static_cast<uint32_t>(sqlite3_column_int64(s, 1));
-    r.name = Text(s, 2);
+    r.name = ColumnText(s, 2);
     absl::StatusOr<core::JobState> state = State(s, 3, id);
     if (!state.ok()) {
       return state.status();
@@ -217,7 +213,7 @@ absl::Status ReadSteps(sqlite3* db, sqlite3_stmt* s, bool all_attempts, HistoryJ
     r.end_time = Time(s, 5);
     r.exit_code = Int(s, 6);
     r.exit_signal = Int(s, 7);
-    step.node_names = absl::StrSplit(Text(s, 8), ',', absl::SkipEmpty());
+    step.node_names = absl::StrSplit(ColumnText(s, 8), ',', absl::SkipEmpty());
     r.ntasks = Int(s, 9);
     r.cpus = Int(s, 10);
     r.gpus = Int(s, 11);

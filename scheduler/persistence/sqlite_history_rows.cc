@@ -11,9 +11,6 @@
 namespace canopy::persistence {
 namespace {
 
-void BindText(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-}
 void BindTime(sqlite3_stmt* s, int i, absl::Time t) {
   if (t == absl::InfinitePast()) {
     sqlite3_bind_null(s, i);

@@ -13,18 +13,11 @@ namespace {
 constexpr char kSelectNodes[] =
     "SELECT node, gpus, cpus, mem_mib, gpu_indexes FROM job_nodes WHERE job_id = ?1 ORDER BY idx";
 
-std::string Text(sqlite3_stmt* s, int i) {
-  const unsigned char* text = sqlite3_column_text(s, i);
-  return text == nullptr ? std::string()
-                         : std::string(reinterpret_cast<const char*>(text),
-                                       static_cast<size_t>(sqlite3_column_bytes(s, i)));
-}
-
 // Column i as a count that fits int32, or DataLoss naming it.
 absl::Status ReadCount(sqlite3_stmt* s, int i, const char* name, int32_t& out) {
   const int64_t raw = sqlite3_column_int64(s, i);
   if (sqlite3_column_type(s, i) != SQLITE_INTEGER || raw < 0 || raw > INT32_MAX) {
-    return absl::DataLossError(absl::StrCat(name, " '", Text(s, i), "' is not a count"));
+    return absl::DataLossError(absl::StrCat(name, " '", ColumnText(s, i), "' is not a count"));
   }
   out = static_cast<int32_t>(raw);
   return absl::OkStatus();
@@ -32,7 +25,7 @@ absl::Status ReadCount(sqlite3_stmt* s, int i, const char* name, int32_t& out) {
 
 // One row; DataLoss naming the column for a value that cannot be read.
 absl::Status ReadRow(sqlite3_stmt* s, StoredNodeShare& share) {
-  share.node = Text(s, 0);
+  share.node = ColumnText(s, 0);
   if (absl::Status st = ReadCount(s, 1, "gpus", share.gpus); !st.ok()) {
     return st;
   }
@@ -41,9 +34,9 @@ absl::Status ReadRow(sqlite3_stmt* s, StoredNodeShare& share) {
   }
   share.mem_mib = sqlite3_column_int64(s, 3);
   if (sqlite3_column_type(s, 3) != SQLITE_INTEGER || share.mem_mib < 0) {
-    return absl::DataLossError(absl::StrCat("mem_mib '", Text(s, 3), "' is not a size"));
+    return absl::DataLossError(absl::StrCat("mem_mib '", ColumnText(s, 3), "' is not a size"));
   }
-  for (absl::string_view g : absl::StrSplit(Text(s, 4), ',', absl::SkipEmpty())) {
+  for (absl::string_view g : absl::StrSplit(ColumnText(s, 4), ',', absl::SkipEmpty())) {
     int index_value = 0;
     if (!absl::SimpleAtoi(g, &index_value) || index_value < 0) {
       return absl::DataLossError(absl::StrCat("'", g, "' is not a GPU index"));

@@ -205,10 +205,6 @@ std::string Placeholders() {
   return out;
 }
 
-absl::Status Step(sqlite3* db, sqlite3_stmt* s, absl::string_view what) {
-  const int rc = sqlite3_step(s);
-  return rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db, rc, what);
-}
 absl::Status StepSaving(sqlite3* db, sqlite3_stmt* s, core::JobId job) {
   const int rc = sqlite3_step(s);
   return rc == SQLITE_DONE ? absl::OkStatus()
@@ -234,8 +230,8 @@ absl::Status ClearNodeRows(sqlite3* db, std::vector<uint32_t> ids) {
     sqlite3_reset(s);
     Bind(s, 1, ids[first]);
     Bind(s, 2, ids[last]);
-    if (absl::Status st =
-            Step(db, s, absl::StrCat("clearing the nodes of jobs ", ids[first], "-", ids[last]));
+    if (absl::Status st = StepDone(
+            db, s, absl::StrCat("clearing the nodes of jobs ", ids[first], "-", ids[last]));
         !st.ok()) {
       return st;
     }
@@ -473,7 +469,7 @@ absl::Status ForgetJobRows(sqlite3* db, const std::vector<core::JobId>& jobs) {
   for (core::JobId id : jobs) {
     sqlite3_reset(stmt->get());
     Bind(stmt->get(), 1, id.value());
-    if (absl::Status st = Step(db, stmt->get(), absl::StrCat("forgetting job ", id.value()));
+    if (absl::Status st = StepDone(db, stmt->get(), absl::StrCat("forgetting job ", id.value()));
         !st.ok()) {
       return st;
     }

@@ -13,17 +13,6 @@
 namespace canopy::persistence {
 namespace {
 
-std::string Text(sqlite3_stmt* s, int col) {
-  const unsigned char* text = sqlite3_column_text(s, col);
-  return text == nullptr ? std::string()
-                         : std::string(reinterpret_cast<const char*>(text),
-                                       static_cast<size_t>(sqlite3_column_bytes(s, col)));
-}
-
-void BindText(sqlite3_stmt* s, int i, const std::string& v) {
-  sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-}
-
 // -1 (no limit) is NULL.
 void BindLimit(sqlite3_stmt* s, int i, int64_t v) {
   if (v < 0) {
@@ -41,7 +30,7 @@ constexpr char kColumns[] =
     "grp_jobs, max_wall_us, preempt, preempt_mode, grace_time_us";
 
 absl::Status ReadTres(sqlite3_stmt* s, int col, const char* column, slurm::TresLimits& out) {
-  absl::StatusOr<slurm::TresLimits> tres = slurm::ParseTresLimits(Text(s, col));
+  absl::StatusOr<slurm::TresLimits> tres = slurm::ParseTresLimits(ColumnText(s, col));
   if (!tres.ok()) {
     return absl::DataLossError(absl::StrCat(column, ": ", tres.status().message()));
   }
@@ -50,8 +39,8 @@ absl::Status ReadTres(sqlite3_stmt* s, int col, const char* column, slurm::TresL
 }
 
 absl::Status ReadRow(sqlite3_stmt* s, limits::QosSpec& spec) {
-  spec.name = Text(s, 0);
-  spec.description = Text(s, 1);
+  spec.name = ColumnText(s, 0);
+  spec.description = ColumnText(s, 1);
   const int64_t priority = sqlite3_column_int64(s, 2);
   if (priority < 0 || priority > UINT32_MAX) {
     return absl::DataLossError(absl::StrCat("priority: ", priority, " is out of range"));
@@ -70,9 +59,9 @@ absl::Status ReadRow(sqlite3_stmt* s, limits::QosSpec& spec) {
   spec.grp_jobs = IsNull(s, 7) ? -1 : sqlite3_column_int64(s, 7);
   spec.max_wall =
       IsNull(s, 8) ? absl::InfiniteDuration() : absl::Microseconds(sqlite3_column_int64(s, 8));
-  std::vector<std::string> preempt = absl::StrSplit(Text(s, 9), ',', absl::SkipEmpty());
+  std::vector<std::string> preempt = absl::StrSplit(ColumnText(s, 9), ',', absl::SkipEmpty());
   spec.preempt = std::move(preempt);
-  const std::string mode = Text(s, 10);
+  const std::string mode = ColumnText(s, 10);
   if (mode.empty()) {
     spec.preempt_mode = slurm::PreemptMode::kCluster;
   } else {

@@ -19,11 +19,6 @@ namespace {
 
 int64_t ToUnix(absl::Time t) { return absl::ToUnixSeconds(t); }
 
-std::string ColumnText(sqlite3_stmt* stmt, int col) {
-  const unsigned char* text = sqlite3_column_text(stmt, col);
-  return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
-}
-
 absl::Status BindText(sqlite3* db, sqlite3_stmt* stmt, int index, const std::string& value) {
   const int rc = sqlite3_bind_text(stmt, index, value.data(), static_cast<int>(value.size()),
                                    SQLITE_TRANSIENT);

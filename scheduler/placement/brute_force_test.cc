@@ -26,7 +26,7 @@ namespace {
 
 using core::NodeId;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+using testing::kT0;
 
 struct RandomCluster {
   int nodes = 0;

@@ -18,7 +18,7 @@ using testing::Leaves;
 using testing::MakeTopology;
 using testing::ViewBuilder;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+using testing::kT0;
 
 // One spine over four leaves of four nodes.
 constexpr char kTwoLevels[] = R"(SwitchName=l1 Nodes=n[01-04]

@@ -12,7 +12,7 @@ using testing::Ids;
 using testing::MakeTopology;
 using testing::ViewBuilder;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+using testing::kT0;
 
 TEST(FirstFitPolicyTest, LowestNumberedEligibleNodesAcrossLeaves) {
   auto topo = MakeTopology("n[1-9]", R"(SwitchName=a Nodes=n[1-4]

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "common/slurm/hostlist.h"
 #include "gtest/gtest.h"
 #include "scheduler/placement/capacity_view.h"
@@ -16,6 +17,9 @@
 #include "scheduler/topology/topology_builder.h"
 
 namespace canopy::placement::testing {
+
+// The placement tests' "now" (allocations' start times).
+inline const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
 
 inline std::vector<std::string> Expand(absl::string_view hostlist) {
   absl::StatusOr<std::vector<std::string>> names = slurm::ExpandHostlist(std::string(hostlist));

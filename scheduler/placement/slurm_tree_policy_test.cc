@@ -16,7 +16,7 @@ using testing::MakeTopology;
 using testing::Start;
 using testing::ViewBuilder;
 
-const absl::Time kT0 = absl::FromUnixSeconds(1'700'000'000);
+using testing::kT0;
 
 // One spine over 8 leaves of 8 nodes.
 constexpr char kEightLeaves[] = R"(SwitchName=l1 Nodes=n[01-08]
@@ -30,7 +30,7 @@ SwitchName=l8 Nodes=n[57-64]
 SwitchName=spine Switches=l[1-8]
 )";
 
-PlacementRequest Nodes(int n) {
+PlacementRequest ExclusiveNodes(int n) {
   PlacementRequest r;
   r.min_nodes = n;
   r.gpus_per_node = 8;
@@ -50,13 +50,13 @@ TEST(SlurmTreePolicyTest, ObservedSequence) {
   CapacityView view = ObservedState(*topo).Build();
   SlurmTreePolicy policy;
   // A 4-node job goes to the leaf with 5 free.
-  PlacementResult four = policy.Place(view, Nodes(4), kT0);
+  PlacementResult four = policy.Place(view, ExclusiveNodes(4), kT0);
   ASSERT_TRUE(four.placed()) << four.detail;
   EXPECT_EQ(Hosts(*topo, four), "n[12-15]");
   EXPECT_EQ(Leaves(*topo, four), "l2");
   Start(view, four, /*exclusive=*/true);
   // Then (free 2, 1, 3, 7, 8, 8, 8, 8) a 12-node job takes a full leaf plus 4 of the 7-free leaf.
-  PlacementResult twelve = policy.Place(view, Nodes(12), kT0);
+  PlacementResult twelve = policy.Place(view, ExclusiveNodes(12), kT0);
   ASSERT_TRUE(twelve.placed()) << twelve.detail;
   EXPECT_EQ(Hosts(*topo, twelve), "n[26-29,33-40]");
   EXPECT_EQ(Leaves(*topo, twelve), "l4,l5");
@@ -85,7 +85,7 @@ TEST(SlurmTreePolicyTest, SwitchLimitWaitsThenSpreads) {
     b.Busy(busy);
   }
   CapacityView view = b.Build();
-  PlacementRequest req = Nodes(6);
+  PlacementRequest req = ExclusiveNodes(6);
   req.max_switches = 1;
   req.max_switch_wait = absl::Seconds(30);
   req.switch_wait_start = kT0;
@@ -113,12 +113,12 @@ TEST(SlurmTreePolicyTest, SwitchLimitWaitsThenSpreads) {
 TEST(SlurmTreePolicyTest, FirstFitInsideLeafAndLowestSwitch) {
   auto topo = MakeTopology("n[01-64]", kEightLeaves);
   CapacityView view = ViewBuilder(*topo).Use("n02", 4).Busy("n05").Build();
-  PlacementRequest req = Nodes(3);
+  PlacementRequest req = ExclusiveNodes(3);
   req.exclusive = false;
   req.gpus_per_node = 4;
   // All leaves fit; l1 has the fewest usable nodes (7); first fit takes n01..n03 (n02 shared).
   EXPECT_EQ(Hosts(*topo, SlurmTreePolicy().Place(view, req, kT0)), "n[01-03]");
-  EXPECT_EQ(SlurmTreePolicy().Place(view, Nodes(65), kT0).outcome, Outcome::kInfeasible);
+  EXPECT_EQ(SlurmTreePolicy().Place(view, ExclusiveNodes(65), kT0).outcome, Outcome::kInfeasible);
 }
 
 }  // namespace

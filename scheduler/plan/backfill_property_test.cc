@@ -24,7 +24,7 @@ namespace {
 using placement::testing::MakeTopology;
 using placement::testing::ViewBuilder;
 
-const absl::Time kNow = absl::FromUnixSeconds(1'700'000'123);
+const absl::Time kPropertyNow = absl::FromUnixSeconds(1'700'000'123);
 
 // What one node holds over [start, end).
 struct Interval {
@@ -88,8 +88,8 @@ std::unique_ptr<Workload> MakeWorkload(uint32_t seed) {
     std::sort(shares.begin(), shares.end(),
               [](const core::NodeShare& a, const core::NodeShare& b) { return a.node < b.node; });
     w->running_shares.push_back(std::move(shares));
-    const absl::Time end =
-        rng() % 10 == 0 ? absl::InfiniteFuture() : kNow + absl::Seconds(Pick(rng, 1, 5 * 3600));
+    const absl::Time end = rng() % 10 == 0 ? absl::InfiniteFuture()
+                                           : kPropertyNow + absl::Seconds(Pick(rng, 1, 5 * 3600));
     w->running.push_back({core::JobId(1000 + i), w->running_shares.back(), exclusive, end});
   }
 
@@ -108,7 +108,7 @@ std::unique_ptr<Workload> MakeWorkload(uint32_t seed) {
       j.resources.max_switch_wait = absl::Seconds(Pick(rng, 0, 900));
     }
     j.time_limit = limits[rng() % 6];
-    j.submit_time = j.eligible_time = kNow - absl::Seconds(Pick(rng, 0, 600));
+    j.submit_time = j.eligible_time = kPropertyNow - absl::Seconds(Pick(rng, 0, 600));
     EXPECT_TRUE(w->jobs.Add(j).ok());
   }
   w->options.backfill.enabled = true;
@@ -143,8 +143,8 @@ std::string CheckIntervals(const placement::CapacityView& view,
     if (gpus > n.total_gpus || cpus > n.total_cpus || mem > n.total_mem_mib ||
         (exclusive && holders > 1)) {
       return absl::StrCat("node ", at.share.node.value(), " at +",
-                          absl::FormatDuration(at.start - kNow), ": ", gpus, " GPUs, ", cpus,
-                          " CPUs, ", holders, " holders (exclusive: ", exclusive, "):", who);
+                          absl::FormatDuration(at.start - kPropertyNow), ": ", gpus, " GPUs, ",
+                          cpus, " CPUs, ", holders, " holders (exclusive: ", exclusive, "):", who);
     }
   }
   return "";
@@ -157,13 +157,14 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
     SCOPED_TRACE(absl::StrCat("seed ", seed));
     std::unique_ptr<Workload> w = MakeWorkload(seed);
     const std::vector<const core::Job*> pending = w->jobs.Pending();
-    const Plan plan = RunPass(*w->view, w->running, pending, kNow, *policy, w->options);
+    const Plan plan = RunPass(*w->view, w->running, pending, kPropertyNow, *policy, w->options);
     const BackfillOptions& bf = w->options.backfill;
 
     std::vector<Interval> intervals;
     for (const RunningJob& r : w->running) {
       for (const core::NodeShare& s : r.nodes) {
-        intervals.push_back({kNow, r.end, s, r.exclusive, absl::StrCat("running", r.job.value())});
+        intervals.push_back(
+            {kPropertyNow, r.end, s, r.exclusive, absl::StrCat("running", r.job.value())});
       }
     }
     std::vector<bool> seen(pending.size() + 1, false);
@@ -172,7 +173,7 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
       EXPECT_FALSE(seen[s.job.value()]);
       seen[s.job.value()] = true;
       for (const core::NodeShare& share : s.nodes) {
-        intervals.push_back({kNow, kNow + job.time_limit, share, s.exclusive,
+        intervals.push_back({kPropertyNow, kPropertyNow + job.time_limit, share, s.exclusive,
                              absl::StrCat("start", s.job.value())});
       }
     }
@@ -180,8 +181,8 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
       const core::Job& job = *w->jobs.Find(r.job);
       EXPECT_FALSE(seen[r.job.value()]) << "job " << r.job.value() << " started and reserved";
       seen[r.job.value()] = true;
-      EXPECT_GT(r.start, kNow);
-      EXPECT_LE(r.start, kNow + bf.window);
+      EXPECT_GT(r.start, kPropertyNow);
+      EXPECT_LE(r.start, kPropertyNow + bf.window);
       EXPECT_EQ((r.start - absl::UnixEpoch()) % bf.resolution, absl::ZeroDuration());
       EXPECT_EQ(r.end, r.start + job.time_limit);
       EXPECT_GE(static_cast<int>(r.nodes.size()), job.resources.min_nodes);
@@ -210,7 +211,7 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
     EXPECT_EQ(violation, "");
 
     // Same inputs, same plan.
-    const Plan again = RunPass(*w->view, w->running, pending, kNow, *policy, w->options);
+    const Plan again = RunPass(*w->view, w->running, pending, kPropertyNow, *policy, w->options);
     ASSERT_EQ(again.starts.size(), plan.starts.size());
     for (size_t i = 0; i < plan.starts.size(); ++i) {
       EXPECT_EQ(again.starts[i].job, plan.starts[i].job);
@@ -224,7 +225,7 @@ TEST(BackfillPropertyTest, NothingDelaysAReservationAndNothingIsDoubleBooked) {
     }
 
     // The applier takes every start: nothing is double-booked now.
-    auto report = PlanApplier().Apply(plan, *w->view, w->jobs, kNow);
+    auto report = PlanApplier().Apply(plan, *w->view, w->jobs, kPropertyNow);
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_TRUE(report->refused.empty());
     reservations += plan.stats.reserved;
@@ -317,7 +318,7 @@ TEST(BackfillPropertyTest, ReservationsAreTheEarliestPlacementsOfTheModel) {
     SCOPED_TRACE(absl::StrCat("seed ", seed));
     std::unique_ptr<Workload> w = MakeWorkload(seed);
     const std::vector<const core::Job*> pending = w->jobs.Pending();
-    const Plan plan = RunPass(*w->view, w->running, pending, kNow, *policy, w->options);
+    const Plan plan = RunPass(*w->view, w->running, pending, kPropertyNow, *policy, w->options);
     const absl::Duration res = w->options.backfill.resolution;
     // The cluster with nothing running, and every job as a hold: running jobs from always until
     // their end, rounded up as the model does.
@@ -336,7 +337,8 @@ TEST(BackfillPropertyTest, ReservationsAreTheEarliestPlacementsOfTheModel) {
       const core::Job& j = *job;
       if (next_start < plan.starts.size() && plan.starts[next_start].job == j.id) {
         for (const core::NodeShare& sh : plan.starts[next_start].nodes) {
-          holds.push_back({kNow, Grid(kNow + j.time_limit, res), sh, j.resources.exclusive});
+          holds.push_back(
+              {kPropertyNow, Grid(kPropertyNow + j.time_limit, res), sh, j.resources.exclusive});
         }
         ++next_start;
         continue;
@@ -357,7 +359,7 @@ TEST(BackfillPropertyTest, ReservationsAreTheEarliestPlacementsOfTheModel) {
       std::sort(candidates.begin(), candidates.end());
       const placement::PlacementRequest request(j.resources, j.eligible_time);
       for (absl::Time t : candidates) {
-        if (t <= kNow || t > r.start) {
+        if (t <= kPropertyNow || t > r.start) {
           continue;
         }
         const placement::CapacityView window =
@@ -365,8 +367,9 @@ TEST(BackfillPropertyTest, ReservationsAreTheEarliestPlacementsOfTheModel) {
         const placement::PlacementResult got = policy->Place(window, request, t);
         if (t < r.start) {
           EXPECT_FALSE(got.placed())
-              << "job " << j.id.value() << " reserved at +" << absl::FormatDuration(r.start - kNow)
-              << " could start at +" << absl::FormatDuration(t - kNow);
+              << "job " << j.id.value() << " reserved at +"
+              << absl::FormatDuration(r.start - kPropertyNow) << " could start at +"
+              << absl::FormatDuration(t - kPropertyNow);
           continue;
         }
         ASSERT_TRUE(got.placed()) << "job " << j.id.value();

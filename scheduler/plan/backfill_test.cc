@@ -19,7 +19,7 @@ using placement::testing::Expand;
 using placement::testing::MakeTopology;
 using placement::testing::ViewBuilder;
 
-const absl::Time kNow = absl::FromUnixSeconds(10'000);  // not a multiple of 60 s
+const absl::Time kBackfillNow = absl::FromUnixSeconds(10'000);  // not a multiple of 60 s
 
 // 8 leaves of 8 nodes × 8 GPUs under one spine: l1 = n[01-08], ..., l8 = n[57-64].
 std::string EightLeaves() {
@@ -47,7 +47,7 @@ class BackfillTest : public ::testing::Test {
     j.resources.cpus_per_node = 8;
     j.resources.exclusive = exclusive;
     j.time_limit = limit;
-    j.submit_time = j.eligible_time = kNow - absl::Seconds(100 - id);
+    j.submit_time = j.eligible_time = kBackfillNow - absl::Seconds(100 - id);
     EXPECT_TRUE(jobs_.Add(j).ok());
     return *jobs_.Find(j.id);
   }
@@ -135,8 +135,8 @@ class SwitchesScenario : public BackfillTest {
   void SetUp() override {
     SetUpCluster("n[01-64]", EightLeaves());
     for (int l = 0; l < 8; ++l) {
-      const absl::Time end =
-          l == 2 ? kNow + absl::Seconds(35) : kNow + absl::Hours(1) + absl::Minutes(10 * l);
+      const absl::Time end = l == 2 ? kBackfillNow + absl::Seconds(35)
+                                    : kBackfillNow + absl::Hours(1) + absl::Minutes(10 * l);
       Running(100 + l,
               absl::StrCat("n[", absl::Dec(l * 8 + 1, absl::kZeroPad2), "-",
                            absl::Dec(l * 8 + 2, absl::kZeroPad2), "]"),
@@ -146,15 +146,15 @@ class SwitchesScenario : public BackfillTest {
     core::Job& first = Add(1, 8, absl::Hours(1));
     first.resources.max_switches = 1;
     first.resources.max_switch_wait = absl::Seconds(30);
-    first.eligible_time = kNow;
+    first.eligible_time = kBackfillNow;
     Add(2, 8, absl::Hours(1));
     Add(3, 6, absl::Hours(1));
   }
 
   // Commits `plan`, ends the l3 job and runs the next pass 35 s later.
   Plan SecondPass(const Plan& plan, const PassOptions& opts) {
-    EXPECT_TRUE(PlanApplier().Apply(plan, *view_, jobs_, kNow).ok());
-    const absl::Time later = kNow + absl::Seconds(35);
+    EXPECT_TRUE(PlanApplier().Apply(plan, *view_, jobs_, kBackfillNow).ok());
+    const absl::Time later = kBackfillNow + absl::Seconds(35);
     std::vector<placement::NodeUse> uses;
     for (const core::NodeShare& s : running_[2].nodes) {
       uses.push_back({s.node, s.gpus, s.cpus, s.mem_mib});
@@ -169,7 +169,7 @@ class SwitchesScenario : public BackfillTest {
 };
 
 TEST_F(SwitchesScenario, WithoutBackfillLaterJobsTakeTheLeafAndTheFirstSpansTwo) {
-  const Plan plan = Pass(kNow, {});
+  const Plan plan = Pass(kBackfillNow, {});
   ASSERT_NE(Note(plan, 1), nullptr);
   EXPECT_EQ(Note(plan, 1)->reason, core::JobReason::kResources);  // waiting for its switch
   ASSERT_NE(Started(plan, 2), nullptr);
@@ -183,7 +183,7 @@ TEST_F(SwitchesScenario, WithoutBackfillLaterJobsTakeTheLeafAndTheFirstSpansTwo)
 }
 
 TEST_F(SwitchesScenario, WithBackfillTheFirstJobHoldsItsLeafAndGetsIt) {
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   // Job 1 is reserved on l3 from the next minute after the l3 job ends (bf_resolution 60 s).
   const PlannedReservation* r = Reserved(plan, 1);
   ASSERT_NE(r, nullptr);
@@ -218,7 +218,7 @@ TEST_F(SwitchesScenario, LaterJobsThatFitOnlyOnTheLeafAreHeldBack) {
       Running(200 + l,
               absl::StrCat("n[", absl::Dec(l * 8 + 3, absl::kZeroPad2), "-",
                            absl::Dec(l * 8 + 8, absl::kZeroPad2), "]"),
-              kNow + absl::Hours(2));
+              kBackfillNow + absl::Hours(2));
     }
   }
   Build();
@@ -226,11 +226,11 @@ TEST_F(SwitchesScenario, LaterJobsThatFitOnlyOnTheLeafAreHeldBack) {
   core::Job& first = Add(1, 8, absl::Hours(1));
   first.resources.max_switches = 1;
   first.resources.max_switch_wait = absl::Seconds(30);
-  first.eligible_time = kNow;
+  first.eligible_time = kBackfillNow;
   Add(2, 6, absl::Hours(1));            // would delay job 1: held back
   Add(3, 2, absl::Seconds(50));         // ends before job 1 starts (at 10,080): may go
   Add(4, 1, absl::InfiniteDuration());  // unlimited: never on reserved nodes
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   ASSERT_NE(Reserved(plan, 1), nullptr);
   EXPECT_EQ(Hosts(Reserved(plan, 1)->nodes), "n[17-24]");
   ASSERT_NE(Note(plan, 2), nullptr);
@@ -258,7 +258,7 @@ class SmallCluster : public BackfillTest {
     SetUpCluster("n[1-8]",
                  "SwitchName=l1 Nodes=n[1-4]\nSwitchName=l2 Nodes=n[5-8]\n"
                  "SwitchName=s Switches=l[1-2]\n");
-    Running(100, "n[1-4]", kNow + absl::Hours(2));
+    Running(100, "n[1-4]", kBackfillNow + absl::Hours(2));
     Build();
   }
 };
@@ -268,7 +268,7 @@ TEST_F(SmallCluster, ShortJobsBackfillLongOnesWait) {
   Add(2, 1, absl::Hours(1));  // done before: starts
   Add(3, 1, absl::Hours(3));  // would delay job 1: held back
   Add(4, 2, absl::Hours(2) - absl::Seconds(10));
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   ASSERT_NE(Reserved(plan, 1), nullptr);
   // The running job ends at 17,200 s, rounded up to a minute.
   EXPECT_EQ(Reserved(plan, 1)->start, absl::FromUnixSeconds(17'220));
@@ -288,7 +288,7 @@ TEST_F(SmallCluster, IdenticalJobsQueueBehindEachOther) {
   for (uint32_t id = 1; id <= 3; ++id) {
     Add(id, 8, absl::Hours(1));
   }
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   ASSERT_EQ(plan.reservations.size(), 3u);
   EXPECT_EQ(plan.reservations[1].start, plan.reservations[0].end);
   EXPECT_EQ(plan.reservations[2].start, plan.reservations[1].end);
@@ -303,7 +303,7 @@ TEST_F(SmallCluster, MaxJobTestAndWindowLimitTheSearches) {
   Add(3, 1, absl::Hours(1));  // still starts: it delays nothing
   PassOptions opts = Backfill();
   opts.backfill.max_job_test = 1;
-  Plan plan = Pass(kNow, opts);
+  Plan plan = Pass(kBackfillNow, opts);
   EXPECT_EQ(plan.reservations.size(), 1u);
   ASSERT_NE(Note(plan, 2), nullptr);
   EXPECT_EQ(Note(plan, 2)->reason, core::JobReason::kResources);
@@ -311,7 +311,7 @@ TEST_F(SmallCluster, MaxJobTestAndWindowLimitTheSearches) {
   // A window shorter than the wait: nothing can be reserved, job 3 still starts.
   opts.backfill.max_job_test = 500;
   opts.backfill.window = absl::Minutes(60);
-  plan = Pass(kNow, opts);
+  plan = Pass(kBackfillNow, opts);
   EXPECT_TRUE(plan.reservations.empty());
   EXPECT_NE(Started(plan, 3), nullptr);
   EXPECT_EQ(plan.stats.backfill_tests, 2);
@@ -321,16 +321,16 @@ TEST_F(SmallCluster, UnlimitedRunningJobsNeverComeBack) {
   running_[0].end = absl::InfiniteFuture();
   Add(1, 8, absl::Hours(1));  // needs n[1-4]: never
   Add(2, 4, absl::Hours(1));  // fits now
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   EXPECT_EQ(Reserved(plan, 1), nullptr);
   EXPECT_EQ(Note(plan, 1)->reason, core::JobReason::kResources);
   EXPECT_NE(Started(plan, 2), nullptr);
 }
 
 TEST_F(SmallCluster, OverdueRunningJobsComeBackAtTheNextStep) {
-  running_[0].end = kNow - absl::Minutes(5);
+  running_[0].end = kBackfillNow - absl::Minutes(5);
   Add(1, 8, absl::Hours(1));
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   ASSERT_NE(Reserved(plan, 1), nullptr);
   EXPECT_EQ(Reserved(plan, 1)->start, absl::FromUnixSeconds(10'020));
 }
@@ -340,12 +340,12 @@ TEST_F(SmallCluster, SearchesCountOnlyThePartitionAndTheRequiredNodes) {
   // rest of l1 only after two hours.
   builder_->Debug("n[1-2]");
   for (int i = 0; i < 4; ++i) {
-    Running(101 + i, absl::StrCat("n", 5 + i), kNow + absl::Minutes(10 * (i + 1)));
+    Running(101 + i, absl::StrCat("n", 5 + i), kBackfillNow + absl::Minutes(10 * (i + 1)));
   }
   Build();
   Add(1, 2, absl::Hours(1)).resources.partition = "debug";
   Add(2, 1, absl::Hours(1)).resources.required_nodes = {topo_->FindNode("n3")};
-  const Plan plan = Pass(kNow, Backfill());
+  const Plan plan = Pass(kBackfillNow, Backfill());
   ASSERT_NE(Reserved(plan, 1), nullptr);
   EXPECT_EQ(Reserved(plan, 1)->start, absl::FromUnixSeconds(17'220));
   EXPECT_EQ(Hosts(Reserved(plan, 1)->nodes), "n[1-2]");
@@ -361,8 +361,8 @@ TEST_F(SmallCluster, DisabledBackfillIsThePassWithoutRunningJobs) {
   Add(1, 8, absl::Hours(1));
   Add(2, 1, absl::Hours(3));
   Add(3, 2, absl::Hours(1), /*exclusive=*/false);
-  const Plan with = Pass(kNow, {});
-  const Plan without = RunPass(*view_, jobs_.Pending(), kNow, *policy_);
+  const Plan with = Pass(kBackfillNow, {});
+  const Plan without = RunPass(*view_, jobs_.Pending(), kBackfillNow, *policy_);
   ASSERT_EQ(with.starts.size(), without.starts.size());
   for (size_t i = 0; i < with.starts.size(); ++i) {
     EXPECT_EQ(with.starts[i].job, without.starts[i].job);
@@ -381,31 +381,31 @@ TEST_F(SmallCluster, BuiltinBlocksThePartitionOfTheFirstJobThatCannotStart) {
   Add(3, 1, absl::Hours(1)).resources.partition = "debug";
   PassOptions opts;
   opts.strict_order = true;
-  const Plan plan = Pass(kNow, opts);
+  const Plan plan = Pass(kBackfillNow, opts);
   ASSERT_NE(Note(plan, 2), nullptr);
   EXPECT_EQ(Note(plan, 2)->reason, core::JobReason::kPriority);
   EXPECT_NE(Started(plan, 3), nullptr);
   EXPECT_EQ(plan.stats.blocked, 1);
   // Without strict order job 2 starts.
-  EXPECT_NE(Started(Pass(kNow, {}), 2), nullptr);
+  EXPECT_NE(Started(Pass(kBackfillNow, {}), 2), nullptr);
 }
 
 TEST(RunningJobOfTest, EndsAtStartPlusLimit) {
   core::Job job;
   job.id = core::JobId(7);
   job.state = core::JobState::kRunning;
-  job.start_time = kNow - absl::Minutes(10);
+  job.start_time = kBackfillNow - absl::Minutes(10);
   job.time_limit = absl::Hours(1);
   job.allocation.nodes = {{core::NodeId(3), 8, 8, 0, {}}};
   job.allocation.exclusive = true;
-  RunningJob r = RunningJobOf(job, kNow);
-  EXPECT_EQ(r.end, kNow + absl::Minutes(50));
+  RunningJob r = RunningJobOf(job, kBackfillNow);
+  EXPECT_EQ(r.end, kBackfillNow + absl::Minutes(50));
   EXPECT_EQ(r.nodes.size(), 1u);
   EXPECT_TRUE(r.exclusive);
   job.time_limit = absl::InfiniteDuration();
-  EXPECT_EQ(RunningJobOf(job, kNow).end, absl::InfiniteFuture());
+  EXPECT_EQ(RunningJobOf(job, kBackfillNow).end, absl::InfiniteFuture());
   job.state = core::JobState::kCompleting;
-  EXPECT_EQ(RunningJobOf(job, kNow).end, kNow);
+  EXPECT_EQ(RunningJobOf(job, kBackfillNow).end, kBackfillNow);
 }
 
 }  // namespace

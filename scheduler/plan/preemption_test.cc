@@ -20,7 +20,7 @@ using placement::testing::MakeTopology;
 using placement::testing::ViewBuilder;
 using ::testing::UnorderedElementsAre;
 
-const absl::Time kNow = absl::FromUnixSeconds(10'000);
+const absl::Time kPreemptNow = absl::FromUnixSeconds(10'000);
 
 // 4 leaves of 4 nodes x 8 GPUs: l1 = n[01-04], ..., l4 = n[13-16]; every node is busy with a
 // one-node exclusive job (job id = node number).
@@ -54,7 +54,7 @@ class PreemptionPlanTest : public ::testing::Test {
     j.resources.gpus_per_node = 8;
     j.resources.cpus_per_node = 8;
     j.resources.exclusive = true;
-    j.eligible_time = kNow;
+    j.eligible_time = kPreemptNow;
     return j;
   }
 
@@ -80,7 +80,7 @@ TEST_F(PreemptionPlanTest, OneLeafTheCheapestOne) {
     Candidate(n, n <= 8 ? 100 : (n <= 12 ? 1 : (n % 2 == 0 ? 1 : 50)));
   }
   std::optional<PreemptionPlan> p =
-      PlanPreemption(*view_, Preemptor(4), candidates_, kNow, *policy_);
+      PlanPreemption(*view_, Preemptor(4), candidates_, kPreemptNow, *policy_);
   ASSERT_TRUE(p.has_value());
   EXPECT_THAT(Victims(*p), UnorderedElementsAre(9, 10, 11, 12));
   EXPECT_DOUBLE_EQ(p->cost, 4);
@@ -94,7 +94,7 @@ TEST_F(PreemptionPlanTest, FewestSwitchesBeforeFewestGpuHours) {
     Candidate(n, n == 1 || n == 5 ? 0.5 : 10);
   }
   std::optional<PreemptionPlan> p =
-      PlanPreemption(*view_, Preemptor(2), candidates_, kNow, *policy_);
+      PlanPreemption(*view_, Preemptor(2), candidates_, kPreemptNow, *policy_);
   ASSERT_TRUE(p.has_value());
   ASSERT_EQ(p->victims.size(), 2u);
   EXPECT_EQ(p->placement.explanation.units_used, 1);
@@ -103,14 +103,15 @@ TEST_F(PreemptionPlanTest, FewestSwitchesBeforeFewestGpuHours) {
 
 TEST_F(PreemptionPlanTest, OnlyCandidatesCanGoAndNothingWhenItCannotFitOrFitsAlready) {
   Candidate(1, 1);
-  EXPECT_FALSE(PlanPreemption(*view_, Preemptor(2), candidates_, kNow, *policy_).has_value());
+  EXPECT_FALSE(
+      PlanPreemption(*view_, Preemptor(2), candidates_, kPreemptNow, *policy_).has_value());
   std::optional<PreemptionPlan> one =
-      PlanPreemption(*view_, Preemptor(1), candidates_, kNow, *policy_);
+      PlanPreemption(*view_, Preemptor(1), candidates_, kPreemptNow, *policy_);
   ASSERT_TRUE(one.has_value());
   EXPECT_THAT(Victims(*one), UnorderedElementsAre(1));
   ViewBuilder free(*topo_);
   placement::CapacityView empty = free.Build();
-  EXPECT_FALSE(PlanPreemption(empty, Preemptor(2), candidates_, kNow, *policy_).has_value());
+  EXPECT_FALSE(PlanPreemption(empty, Preemptor(2), candidates_, kPreemptNow, *policy_).has_value());
 }
 
 TEST_F(PreemptionPlanTest, ManyCandidatesFewVictims) {
@@ -118,7 +119,7 @@ TEST_F(PreemptionPlanTest, ManyCandidatesFewVictims) {
     Candidate(n, 100 - n);  // the last nodes are the cheapest
   }
   std::optional<PreemptionPlan> p =
-      PlanPreemption(*view_, Preemptor(3), candidates_, kNow, *policy_);
+      PlanPreemption(*view_, Preemptor(3), candidates_, kPreemptNow, *policy_);
   ASSERT_TRUE(p.has_value());
   EXPECT_THAT(Victims(*p), UnorderedElementsAre(14, 15, 16));
 }

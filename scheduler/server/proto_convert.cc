@@ -3,7 +3,7 @@
 namespace canopy::server {
 namespace {
 
-canopy::v1::NodeState ToProtoState(state::NodeBaseState s) {
+canopy::v1::NodeState NodeStateToProto(state::NodeBaseState s) {
   switch (s) {
     case state::NodeBaseState::kUnknown:
       return canopy::v1::NODE_STATE_UNKNOWN;
@@ -57,7 +57,7 @@ canopy::v1::Node NodeToProto(const state::NodeRecord& node, const state::NodeUse
                              const topology::Topology& topology, absl::Time last_heard) {
   canopy::v1::Node out;
   out.set_name(node.name);
-  out.set_state(ToProtoState(node.BaseState(use)));
+  out.set_state(NodeStateToProto(node.BaseState(use)));
   out.set_drain(node.drain);
   // As in Slurm, a node never heard from since the controller started is not responding too.
   out.set_not_responding(node.not_responding || !node.ever_registered);

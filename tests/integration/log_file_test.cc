@@ -16,7 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kConfig[] = R"(
+constexpr char kLogFileConfig[] = R"(
 heartbeat_interval: 500ms
 nodes:
   - names: n1
@@ -27,7 +27,7 @@ partitions:
 )";
 
 TEST(LogFileTest, SigUsr2ReopensTheLogFileLogrotateMoved) {
-  LocalCluster cluster(kConfig);
+  LocalCluster cluster(kLogFileConfig);
   const std::string log = cluster.dir() + "/canopyd.file.log";
   ASSERT_TRUE(cluster.StartController({"--log-file", log}).ok()) << ReadFile(log);
   ASSERT_TRUE(cluster.StartAgent("n1", {"--log-file=" + cluster.dir() + "/agent.file.log"}).ok());
@@ -61,7 +61,7 @@ TEST(LogFileTest, SigUsr2ReopensTheLogFileLogrotateMoved) {
 }
 
 TEST(LogFileTest, ALogFileThatCannotBeOpenedIsAnErrorOnStderr) {
-  LocalCluster cluster(kConfig);
+  LocalCluster cluster(kLogFileConfig);
   EXPECT_FALSE(cluster.StartController({"--log-file", "/nonexistent/dir/canopyd.log"}).ok());
   EXPECT_THAT(cluster.ControllerLog(),
               HasSubstr("canopyd: --log-file: cannot open /nonexistent/dir/canopyd.log: No such "

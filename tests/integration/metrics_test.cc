@@ -23,7 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kConfig[] = R"(
+constexpr char kMetricsConfig[] = R"(
 cluster_name: itmetrics
 node_timeout: 5s
 heartbeat_interval: 500ms
@@ -77,7 +77,7 @@ double Value(const std::map<std::string, double>& samples, const std::string& ke
 
 class MetricsTest : public ::testing::Test {
  protected:
-  MetricsTest() : cluster_(kConfig) {}
+  MetricsTest() : cluster_(kMetricsConfig) {}
 
   void SetUp() override {
     ASSERT_TRUE(cluster_.StartController().ok()) << cluster_.ControllerLog();

@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kConfig[] = R"(
+constexpr char kNodeLifecycleConfig[] = R"(
 cluster_name: it16
 node_timeout: 2s
 heartbeat_interval: 500ms
@@ -53,7 +53,7 @@ int CountState(const CommandResult& r, const std::string& state) {
 
 class NodeLifecycleTest : public ::testing::Test {
  protected:
-  NodeLifecycleTest() : cluster_(kConfig) {}
+  NodeLifecycleTest() : cluster_(kNodeLifecycleConfig) {}
 
   bool WaitForState(const std::string& state, int count) {
     return WaitUntil([&] { return CountState(cluster_.Canopyctl({"nodes"}), state) == count; },

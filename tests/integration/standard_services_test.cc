@@ -24,7 +24,7 @@ namespace reflection = grpc::reflection::v1alpha;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr char kConfig[] = R"(
+constexpr char kServicesConfig[] = R"(
 nodes:
   - names: n[1-2]
 )";
@@ -120,7 +120,7 @@ std::vector<std::string> FileNames(const reflection::ServerReflectionResponse& r
 }
 
 TEST(StandardServicesTest, HealthIsServingAndReflectionIsOffUnlessAsked) {
-  LocalCluster cluster(kConfig);
+  LocalCluster cluster(kServicesConfig);
   ASSERT_TRUE(cluster.StartController().ok());
   for (const std::string& target :
        {cluster.address(), "unix:" + cluster.dir() + "/state/canopyd.sock"}) {
@@ -132,7 +132,7 @@ TEST(StandardServicesTest, HealthIsServingAndReflectionIsOffUnlessAsked) {
 }
 
 TEST(StandardServicesTest, ReflectionAnswersAuthenticatedCallersWhenAsked) {
-  LocalCluster cluster(kConfig);
+  LocalCluster cluster(kServicesConfig);
   ASSERT_TRUE(cluster.StartController({"--grpc-reflection"}).ok());
   const std::string unix_socket = "unix:" + cluster.dir() + "/state/canopyd.sock";
   EXPECT_EQ(HealthCheck(unix_socket), std::string("\x08\x01"));
@@ -165,7 +165,7 @@ TEST(StandardServicesTest, ReflectionAnswersAuthenticatedCallersWhenAsked) {
 }
 
 TEST(StandardServicesTest, ReflectionForEveryoneAnswersAnonymousCallers) {
-  LocalCluster cluster(std::string(kConfig) + "grpc_reflection: everyone\n");
+  LocalCluster cluster(std::string(kServicesConfig) + "grpc_reflection: everyone\n");
   ASSERT_TRUE(cluster.StartController().ok());
   ReflectionExchange anonymous = Reflect(cluster.address(), {ListServices()});
   ASSERT_TRUE(anonymous.status.ok()) << anonymous.status.error_message();

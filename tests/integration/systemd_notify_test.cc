@@ -24,7 +24,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kConfig[] = R"(
+constexpr char kNotifyConfig[] = R"(
 node_timeout: 5s
 heartbeat_interval: 500ms
 nodes:
@@ -91,7 +91,7 @@ class NotifySocket {
 };
 
 TEST(SystemdNotifyTest, ReadyWatchdogAndStopping) {
-  LocalCluster cluster(kConfig);
+  LocalCluster cluster(kNotifyConfig);
   NotifySocket controller_socket(cluster.dir() + "/notify-canopyd");
   NotifySocket agent_socket(cluster.dir() + "/notify-agent");
   ASSERT_TRUE(controller_socket.bound() && agent_socket.bound());
