@@ -3,13 +3,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/scontrol/connect.h"
 
 namespace canopy::ctl::scontrol {
 
 int Reconfigure(bool quiet, int verbose, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<canopy::v1::ReconfigureResponse> r = client->Reconfigure();
@@ -39,9 +39,8 @@ int Notify(const std::vector<std::string>& args, std::ostream& err) {
   canopy::v1::NotifyJobRequest request;
   request.set_job_id(job_id);
   request.set_message(absl::StrJoin(args.begin() + 1, args.end(), " "));
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
   if (absl::Status s = client->NotifyJob(request); !s.ok()) {

@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
+#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/show_config.h"
 #include "ctl/scontrol/show_node.h"
 #include "ctl/scontrol/show_partition.h"
@@ -15,14 +16,6 @@
 
 namespace canopy::ctl::scontrol {
 namespace {
-
-absl::StatusOr<client::ControllerClient> Connect(std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
-  if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
-  }
-  return client;
-}
 
 absl::StatusOr<std::vector<canopy::v1::Node>> LoadNodes(client::ControllerClient& client,
                                                         std::ostream& err) {
@@ -61,7 +54,7 @@ int ShowNodes(const std::vector<std::string>& args, const InfoOptions& options, 
     }
     wanted = *std::move(names);
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -101,7 +94,7 @@ int ShowNodes(const std::vector<std::string>& args, const InfoOptions& options, 
 
 int ShowPartitions(const std::vector<std::string>& args, const InfoOptions& options,
                    std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -139,7 +132,7 @@ int ShowPartitions(const std::vector<std::string>& args, const InfoOptions& opti
 }
 
 int ShowConfig(std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -177,7 +170,7 @@ int ShowSteps(const std::vector<std::string>& args, const InfoOptions& options, 
     }
     target = *parsed;
   }
-  absl::StatusOr<client::ControllerClient> client = Connect(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }

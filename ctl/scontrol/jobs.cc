@@ -12,19 +12,12 @@
 #include "common/os/user_info.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/job_format.h"
+#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/job_words.h"
 #include "ctl/scontrol/show_job.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
-
-absl::StatusOr<client::ControllerClient> ConnectToController(std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
-  if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
-  }
-  return client;
-}
 
 // A requested job and the raw id canopyd knows it by.
 struct Resolved {
@@ -124,7 +117,7 @@ int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream&
     }
     only = list->targets[0];
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -170,7 +163,7 @@ int ControlJobs(Command command, const std::vector<std::string>& args, std::ostr
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -221,7 +214,7 @@ int TopJobs(const std::vector<std::string>& args, std::ostream& err) {
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }
@@ -266,7 +259,7 @@ int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
     err << update.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectToController(err);
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
     return 1;
   }

@@ -8,6 +8,7 @@
 #include "common/slurm/hostlist.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/scontrol/batch_script.h"
+#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/daemon_commands.h"
 #include "ctl/scontrol/info_commands.h"
 #include "ctl/scontrol/job_words.h"
@@ -91,9 +92,8 @@ int ShowHostlist(const std::vector<std::string>& args, bool sorted, std::ostream
 
 // `scontrol show topology [NODE]`, in Slurm's one-line-per-switch format.
 int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
   // Always fetch the whole tree: Slurm prints each switch's full subtree of nodes, even when
@@ -114,9 +114,8 @@ int UpdateNode(const std::vector<std::string>& args, std::ostream& err) {
     err << request.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<canopy::v1::UpdateNodeResponse> r = client->UpdateNode(*request);
@@ -128,9 +127,8 @@ int UpdateNode(const std::vector<std::string>& args, std::ostream& err) {
 }
 
 int Ping(std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
   if (!client.ok()) {
-    err << "scontrol: error: " << client.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<canopy::v1::PingResponse> p = client->Ping();
