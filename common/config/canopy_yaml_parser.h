@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,9 +20,6 @@
 #include "yaml-cpp/yaml.h"
 
 namespace canopy::config::internal {
-
-inline constexpr int64_t kIntMax = std::numeric_limits<int>::max();
-inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // Stores `*result` in `out` or returns its error; keeps the field-by-field code short.
 template <typename T, typename U>

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,6 +18,10 @@
 #include "absl/strings/string_view.h"
 
 namespace canopy::config::internal {
+
+// The largest values the two front doors accept for a count (Slurm's int fields) and a size.
+inline constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // Largest config file we read. A cluster of 100k nodes still fits easily; the limit only keeps a
 // mistaken path (a disk image, /dev/zero) from exhausting memory.

@@ -10,13 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/config/parse_util.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/time_format.h"
 
 namespace canopy::config::internal {
 namespace {
-
-constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 constexpr absl::string_view kTimeForms =
     "a Slurm time (MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, "

@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-DependencyList Parse(absl::string_view text) {
+DependencyList ParseList(absl::string_view text) {
   absl::StatusOr<DependencyList> d = ParseDependency(text);
   EXPECT_TRUE(d.ok()) << text << ": " << d.status();
   return d.value_or(DependencyList());
@@ -30,7 +30,8 @@ DependencyItem Item(DependencyType type, uint32_t job, std::optional<uint32_t> t
 }
 
 TEST(ParseDependencyTest, EveryType) {
-  const DependencyList d = Parse("after:1,afterany:2,afterok:3,afternotok:4,aftercorr:5,singleton");
+  const DependencyList d =
+      ParseList("after:1,afterany:2,afterok:3,afternotok:4,aftercorr:5,singleton");
   EXPECT_FALSE(d.any);
   EXPECT_THAT(d.items,
               ::testing::ElementsAre(
@@ -41,36 +42,37 @@ TEST(ParseDependencyTest, EveryType) {
 
 TEST(ParseDependencyTest, IdListsTasksAndMinutes) {
   EXPECT_THAT(
-      Parse("afterok:5:7").items,
+      ParseList("afterok:5:7").items,
       ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5), Item(DependencyType::kAfterOk, 7)));
-  EXPECT_THAT(Parse("after:5+10:6").items,
+  EXPECT_THAT(ParseList("after:5+10:6").items,
               ::testing::ElementsAre(Item(DependencyType::kAfter, 5, std::nullopt, 10),
                                      Item(DependencyType::kAfter, 6)));
-  EXPECT_THAT(Parse("afterok:5_2").items,
+  EXPECT_THAT(ParseList("afterok:5_2").items,
               ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5, 2)));
-  EXPECT_THAT(Parse("afterok:5_0").items,
+  EXPECT_THAT(ParseList("afterok:5_0").items,
               ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5, 0)));
   // "_*" names the whole array, as a bare array id does.
-  EXPECT_THAT(Parse("afterany:5_*").items,
+  EXPECT_THAT(ParseList("afterany:5_*").items,
               ::testing::ElementsAre(Item(DependencyType::kAfterAny, 5)));
   // "_[LIST]" is one item per task (Slurm's _xlate_array_dep).
-  EXPECT_THAT(Parse("afterok:9_[1-2,4]").items,
+  EXPECT_THAT(ParseList("afterok:9_[1-2,4]").items,
               ::testing::ElementsAre(Item(DependencyType::kAfterOk, 9, 1),
                                      Item(DependencyType::kAfterOk, 9, 2),
                                      Item(DependencyType::kAfterOk, 9, 4)));
 }
 
 TEST(ParseDependencyTest, AnyCaseQuestionMarkOldFormAndDuplicates) {
-  const DependencyList any = Parse("AfterOK:5?afternotok:5");
+  const DependencyList any = ParseList("AfterOK:5?afternotok:5");
   EXPECT_TRUE(any.any);
   EXPECT_EQ(any.items.size(), 2u);
   // A bare id list is Slurm's old form of afterany.
-  EXPECT_THAT(Parse("12,13").items, ::testing::ElementsAre(Item(DependencyType::kAfterAny, 12),
-                                                           Item(DependencyType::kAfterAny, 13)));
+  EXPECT_THAT(ParseList("12,13").items,
+              ::testing::ElementsAre(Item(DependencyType::kAfterAny, 12),
+                                     Item(DependencyType::kAfterAny, 13)));
   // Slurm keeps one item per (type, job, task).
-  EXPECT_THAT(Parse("afterok:5:5,afterok:5").items,
+  EXPECT_THAT(ParseList("afterok:5:5,afterok:5").items,
               ::testing::ElementsAre(Item(DependencyType::kAfterOk, 5)));
-  EXPECT_EQ(Parse("SINGLETON").items.size(), 1u);
+  EXPECT_EQ(ParseList("SINGLETON").items.size(), 1u);
 }
 
 TEST(ParseDependencyTest, BadValuesNameTheProblem) {
@@ -112,7 +114,7 @@ TEST(ParseDependencyTest, BadValuesNameTheProblem) {
 TEST(FormatDependencyTest, SlurmsDependencyField) {
   DependencyList d;
   EXPECT_EQ(FormatDependency(d), "(null)");
-  d = Parse("afterok:5:7,after:9+10,singleton");
+  d = ParseList("afterok:5:7,after:9+10,singleton");
   d.items[0].whole_array = true;
   EXPECT_EQ(FormatDependency(d),
             "afterok:5_*(unfulfilled),afterok:7(unfulfilled),after:9+10(unfulfilled),"
@@ -122,7 +124,7 @@ TEST(FormatDependencyTest, SlurmsDependencyField) {
   d.items[1].state = DependencyState::kFailed;
   EXPECT_EQ(FormatDependency(d),
             "afterok:7(failed),after:9+10(unfulfilled),singleton(unfulfilled)");
-  d = Parse("afterok:3_1?afternotok:3_1");
+  d = ParseList("afterok:3_1?afternotok:3_1");
   EXPECT_EQ(FormatDependency(d), "afterok:3_1(unfulfilled)?afternotok:3_1(unfulfilled)");
   for (DependencyItem& item : d.items) {
     item.state = DependencyState::kFulfilled;
@@ -137,7 +139,7 @@ TEST(FormatDependencyTest, RoundTripsThroughParse) {
     for (size_t at; (at = plain.find("(unfulfilled)")) != std::string::npos;) {
       plain.erase(at, 13);
     }
-    EXPECT_EQ(FormatDependency(Parse(plain)), text);
+    EXPECT_EQ(FormatDependency(ParseList(plain)), text);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/slurm/digits.h"
 #include "common/slurm/hostlist_runs.h"
 
 namespace canopy::slurm {
@@ -34,17 +35,6 @@ bool IsSeparator(char c) {
   // Slurm separates on ',', ' ' and '\t'; we also take newlines and other ASCII whitespace so a
   // name never silently ends in "\n" (Slurm prints "n1\n" as a name).
   return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-bool AllDigits(absl::string_view s) {
-  for (char c : s) {
-    if (!IsDigit(c)) {
-      return false;
-    }
-  }
-  return !s.empty();
 }
 
 std::string Quote(absl::string_view expression) {

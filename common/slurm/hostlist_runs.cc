@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/slurm/digits.h"
 
 namespace canopy::slurm::internal {
 namespace {
@@ -20,8 +21,6 @@ namespace {
 // Coalescing many copies of one big range is quadratic in Slurm too; past this many steps we
 // stop splitting overlaps (the hosts printed are still all there) rather than hang.
 constexpr uint64_t kMaxCoalesceSteps = 20'000'000;
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // C isspace() in the "C" locale.
 bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }

@@ -41,7 +41,7 @@ std::string Compress(absl::string_view list) {
 }
 
 // The error message (as a std::string so gMock prints it readably); "" when expansion succeeds.
-std::string ErrorOf(std::string_view expression) {
+std::string HostlistErrorOf(std::string_view expression) {
   return std::string(ExpandHostlist(expression).status().message());
 }
 
@@ -131,64 +131,69 @@ TEST(ExpandHostlistTest, LongNamesAreNotTruncated) {
 TEST(ExpandHostlistErrorTest, MessagesQuoteTheExpressionAndSayWhy) {
   absl::Status s = ExpandHostlist("n[5-1]").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ErrorOf("n[5-1]"), "invalid hostlist \"n[5-1]\": range \"5-1\" is reversed (5 > 1)");
+  EXPECT_EQ(HostlistErrorOf("n[5-1]"),
+            "invalid hostlist \"n[5-1]\": range \"5-1\" is reversed (5 > 1)");
 }
 
 TEST(ExpandHostlistErrorTest, ErrorsSlurmAlsoReports) {
   // scontrol prints "Invalid hostlist: EXPR" for each of these.
-  EXPECT_THAT(ErrorOf("a[1-2]b[3-1]"), HasSubstr("range \"3-1\" is reversed"));
-  EXPECT_THAT(ErrorOf("n[a-b]"), HasSubstr("range \"a-b\" is not numeric"));
-  EXPECT_THAT(ErrorOf("n[0x1-3]"), HasSubstr("is not numeric"));
-  EXPECT_THAT(ErrorOf("n[1x2]"), HasSubstr("is not numeric"));
-  EXPECT_THAT(ErrorOf("n[1--3]"), HasSubstr("range \"1--3\" is not numeric"));
-  EXPECT_THAT(ErrorOf("n[1-2-3]"), HasSubstr("not numeric"));
-  EXPECT_THAT(ErrorOf("n[-1]"), HasSubstr("missing a bound"));
-  EXPECT_THAT(ErrorOf("n[1-3 ]"), HasSubstr("not numeric"));
-  EXPECT_THAT(ErrorOf("n[1 ,2]"), HasSubstr("not numeric"));
-  EXPECT_THAT(ErrorOf("n[]"), HasSubstr("empty range \"[]\""));
-  EXPECT_THAT(ErrorOf("[]"), HasSubstr("empty range"));
-  EXPECT_THAT(ErrorOf("n[1-3,]"), HasSubstr("empty range in \"[1-3,]\""));
-  EXPECT_THAT(ErrorOf("n[,1]"), HasSubstr("empty range"));
-  EXPECT_THAT(ErrorOf("n[[1-2]]"), HasSubstr("nested '['"));
-  EXPECT_THAT(ErrorOf("n[1-2]]"), HasSubstr("unbalanced ']'"));
-  EXPECT_THAT(ErrorOf("n[1-2]a"),
+  EXPECT_THAT(HostlistErrorOf("a[1-2]b[3-1]"), HasSubstr("range \"3-1\" is reversed"));
+  EXPECT_THAT(HostlistErrorOf("n[a-b]"), HasSubstr("range \"a-b\" is not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[0x1-3]"), HasSubstr("is not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1x2]"), HasSubstr("is not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1--3]"), HasSubstr("range \"1--3\" is not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1-2-3]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[-1]"), HasSubstr("missing a bound"));
+  EXPECT_THAT(HostlistErrorOf("n[1-3 ]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1 ,2]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[]"), HasSubstr("empty range \"[]\""));
+  EXPECT_THAT(HostlistErrorOf("[]"), HasSubstr("empty range"));
+  EXPECT_THAT(HostlistErrorOf("n[1-3,]"), HasSubstr("empty range in \"[1-3,]\""));
+  EXPECT_THAT(HostlistErrorOf("n[,1]"), HasSubstr("empty range"));
+  EXPECT_THAT(HostlistErrorOf("n[[1-2]]"), HasSubstr("nested '['"));
+  EXPECT_THAT(HostlistErrorOf("n[1-2]]"), HasSubstr("unbalanced ']'"));
+  EXPECT_THAT(HostlistErrorOf("n[1-2]a"),
               HasSubstr("text \"a\" after the last ']' in \"n[1-2]a\" is not allowed"));
-  EXPECT_THAT(ErrorOf("a[1-2]b,c"), HasSubstr("text \"b\" after the last ']'"));
-  EXPECT_THAT(ErrorOf("n[1-65537]"),
+  EXPECT_THAT(HostlistErrorOf("a[1-2]b,c"), HasSubstr("text \"b\" after the last ']'"));
+  EXPECT_THAT(HostlistErrorOf("n[1-65537]"),
               HasSubstr("range \"1-65537\" has 65537 hosts; Slurm allows at most 65536"));
 }
 
 TEST(ExpandHostlistErrorTest, MalformedInputSlurmAccepts) {
   // Slurm prints "n]", "n1", "n01,n02,n03", "a]b1,a]b2" ... for these; we refuse them.
-  EXPECT_THAT(ErrorOf("n[1-2"), HasSubstr("unbalanced '[' in \"n[1-2\""));
-  EXPECT_THAT(ErrorOf("["), HasSubstr("unbalanced '['"));
-  EXPECT_THAT(ErrorOf("n[1-2],["), HasSubstr("unbalanced '['"));
-  EXPECT_THAT(ErrorOf("a[1-2b[1-2]"), HasSubstr("nested '['"));
-  EXPECT_THAT(ErrorOf("]"), HasSubstr("unbalanced ']'"));
-  EXPECT_THAT(ErrorOf("a]b[1-2]"), HasSubstr("unbalanced ']'"));
-  EXPECT_THAT(ErrorOf("n[1-]"), HasSubstr("missing a bound"));
-  EXPECT_THAT(ErrorOf("n[ 1-3]"), HasSubstr("not numeric"));
-  EXPECT_THAT(ErrorOf("n[+1-3]"), HasSubstr("not numeric"));
-  EXPECT_THAT(ErrorOf("n[1, 2]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1-2"), HasSubstr("unbalanced '[' in \"n[1-2\""));
+  EXPECT_THAT(HostlistErrorOf("["), HasSubstr("unbalanced '['"));
+  EXPECT_THAT(HostlistErrorOf("n[1-2],["), HasSubstr("unbalanced '['"));
+  EXPECT_THAT(HostlistErrorOf("a[1-2b[1-2]"), HasSubstr("nested '['"));
+  EXPECT_THAT(HostlistErrorOf("]"), HasSubstr("unbalanced ']'"));
+  EXPECT_THAT(HostlistErrorOf("a]b[1-2]"), HasSubstr("unbalanced ']'"));
+  EXPECT_THAT(HostlistErrorOf("n[1-]"), HasSubstr("missing a bound"));
+  EXPECT_THAT(HostlistErrorOf("n[ 1-3]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[+1-3]"), HasSubstr("not numeric"));
+  EXPECT_THAT(HostlistErrorOf("n[1, 2]"), HasSubstr("not numeric"));
   // Slurm's strtoul saturates here (and segfaults on the second).
-  EXPECT_THAT(ErrorOf("n[99999999999999999998-99999999999999999999]"), HasSubstr("too large"));
-  EXPECT_THAT(ErrorOf("n[18446744073709551614-18446744073709551615]"), HasSubstr("too large"));
+  EXPECT_THAT(HostlistErrorOf("n[99999999999999999998-99999999999999999999]"),
+              HasSubstr("too large"));
+  EXPECT_THAT(HostlistErrorOf("n[18446744073709551614-18446744073709551615]"),
+              HasSubstr("too large"));
 }
 
 TEST(ExpandHostlistErrorTest, TooManyHosts) {
   // Slurm expands the first (1,001,000 names) and is OOM-killed on bigger ones.
-  EXPECT_THAT(ErrorOf("a[1-1000]b[1-1001]"), HasSubstr("expands to more than 1000000 hosts"));
-  EXPECT_THAT(ErrorOf("a[1-65536]b[1-65536]c[1-65536]d[1-65536]"),
+  EXPECT_THAT(HostlistErrorOf("a[1-1000]b[1-1001]"),
+              HasSubstr("expands to more than 1000000 hosts"));
+  EXPECT_THAT(HostlistErrorOf("a[1-65536]b[1-65536]c[1-65536]d[1-65536]"),
               HasSubstr("more than 1000000 hosts"));
-  EXPECT_THAT(ErrorOf("a[1-1000]b[1-1000],c"), HasSubstr("more than 1000000"));
+  EXPECT_THAT(HostlistErrorOf("a[1-1000]b[1-1000],c"), HasSubstr("more than 1000000"));
   // Long names are capped by size as well as by count.
-  EXPECT_THAT(ErrorOf(std::string(100, 'x') + "[1-1000]y[1-1000]"), HasSubstr("MiB of host names"));
+  EXPECT_THAT(HostlistErrorOf(std::string(100, 'x') + "[1-1000]y[1-1000]"),
+              HasSubstr("MiB of host names"));
 }
 
 TEST(ExpandHostlistErrorTest, LongExpressionsAreCutInMessages) {
   std::string expression(5000, 'a');
   expression += "[9-1]";
-  const std::string message = ErrorOf(expression);
+  const std::string message = HostlistErrorOf(expression);
   EXPECT_LT(message.size(), 400u);
   EXPECT_THAT(message, HasSubstr("(5005 characters)"));
 }

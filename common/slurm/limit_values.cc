@@ -9,13 +9,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/slurm/option_errors.h"
 
 namespace canopy::slurm {
 namespace {
 
-absl::Status Expected(absl::string_view what, absl::string_view got) {
-  return absl::InvalidArgumentError(absl::StrCat("expected ", what, ", got '", got, "'"));
-}
+using option_errors::Expected;
 
 // A count, or -1 (clear). Memory takes a unit suffix and is returned in MiB.
 absl::StatusOr<int64_t> ParseCount(absl::string_view tres, absl::string_view value) {

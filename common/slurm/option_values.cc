@@ -22,6 +22,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/slurm/begin_time.h"
+#include "common/slurm/digits.h"
 #include "common/slurm/hostlist.h"
 #include "common/slurm/option_errors.h"
 #include "common/slurm/time_format.h"
@@ -43,18 +44,6 @@ absl::Status GresError() {
 
 // Debian's Abseil has its own string_view; the sibling parsers take std::string_view.
 std::string_view ToStd(absl::string_view s) { return std::string_view(s.data(), s.size()); }
-
-bool AllDigits(absl::string_view s) {
-  if (s.empty()) {
-    return false;
-  }
-  for (char c : s) {
-    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // Unsigned decimal without sign or spaces, at most kMaxCount.
 std::optional<int64_t> ParseCount(absl::string_view s) {

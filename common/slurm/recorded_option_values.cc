@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/slurm/begin_time.h"
+#include "common/slurm/digits.h"
 #include "common/slurm/option_errors.h"
 #include "common/slurm/option_values.h"
 
@@ -69,8 +70,6 @@ constexpr MailWord kMailNames[] = {
     {"TIME_LIMIT_90", kMailTime90},
     {"TIME_LIMIT", kMailTime100},
 };
-
-bool IsDigit(char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); }
 
 // strtol's view of `s` in `base`: leading blanks, a sign, digits (and "0x" in base 16). Returns
 // the value (clamped to LONG's range) and how many characters it used; used == 0 when there are

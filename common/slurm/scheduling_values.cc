@@ -12,13 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/slurm/option_errors.h"
 
 namespace canopy::slurm {
 namespace {
 
-absl::Status Expected(absl::string_view what, absl::string_view got) {
-  return absl::InvalidArgumentError(absl::StrCat("expected ", what, ", got '", got, "'"));
-}
+using option_errors::Expected;
 
 // A non-negative decimal number.
 bool ParseWeight(absl::string_view text, double& out) {

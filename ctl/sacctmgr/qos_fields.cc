@@ -27,7 +27,7 @@ struct QosFieldDef {
 
 // sacctmgr/common.c's _get_print_field, every entry in its order, so that a short name picks
 // the field sacctmgr picks. Those that are not a QOS's print blank.
-constexpr QosFieldDef kFields[] = {
+constexpr QosFieldDef kQosFields[] = {
     {"Account", 3, "Account", 10},
     {"Acct", 4, "Account", 10},
     {"ActionRaw", 7, "ActionRaw", 10},
@@ -195,7 +195,7 @@ absl::StatusOr<std::vector<QosField>> ParseQosFields(const std::vector<std::stri
       width = std::atoi(item.c_str() + pct + 1);
     }
     const QosFieldDef* def = nullptr;
-    for (const QosFieldDef& f : kFields) {
+    for (const QosFieldDef& f : kQosFields) {
       if (KeyIs(name, f.name, f.min)) {
         def = &f;
         break;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/clock.h"
+#include "ctl/scontrol/test_timestamp.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,13 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-google::protobuf::Timestamp At(int y, int mo, int d, int h, int mi, int s) {
-  google::protobuf::Timestamp t;
-  t.set_seconds(absl::ToUnixSeconds(
-      absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone())));
-  return t;
-}
 
 absl::Time TimeOf(const google::protobuf::Timestamp& t) {
   return absl::FromUnixSeconds(t.seconds());

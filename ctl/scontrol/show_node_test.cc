@@ -10,17 +10,11 @@
 
 #include "absl/strings/str_replace.h"
 #include "absl/time/civil_time.h"
+#include "ctl/scontrol/test_timestamp.h"
 #include "gtest/gtest.h"
 
 namespace canopy::ctl::scontrol {
 namespace {
-
-google::protobuf::Timestamp At(int y, int mo, int d, int h, int mi, int s) {
-  google::protobuf::Timestamp t;
-  t.set_seconds(absl::ToUnixSeconds(
-      absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone())));
-  return t;
-}
 
 // The reference cluster's node: CPUs=8 only (so 8 sockets of one core), RealMemory=4096,
 // Gres=gpu:8, partition gpu.

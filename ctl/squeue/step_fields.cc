@@ -11,53 +11,56 @@ namespace canopy::ctl::squeue {
 namespace {
 
 using Ctx = FieldContext;
-using Row = StepRow;
 
-std::string Null(const Row&, const Ctx&) { return "(null)"; }
+std::string Null(const StepRow&, const Ctx&) { return "(null)"; }
 
-std::string TimeUsed(const Row& r, const Ctx& c) {
+std::string TimeUsed(const StepRow& r, const Ctx& c) {
   const absl::Duration used = c.now - absl::FromUnixSeconds(r.start_seconds);
   return slurm::FormatSlurmDuration(std::max(absl::ZeroDuration(), used));
 }
 
 const StepField kStepFields[] = {
     {'b', "tres-per-node", "TRES_PER_JOB", Null},
-    {'i', "stepid", "STEPID", [](const Row& r, const Ctx&) { return r.id; }},
-    {'j', "stepname", "NAME", [](const Row& r, const Ctx&) { return r.name; }},
+    {'i', "stepid", "STEPID", [](const StepRow& r, const Ctx&) { return r.id; }},
+    {'j', "stepname", "NAME", [](const StepRow& r, const Ctx&) { return r.name; }},
     // Steps have no limit of their own in Canopy.
     {'l', "timelimit", "TIME_LIMIT",
-     [](const Row&, const Ctx&) -> std::string { return "UNLIMITED"; }},
-    {'u', "username", "USER", [](const Row& r, const Ctx&) { return UserNameOf(*r.job); }},
-    {'A', "numtasks", "TASKS", [](const Row& r, const Ctx&) { return absl::StrCat(r.ntasks); }},
+     [](const StepRow&, const Ctx&) -> std::string { return "UNLIMITED"; }},
+    {'u', "username", "USER", [](const StepRow& r, const Ctx&) { return UserNameOf(*r.job); }},
+    {'A', "numtasks", "TASKS", [](const StepRow& r, const Ctx&) { return absl::StrCat(r.ntasks); }},
     {'M', "timeused", "TIME", TimeUsed},
-    {'N', "nodes", "NODELIST", [](const Row& r, const Ctx&) { return r.nodes; }},
-    {'P', "partition", "PARTITION", [](const Row& r, const Ctx&) { return PartitionOf(*r.job); }},
+    {'N', "nodes", "NODELIST", [](const StepRow& r, const Ctx&) { return r.nodes; }},
+    {'P', "partition", "PARTITION",
+     [](const StepRow& r, const Ctx&) { return PartitionOf(*r.job); }},
     {'S', "starttime", "START_TIME",
-     [](const Row& r, const Ctx& c) {
+     [](const StepRow& r, const Ctx& c) {
        return slurm::FormatSlurmTimestamp(absl::FromUnixSeconds(r.start_seconds), c.tz);
      }},
-    {'U', "userid", "UID", [](const Row& r, const Ctx&) { return absl::StrCat(r.job->user_id()); }},
+    {'U', "userid", "UID",
+     [](const StepRow& r, const Ctx&) { return absl::StrCat(r.job->user_id()); }},
     // -O only.
     {'\0', "arrayjobid", "ARRAY_JOB_ID",
-     [](const Row& r, const Ctx&) { return absl::StrCat(r.job->array_job_id()); }},
+     [](const StepRow& r, const Ctx&) { return absl::StrCat(r.job->array_job_id()); }},
     {'\0', "arraytaskid", "ARRAY_TASK_ID",
-     [](const Row& r, const Ctx&) -> std::string {
+     [](const StepRow& r, const Ctx&) -> std::string {
        return r.job->array_job_id() != 0 ? absl::StrCat(r.job->array_task_id()) : "N/A";
      }},
     // The cluster's name is not in ListJobs' answer.
     {'\0', "cluster", "CLUSTER", Null},
     {'\0', "container", "CONTAINER", Null},
-    {'\0', "cpufreq", "CPU_FREQ", [](const Row&, const Ctx&) -> std::string { return "0-0:0"; }},
+    {'\0', "cpufreq", "CPU_FREQ",
+     [](const StepRow&, const Ctx&) -> std::string { return "0-0:0"; }},
     {'\0', "cpus-per-tres", "CPUS_PER_TRES", Null},
     {'\0', "gres", "TRES_PER_JOB", Null},
     {'\0', "jobid", "JOB_ID",
-     [](const Row& r, const Ctx&) { return absl::StrCat(r.job->job_id()); }},
+     [](const StepRow& r, const Ctx&) { return absl::StrCat(r.job->job_id()); }},
     {'\0', "mem-per-tres", "MEM_PER_TRES", Null},
     {'\0', "network", "NETWORK", Null},
-    {'\0', "numcpus", "NUM_CPUS", [](const Row& r, const Ctx&) { return absl::StrCat(r.cpus); }},
+    {'\0', "numcpus", "NUM_CPUS",
+     [](const StepRow& r, const Ctx&) { return absl::StrCat(r.cpus); }},
     {'\0', "resvports", "RESERVED_PORTS", Null},
     {'\0', "stepstate", "STATE",
-     [](const Row& r, const Ctx&) { return output::JobStateName(r.state); }},
+     [](const StepRow& r, const Ctx&) { return output::JobStateName(r.state); }},
     {'\0', "tres-bind", "TRES_BIND", Null},
     {'\0', "tres-freq", "TRES_FREQ", Null},
     {'\0', "tres-per-job,tres-per-step", "TRES_PER_STEP", Null},

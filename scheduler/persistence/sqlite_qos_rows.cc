@@ -25,7 +25,7 @@ void BindLimit(sqlite3_stmt* s, int i, int64_t v) {
 bool IsNull(sqlite3_stmt* s, int col) { return sqlite3_column_type(s, col) == SQLITE_NULL; }
 
 // The columns after `name`, in the order SaveQosRows binds and LoadQosRows reads them.
-constexpr char kColumns[] =
+constexpr char kQosColumns[] =
     "description, priority, max_tres_per_user, max_tres_per_job, grp_tres, max_jobs_per_user, "
     "grp_jobs, max_wall_us, preempt, preempt_mode, grace_time_us";
 
@@ -82,7 +82,7 @@ absl::Status SaveQosRows(sqlite3* db, const std::vector<limits::QosSpec>& specs)
     return s;
   }
   absl::StatusOr<SqliteStatement> stmt =
-      Prepare(db, absl::StrCat("INSERT INTO qos(name, ", kColumns,
+      Prepare(db, absl::StrCat("INSERT INTO qos(name, ", kQosColumns,
                                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
   if (!stmt.ok()) {
     return stmt.status();
@@ -127,7 +127,7 @@ absl::StatusOr<std::optional<std::vector<limits::QosSpec>>> LoadQosRows(sqlite3*
     return SqliteError(db, rc, "reading qos_saved");
   }
   absl::StatusOr<SqliteStatement> stmt =
-      Prepare(db, absl::StrCat("SELECT name, ", kColumns, " FROM qos ORDER BY name"));
+      Prepare(db, absl::StrCat("SELECT name, ", kQosColumns, " FROM qos ORDER BY name"));
   if (!stmt.ok()) {
     return stmt.status();
   }
