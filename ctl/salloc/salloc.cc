@@ -22,6 +22,7 @@
 #include "common/slurm/dependency.h"
 #include "common/slurm/job_environment.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
@@ -300,9 +301,8 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (int sig : {SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU}) {
     signal(sig, SIG_IGN);
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("salloc", err);
   if (!client.ok()) {
-    err << "salloc: error: " << client.status().message() << "\n";
     return 1;
   }
   canopy::v1::SubmitJobRequest submit;

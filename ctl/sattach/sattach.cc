@@ -6,6 +6,7 @@
 #include "absl/time/clock.h"
 #include "common/os/hostname.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sattach/options.h"
 #include "ctl/srun/step_io_server.h"
@@ -103,9 +104,8 @@ int RunSattach(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << SattachInfoText(options->info);
     return 0;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sattach", err);
   if (!client.ok()) {
-    err << "sattach: error: " << client.status().message() << "\n";
     return 1;
   }
   canopy::v1::AttachStepRequest request = RequestFor(*options);

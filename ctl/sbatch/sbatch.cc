@@ -24,6 +24,7 @@
 #include "common/slurm/sbatch_options.h"
 #include "common/slurm/time_format.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
@@ -255,9 +256,8 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
     client::PrintPrefixed("sbatch: ", spec.status().message(), err);
     return slurm::ExitCodeOf(spec.status());
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sbatch", err);
   if (!client.ok()) {
-    client::PrintPrefixed("sbatch: error: ", client.status().message(), err);
     return 1;
   }
   // The plugins' options travel with the job, whatever --export says (as Slurm's spank_job_env).

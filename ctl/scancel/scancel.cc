@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/job_format.h"
 #include "ctl/scancel/options.h"
@@ -57,9 +58,8 @@ int RunScancel(const std::vector<std::string>& args, std::ostream& /*out*/, std:
     client::PrintCliError("scancel", options.status().message(), err);
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scancel", err);
   if (!client.ok()) {
-    err << "scancel: error: " << client.status().message() << "\n";
     return 1;
   }
   const ScancelOptions& o = *options;

@@ -2,13 +2,13 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
-#include "ctl/scontrol/connect.h"
 
 namespace canopy::ctl::scontrol {
 
 int Reconfigure(bool quiet, int verbose, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -39,7 +39,7 @@ int Notify(const std::vector<std::string>& args, std::ostream& err) {
   canopy::v1::NotifyJobRequest request;
   request.set_job_id(job_id);
   request.set_message(absl::StrJoin(args.begin() + 1, args.end(), " "));
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }

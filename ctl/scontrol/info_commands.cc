@@ -7,8 +7,8 @@
 
 #include "absl/time/time.h"
 #include "common/slurm/hostlist.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
-#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/show_config.h"
 #include "ctl/scontrol/show_node.h"
 #include "ctl/scontrol/show_partition.h"
@@ -54,7 +54,7 @@ int ShowNodes(const std::vector<std::string>& args, const InfoOptions& options, 
     }
     wanted = *std::move(names);
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -94,7 +94,7 @@ int ShowNodes(const std::vector<std::string>& args, const InfoOptions& options, 
 
 int ShowPartitions(const std::vector<std::string>& args, const InfoOptions& options,
                    std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -132,7 +132,7 @@ int ShowPartitions(const std::vector<std::string>& args, const InfoOptions& opti
 }
 
 int ShowConfig(std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -170,7 +170,7 @@ int ShowSteps(const std::vector<std::string>& args, const InfoOptions& options, 
     }
     target = *parsed;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }

@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/os/user_info.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/job_format.h"
-#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/job_words.h"
 #include "ctl/scontrol/show_job.h"
 
@@ -117,7 +117,7 @@ int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream&
     }
     only = list->targets[0];
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -163,7 +163,7 @@ int ControlJobs(Command command, const std::vector<std::string>& args, std::ostr
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -214,7 +214,7 @@ int TopJobs(const std::vector<std::string>& args, std::ostream& err) {
     err << list.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -259,7 +259,7 @@ int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
     err << update.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }

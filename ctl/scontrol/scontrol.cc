@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/scontrol/batch_script.h"
-#include "ctl/scontrol/connect.h"
 #include "ctl/scontrol/daemon_commands.h"
 #include "ctl/scontrol/info_commands.h"
 #include "ctl/scontrol/job_words.h"
@@ -92,7 +92,7 @@ int ShowHostlist(const std::vector<std::string>& args, bool sorted, std::ostream
 
 // `scontrol show topology [NODE]`, in Slurm's one-line-per-switch format.
 int ShowTopology(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -114,7 +114,7 @@ int UpdateNode(const std::vector<std::string>& args, std::ostream& err) {
     err << request.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }
@@ -127,7 +127,7 @@ int UpdateNode(const std::vector<std::string>& args, std::ostream& err) {
 }
 
 int Ping(std::ostream& out, std::ostream& err) {
-  absl::StatusOr<client::ControllerClient> client = ConnectOrSay(err);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scontrol", err);
   if (!client.ok()) {
     return 1;
   }

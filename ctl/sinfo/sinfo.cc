@@ -5,6 +5,7 @@
 #include "absl/time/clock.h"
 #include "common/os/user_info.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sinfo/help.h"
 #include "ctl/sinfo/options.h"
@@ -77,9 +78,8 @@ int RunSinfo(const std::vector<std::string>& args, std::ostream& out, std::ostre
     out << SinfoInfoText(options->info);
     return 0;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sinfo", err);
   if (!client.ok()) {
-    err << "sinfo: error: " << client.status().message() << "\n";
     return 1;
   }
   if (!Report(*options, /*first=*/true, *client, out, err)) {

@@ -1,6 +1,7 @@
 #include "ctl/sprio/sprio.h"
 
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sprio/render.h"
 
@@ -23,9 +24,8 @@ int RunSprio(const std::vector<std::string>& args, std::ostream& out, std::ostre
     out << SprioUsage();
     return 0;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sprio", err);
   if (!client.ok()) {
-    err << "sprio: error: " << client.status().message() << "\n";
     return 1;
   }
   // The filters go to canopyd too, so a large queue is not sent for one job; the renderer

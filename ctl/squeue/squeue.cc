@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "common/os/user_info.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/squeue/help.h"
 #include "ctl/squeue/read_mask.h"
@@ -110,9 +111,8 @@ int RunSqueue(const std::vector<std::string>& args, std::ostream& out, std::ostr
   for (const std::string& warning : options->warnings) {
     err << warning;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("squeue", err);
   if (!client.ok()) {
-    err << "squeue: error: " << client.status().message() << "\n";
     return 1;
   }
   // -i: list again every N seconds, a blank line after each listing, until interrupted.

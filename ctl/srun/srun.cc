@@ -15,6 +15,7 @@
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/client/front_end_spank.h"
 #include "ctl/client/process_env.h"
@@ -160,9 +161,8 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
   sigaddset(&block, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &block, nullptr);
 
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect(controller);
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("srun", err, controller);
   if (!client.ok()) {
-    err << "srun: error: " << client.status().message() << "\n";
     return 1;
   }
   const std::string cwd = client::CurrentDirectory();

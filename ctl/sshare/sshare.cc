@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "ctl/client/cli_error.h"
+#include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sshare/render.h"
 
@@ -38,9 +39,8 @@ int RunSshare(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << RenderSshareFieldNames();
     return 0;
   }
-  absl::StatusOr<client::ControllerClient> client = client::ControllerClient::Connect("");
+  absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sshare", err);
   if (!client.ok()) {
-    err << "sshare: error: " << client.status().message() << "\n";
     return 1;
   }
   absl::StatusOr<canopy::v1::GetSharesResponse> shares = client->GetShares();
