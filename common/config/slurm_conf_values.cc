@@ -2,7 +2,6 @@
 #include "common/config/slurm_conf_values.h"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -188,7 +187,7 @@ absl::Status ApplyNodeKey(const SlurmWhere& where, const SlurmConfToken& token,
     return ParseInt(where, "Weight", value, 0, "a non-negative integer", values.weight);
   }
   if (key == "realmemory") {
-    std::optional<int64_t> mib = ParseDecimal(value, std::numeric_limits<int64_t>::max());
+    std::optional<int64_t> mib = ParseDecimal(value, kInt64Max);
     if (!mib || *mib < 1) {
       return Expected(where, "RealMemory", "a positive number of MiB", value);
     }
@@ -336,7 +335,7 @@ absl::Status ApplyPartitionKey(const SlurmWhere& where, const SlurmConfToken& to
       values.max_nodes = -1;
       return absl::OkStatus();
     }
-    std::optional<int64_t> n = ParseDecimal(value, std::numeric_limits<int64_t>::max());
+    std::optional<int64_t> n = ParseDecimal(value, kInt64Max);
     if (!n) {
       return Expected(where, "MaxNodes", "a non-negative integer or UNLIMITED", value);
     }
