@@ -249,8 +249,7 @@ bool JobRuntime::LaunchAgain(JobRecord& job, const canopy::v1::LaunchJob& launch
   if (job.killing) {
     return false;  // its CheckKill chain starts the newer run
   }
-  BeginKill(job, job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
-                                            : options_.default_kill_wait);
+  BeginKill(job, LaunchKillWait(job));
   return true;
 }
 
@@ -349,19 +348,32 @@ JobRuntime::JobRecord* JobRuntime::FindRun(uint32_t job_id, uint32_t run_id) {
 }
 
 void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) {
-  absl::MutexLock lock(&mu_);
-  JobRecord* found = FindRun(job_id, run_id);
-  if (found == nullptr) {
-    return;
+  {
+    absl::MutexLock lock(&mu_);
+    JobRecord* found = FindRun(job_id, run_id);
+    if (found == nullptr) {
+      return;
+    }
+    if (found->batch_starting()) {
+      found->batch_early_exit = wait_status;  // BatchStarted reports it, after LAUNCHED
+      return;
+    }
+    if (!BatchExited(*found, wait_status)) {
+      return;
+    }
   }
-  if (found->batch_starting()) {
-    found->batch_early_exit = wait_status;  // BatchStarted reports it, after LAUNCHED
-    return;
+  if (options_.scripts.HasEpilog()) {
+    // The epilog's spawn waits for its exec: not on the reaper's thread, which every node's
+    // exits wait for.
+    timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+  } else {
+    // As KillJob's first check: at most an unlink and an rmdir when nothing is left (a hop to
+    // the timer thread would be a wake-up per job); what is left is polled from the timer.
+    CheckKill(job_id);
   }
-  BatchExited(*found, wait_status);
 }
 
-void JobRuntime::BatchExited(JobRecord& job, int wait_status) {
+bool JobRuntime::BatchExited(JobRecord& job, int wait_status) {
   const uint32_t job_id = job.launch.job().job_id();
   const uint32_t run_id = job.run_id();
   JobStatus status = StatusOf(job_id, run_id, JobStatus::PHASE_EXITED);
@@ -382,7 +394,22 @@ void JobRuntime::BatchExited(JobRecord& job, int wait_status) {
   spdlog::info("{}: job {} (run {}) batch script exited (code {}, signal {}){}", options_.node_name,
                job_id, run_id, status.exit_code(), status.exit_signal(),
                job.batch_node_fault ? ": the node's SPANK plugins failed its set-up" : "");
-  ReportJob(std::move(status), true);
+  // Killed already (a KillJob, a fence, the agent stopping): that kill's chain reports the
+  // clean-up. A fault of the node's plugins goes to the controller as it is (drain, requeue).
+  if (job.killing || job.batch_node_fault || shut_down_) {
+    ReportJob(std::move(status), true);
+    return false;
+  }
+  job.held_exit = std::move(status);
+  BeginKill(job, LaunchKillWait(job));
+  return true;
+}
+
+void JobRuntime::SendHeldExit(JobRecord& job) {
+  if (std::optional<JobStatus> exit = std::exchange(job.held_exit, std::nullopt)) {
+    exit->set_fenced(job.fenced);
+    ReportJob(*std::move(exit), true);
+  }
 }
 
 void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
@@ -410,8 +437,7 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
     }
     absl::Duration wait = rpc::FromProtoDuration(kill.kill_wait());
     if (!kill.has_kill_wait()) {
-      wait = job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
-                                        : options_.default_kill_wait;
+      wait = LaunchKillWait(job);
     }
     spdlog::info("{}: killing job {} (run {}, {}), SIGKILL after {}", options_.node_name, job_id,
                  job.run_id(), kill.reason(), absl::FormatDuration(wait));
@@ -440,6 +466,7 @@ void JobRuntime::CheckKill(uint32_t job_id) {
     }
     JobRecord& job = *it->second;
     if (!Gone(job)) {
+      SendHeldExit(job);  // the controller learns of the end now, whatever is left to kill
       if (!job.sigkill_sent && absl::Now() >= job.kill_deadline) {
         spdlog::info("{}: job {} outlived its kill wait: SIGKILL", options_.node_name, job_id);
         SendSigkill(job, options_.helper_exit_grace);
@@ -450,6 +477,9 @@ void JobRuntime::CheckKill(uint32_t job_id) {
       return;
     }
     // Gone: the epilog now, where one runs (OnEpilogExit calls CheckKill again).
+    if (options_.scripts.HasEpilog()) {
+      SendHeldExit(job);  // the job is COMPLETING while the epilog runs, as in Slurm
+    }
     if (StartEpilog(job)) {
       return;
     }
@@ -469,12 +499,20 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<JobRecord> finished = std::move(it->second);
   jobs_.erase(it);
   spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
-  JobStatus cleaned = StatusOf(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
-  cleaned.set_fenced(finished->fenced);
-  if (finished->epilog_failed) {
-    cleaned.set_drain_reason("Epilog error");  // slurmctld drains the node for it
+  if (finished->held_exit.has_value()) {
+    // Everything was gone at the first check after the script's end: one report says both.
+    JobStatus exited = *std::move(finished->held_exit);
+    exited.set_fenced(finished->fenced);
+    exited.set_cleaned_up(true);
+    ReportJob(std::move(exited), true);
+  } else {
+    JobStatus cleaned = StatusOf(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
+    cleaned.set_fenced(finished->fenced);
+    if (finished->epilog_failed) {
+      cleaned.set_drain_reason("Epilog error");  // slurmctld drains the node for it
+    }
+    ReportJob(std::move(cleaned), true);
   }
-  ReportJob(std::move(cleaned), true);
   if (finished->cancelled_run != 0) {
     JobStatus cancelled = StatusOf(job_id, finished->cancelled_run, JobStatus::PHASE_CLEANED_UP);
     cancelled.set_fenced(finished->fenced);

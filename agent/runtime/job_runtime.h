@@ -236,6 +236,10 @@ class JobRuntime {
     std::string batch_stderr_path;
     std::string batch_work_dir;
     bool killing = false;
+    // The batch script's EXITED, held back while the node cleans the job up itself after the
+    // script's end (BatchExited): sent with cleaned_up if the first CheckKill finds everything
+    // gone, or on its own as soon as a check has to wait (processes left, an epilog to run).
+    std::optional<canopy::v1::JobStatus> held_exit;
     bool sigkill_sent = false;
     absl::Time kill_deadline = absl::InfiniteFuture();
     // SIGKILL reached the tasks but spared SPANK helpers still running their exit hooks: once
@@ -357,8 +361,17 @@ class JobRuntime {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SIGTERM now, SIGKILL after `wait`; the caller schedules CheckKill.
   void BeginKill(JobRecord& job, absl::Duration wait) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The KillWait the job's launch gave (the node's default without one).
+  absl::Duration LaunchKillWait(const JobRecord& job) const;
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
-  void BatchExited(JobRecord& job, int wait_status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Reports the script's end. The job ends with its script (as in Slurm), so unless it is already
+  // being killed, the node kills what the script left and cleans up without waiting for the
+  // controller's KillJob, holding the EXITED back (held_exit) to send it with CLEANED_UP at once
+  // when nothing is left. True when that clean-up began: the caller runs CheckKill(job id) once it
+  // has released mu_.
+  bool BatchExited(JobRecord& job, int wait_status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends the job's held-back EXITED on its own (a check that has to wait).
+  void SendHeldExit(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
   // Sends a step part's end, keeping it in `job`'s ended_steps (when the job is still here).
   void ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status)

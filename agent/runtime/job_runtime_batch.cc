@@ -215,7 +215,12 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
   // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
   ReportJob(StatusOf(start.job_id, start.run_id, canopy::v1::JobStatus::PHASE_LAUNCHED), false);
   if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
-    BatchExited(job, *exited);  // before the signals below: its group is reaped
+    // Before the signals below: its group is reaped. Its clean-up's first check runs on the
+    // timer thread (mu_ is held here).
+    if (BatchExited(job, *exited)) {
+      const uint32_t job_id = start.job_id;
+      timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
+    }
   }
   // What SignalJob asked for while it started (a preemption's grace signal, `scancel -s`).
   for (int signal : std::exchange(job.batch_pending_signals, {})) {

@@ -14,6 +14,7 @@
 #include <cerrno>
 
 #include "agent/runtime/job_runtime.h"
+#include "common/rpc/status_convert.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
@@ -211,6 +212,11 @@ bool JobRuntime::Gone(JobRecord& job) {
   // What the script left behind in its process group (a zombie counts until reaped: the
   // ChildReaper, as subreaper, reaps orphans within a fraction of a second).
   return job.batch_pid <= 0 || killpg(job.batch_pid, 0) != 0;
+}
+
+absl::Duration JobRuntime::LaunchKillWait(const JobRecord& job) const {
+  return job.launch.has_kill_wait() ? rpc::FromProtoDuration(job.launch.kill_wait())
+                                    : options_.default_kill_wait;
 }
 
 void JobRuntime::BeginKill(JobRecord& job, absl::Duration wait) {

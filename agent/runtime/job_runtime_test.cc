@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -745,11 +746,22 @@ TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
   launch.mutable_job()->set_run_id(1);
   runtime_->LaunchJob(launch);
   ASSERT_TRUE(recorder_.WaitJob(16, JobStatus::PHASE_EXITED).has_value());
+  // The script left nothing running: the node cleaned the job up with its end, and one report
+  // says both.
   std::vector<JobStatus> pending = runtime_->UnacknowledgedStatuses();
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0].phase(), JobStatus::PHASE_EXITED);
   EXPECT_EQ(pending[0].exit_code(), 5);
-  EXPECT_THAT(runtime_->RunningJobIds(), ::testing::ElementsAre(16));
+  EXPECT_TRUE(pending[0].cleaned_up());
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());
+
+  // Sent again once unanswered for long enough, then counted from that resend.
+  EXPECT_TRUE(runtime_->StatusesToResend(absl::Hours(1)).empty());
+  ASSERT_EQ(runtime_->StatusesToResend(absl::ZeroDuration()).size(), 1u);
+  EXPECT_TRUE(runtime_->StatusesToResend(absl::Seconds(30)).empty());
+  absl::SleepFor(absl::Milliseconds(60));
+  EXPECT_EQ(runtime_->StatusesToResend(absl::Milliseconds(50)).size(), 1u);
+
   // An ack for another phase leaves it.
   canopy::v1::JobStatusAck ack;
   ack.set_job_id(16);
@@ -759,21 +771,33 @@ TEST_F(JobRuntimeTest, StatusesAreKeptUntilAcknowledged) {
   ack.set_phase(JobStatus::PHASE_EXITED);
   runtime_->AckStatus(ack);
   EXPECT_TRUE(runtime_->UnacknowledgedStatuses().empty());
+}
 
-  KillAndWait(16);
+TEST_F(JobRuntimeTest, WhatAScriptLeftRunningIsKilledWithoutWaitingForAKillJob) {
+  // The job ends with its script, as in Slurm: a background process that ignores SIGTERM gets
+  // the launch's KillWait, then SIGKILL, and the node reports the clean-up on its own.
+  const std::string pid_file = dir_.path() + "/leftover.pid";
+  canopy::v1::LaunchJob launch =
+      BatchJob(23,
+               absl::StrCat("#!/bin/sh\n(trap '' TERM; exec sleep 30) &\necho $! > ", pid_file,
+                            "\nexit 3\n"),
+               dir_.path());
+  launch.mutable_job()->set_run_id(2);
+  launch.mutable_kill_wait()->set_nanos(200'000'000);
+  runtime_->LaunchJob(launch);
+
+  std::optional<JobStatus> exited = recorder_.WaitJobRun(23, 2, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_EQ(exited->exit_code(), 3);
+  EXPECT_FALSE(exited->cleaned_up()) << "sent at once: a process of the job is left";
+  EXPECT_THAT(runtime_->RunningJobIds(), ::testing::ElementsAre(23));
+  std::optional<JobStatus> cleaned = recorder_.WaitJobRun(23, 2, JobStatus::PHASE_CLEANED_UP);
+  ASSERT_TRUE(cleaned.has_value());
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
-  // Sent again once unanswered for long enough, then counted from that resend.
-  EXPECT_TRUE(runtime_->StatusesToResend(absl::Hours(1)).empty());
-  ASSERT_EQ(runtime_->StatusesToResend(absl::ZeroDuration()).size(), 1u);
-  EXPECT_TRUE(runtime_->StatusesToResend(absl::Seconds(30)).empty());
-  absl::SleepFor(absl::Milliseconds(60));
-  EXPECT_EQ(runtime_->StatusesToResend(absl::Milliseconds(50)).size(), 1u);
-  pending = runtime_->UnacknowledgedStatuses();
-  ASSERT_EQ(pending.size(), 1u);
-  EXPECT_EQ(pending[0].phase(), JobStatus::PHASE_CLEANED_UP);
-  ack.set_phase(JobStatus::PHASE_CLEANED_UP);
-  runtime_->AckStatus(ack);
-  EXPECT_TRUE(runtime_->UnacknowledgedStatuses().empty());
+  pid_t leftover = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(pid_file)), &leftover));
+  EXPECT_TRUE(WaitFor([&] { return kill(leftover, 0) != 0; })) << "the leftover was killed";
+  EXPECT_EQ(runtime_->UnacknowledgedStatuses().size(), 2u);
 }
 
 TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
@@ -784,12 +808,11 @@ TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
   launch.mutable_job()->set_run_id(3);
   runtime_->LaunchJob(launch);
   ASSERT_TRUE(recorder_.WaitJobRun(19, 3, JobStatus::PHASE_EXITED).has_value());
-  KillAndWait(19);
-  ASSERT_EQ(runtime_->UnacknowledgedStatuses().size(), 2u);
+  ASSERT_EQ(runtime_->UnacknowledgedStatuses().size(), 1u);  // EXITED, cleaned up with it
   const size_t reported = recorder_.messages().size();
 
   runtime_->LaunchJob(launch);
-  ASSERT_TRUE(WaitFor([&] { return recorder_.messages().size() >= reported + 2; }));
+  ASSERT_TRUE(WaitFor([&] { return recorder_.messages().size() >= reported + 1; }));
   absl::SleepFor(absl::Milliseconds(300));  // time enough for a (wrong) second run
   EXPECT_EQ(ReadFile(dir_.path() + "/runs"), "ran\n");
   EXPECT_TRUE(runtime_->RunningJobIds().empty());
@@ -798,22 +821,19 @@ TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
   for (size_t i = reported; i < messages.size(); ++i) {
     again.push_back(messages[i].job_status().phase());
   }
-  EXPECT_THAT(again, ::testing::ElementsAre(JobStatus::PHASE_EXITED, JobStatus::PHASE_CLEANED_UP))
+  EXPECT_THAT(again, ::testing::ElementsAre(JobStatus::PHASE_EXITED))
       << "the run's end, again, and no LAUNCHED";
 
   // Once acknowledged, a launch of a newer run starts as usual.
-  for (JobStatus::Phase phase : {JobStatus::PHASE_EXITED, JobStatus::PHASE_CLEANED_UP}) {
-    canopy::v1::JobStatusAck ack;
-    ack.set_job_id(19);
-    ack.set_run_id(3);
-    ack.set_phase(phase);
-    runtime_->AckStatus(ack);
-  }
+  canopy::v1::JobStatusAck ack;
+  ack.set_job_id(19);
+  ack.set_run_id(3);
+  ack.set_phase(JobStatus::PHASE_EXITED);
+  runtime_->AckStatus(ack);
   launch.mutable_job()->set_run_id(4);
   runtime_->LaunchJob(launch);
   ASSERT_TRUE(recorder_.WaitJobRun(19, 4, JobStatus::PHASE_EXITED).has_value());
   EXPECT_EQ(ReadFile(dir_.path() + "/runs"), "ran\nran\n");
-  KillAndWait(19);
 }
 
 TEST_F(JobRuntimeTest, KillOfAnUnknownJobIsCleanedUpAtOnce) {
@@ -998,6 +1018,7 @@ TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
   std::optional<JobStatus> exited2 = recorder_.WaitJobRun(19, 2, JobStatus::PHASE_EXITED);
   ASSERT_TRUE(exited2.has_value());
   EXPECT_EQ(exited2->exit_code(), 6);
+  EXPECT_TRUE(exited2->cleaned_up());
   EXPECT_EQ(ReadFile(dir_.path() + "/slurm-19.out"), "run2\n");
 
   // Run 1's end is reported as run 1's, and all of it before run 2 started.
@@ -1032,9 +1053,7 @@ TEST_F(JobRuntimeTest, NewerRunStartsOnlyAfterTheOldRunIsCleanedUp) {
   ack.set_run_id(0);
   runtime_->AckStatus(ack);
   ASSERT_EQ(runtime_->UnacknowledgedStatuses().size(), 1u);
-
-  KillAndWait(19);
-  EXPECT_TRUE(recorder_.WaitJobRun(19, 2, JobStatus::PHASE_CLEANED_UP).has_value());
+  EXPECT_TRUE(runtime_->RunningJobIds().empty());  // run 2 cleaned up with its script's end
 }
 
 TEST_F(JobRuntimeTest, KillJobCancelsANewerRunThatWaits) {

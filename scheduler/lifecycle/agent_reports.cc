@@ -100,7 +100,9 @@ void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects&
                                        : (report.exit_code == 0 && report.exit_signal == 0)
                                            ? core::JobState::kCompleted
                                            : core::JobState::kFailed;
-    BeginCompleting(s, job, final_state, "batch script ended", effects);
+    // A batch host that cleaned up with the script's end needs no KillJob (JobReported then
+    // applies the clean-up).
+    BeginCompleting(s, job, final_state, "batch script ended", effects, report.cleaned_up ? 0 : -1);
   } else if (job.state == core::JobState::kCompleting) {
     // Ended by a cancel or the time limit: keep that outcome, record how the script died.
     job.exit_code = report.exit_code;
@@ -189,6 +191,15 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
 
 void JobReported(LifecycleState& s, core::NodeId node, const JobReport& report, Effects& effects) {
   ApplyReport(s, node, report, effects);
+  if (report.phase == JobPhase::kExited && report.cleaned_up) {
+    // The node's CLEANED_UP, sent along (JobStatus.cleaned_up): what the end left to wait for
+    // (a COMPLETING job's other nodes, holds of a requeued run) treats this node as clean.
+    JobReport cleaned = report;
+    cleaned.phase = JobPhase::kCleanedUp;
+    cleaned.node_fault = false;
+    cleaned.drain_reason.clear();  // an EXITED's reason is not an epilog's
+    ApplyReport(s, node, cleaned, effects);
+  }
   if (report.phase == JobPhase::kExited || report.phase == JobPhase::kCleanedUp) {
     // After the messages the report caused, as the controller always sent them.
     effects.Send(node, JobReportAck{report.job, report.phase, report.run_id});

@@ -3,6 +3,8 @@
 // controller (lost as on a failed node).
 #include "scheduler/lifecycle/agent_reports.h"
 
+#include <csignal>
+
 #include "scheduler/lifecycle/job_lifecycle_test_fixture.h"
 
 namespace canopy::lifecycle {
@@ -120,6 +122,49 @@ TEST_F(AgentReportsTest, AFailedEpilogDrainsTheNodeAndTheJobStillEnds) {
   EXPECT_EQ(e.drains[0].node, core::NodeId(0));
   EXPECT_EQ(e.drains[0].reason, "Epilog error");
   EXPECT_EQ(Job(id).state, JobState::kCompleted);
+}
+
+// A batch host that cleaned its part up with the script's end says so in the EXITED
+// (JobStatus.cleaned_up): the job ends at once, with no KillJob to the node and one ack.
+TEST_F(AgentReportsTest, AnExitCleanedUpWithItEndsTheJobWithoutAKill) {
+  const uint32_t id = StartRunning(1);
+  const int free_before = FreeGpus(0);
+  Effects e = ReportWith(0, id, JobPhase::kExited, Job(id).run_id, [](JobReport& r) {
+    r.cleaned_up = true;
+    r.exit_code = 2;
+  });
+  EXPECT_EQ(Job(id).state, JobState::kFailed);
+  EXPECT_EQ(Job(id).exit_code, 2);
+  EXPECT_EQ(FreeGpus(0), free_before + 4);
+  EXPECT_THAT(Targets<KillJob>(e), IsEmpty());
+  ASSERT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+  EXPECT_EQ(Nth<JobReportAck>(e, 0).phase, JobPhase::kExited);
+}
+
+// In a gang, only the other nodes are sent KillJob, and the job ends once they clean up.
+TEST_F(AgentReportsTest, AGangsBatchHostThatCleanedUpWithItsExitIsSentNoKill) {
+  const uint32_t id = StartRunning(2);
+  const uint32_t run = Job(id).run_id;
+  Effects e = ReportWith(0, id, JobPhase::kExited, run, [](JobReport& r) { r.cleaned_up = true; });
+  EXPECT_EQ(Job(id).state, JobState::kCompleting);
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(1));
+  ReportWith(1, id, JobPhase::kCleanedUp, run, [](JobReport&) {});
+  EXPECT_EQ(Job(id).state, JobState::kCompleted);
+}
+
+// A script that ends while the job is being cancelled: the EXITED that says the node cleaned up
+// counts as its CLEANED_UP, and the job ends as cancelled.
+TEST_F(AgentReportsTest, AnExitCleanedUpWithItFinishesACancelledJob) {
+  const uint32_t id = StartRunning(1);
+  Effects e;
+  CancelRequest cancel;
+  cancel.job_ids = {id};
+  jobs_->Cancel(cancel, alice_, e);
+  ASSERT_EQ(Job(id).state, JobState::kCompleting);
+  ReportWith(
+      0, id, JobPhase::kExited, Job(id).run_id, [](JobReport& r) { r.cleaned_up = true; }, SIGTERM);
+  EXPECT_EQ(Job(id).state, JobState::kCancelled);
+  EXPECT_EQ(Job(id).exit_signal, SIGTERM);
 }
 
 // The node's SPANK plugins failed the batch script's set-up after the launch was confirmed:

@@ -186,6 +186,9 @@ struct JobReport {
   // ("Prolog error");
   // kCleanedUp: the node's epilog failed ("Epilog error"): drain the node with it.
   std::string drain_reason;
+  // kExited: the batch host cleaned its part up too (JobStatus.cleaned_up): the same as this
+  // report followed by kCleanedUp, and no KillJob goes to the node.
+  bool cleaned_up = false;
 };
 
 // sbatch --test-only's answer.

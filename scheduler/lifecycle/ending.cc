@@ -11,11 +11,11 @@
 namespace canopy::lifecycle {
 
 void BeginCompleting(LifecycleState& s, core::Job& job, core::JobState final_state,
-                     const std::string& why, Effects& effects) {
+                     const std::string& why, Effects& effects, int cleaned_node) {
   if (job.state == core::JobState::kConfiguring) {
     // Not every node confirmed yet: end it now, kill what may have started, and keep its
     // nodes' share held until they clean up.
-    s.SendKill(job, why, effects);
+    s.SendKill(job, why, effects, cleaned_node);
     std::vector<CleanupHold> holds = HoldsFor(s, job);
     EndNow(s, job, final_state, effects);
     if (core::IsTerminal(job.state)) {
@@ -43,8 +43,11 @@ void BeginCompleting(LifecycleState& s, core::Job& job, core::JobState final_sta
   for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
     live->cleaned[i] = !s.view.node(job.allocation.nodes[i].node).up;  // down: nothing to clean
   }
+  if (cleaned_node >= 0 && static_cast<size_t>(cleaned_node) < live->cleaned.size()) {
+    live->cleaned[cleaned_node] = true;
+  }
   live->cleanup_deadline = now + s.config->kill_wait + kCleanupGrace;
-  s.SendKill(job, why, effects);
+  s.SendKill(job, why, effects, cleaned_node);
   s.Touch(job.id, effects);
   FinishIfClean(s, job, effects);
 }

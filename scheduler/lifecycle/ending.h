@@ -15,9 +15,11 @@
 namespace canopy::lifecycle {
 
 // RUNNING -> COMPLETING, ending as `final_state` once every node cleaned up. A job still
-// CONFIGURING ends at once (its nodes stay held until they clean up).
+// CONFIGURING ends at once (its nodes stay held until they clean up). `cleaned_node`: the index
+// in the allocation of a node that has cleaned its part up already (a batch host that reported
+// the script's end with JobStatus.cleaned_up): it counts as clean and is sent no KillJob.
 void BeginCompleting(LifecycleState& s, core::Job& job, core::JobState final_state,
-                     const std::string& why, Effects& effects);
+                     const std::string& why, Effects& effects, int cleaned_node = -1);
 
 // Ends a COMPLETING job whose nodes have all cleaned up.
 void FinishIfClean(LifecycleState& s, core::Job& job, Effects& effects);

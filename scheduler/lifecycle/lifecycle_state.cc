@@ -239,10 +239,12 @@ void LifecycleState::LeaveNodes(core::JobId job, const core::Allocation& allocat
   Rearm(job);
 }
 
-void LifecycleState::SendKill(const core::Job& job, const std::string& reason,
-                              Effects& effects) const {
-  for (const core::NodeShare& share : job.allocation.nodes) {
-    effects.Send(share.node, KillJob{job.id, reason});
+void LifecycleState::SendKill(const core::Job& job, const std::string& reason, Effects& effects,
+                              int skip) const {
+  for (size_t i = 0; i < job.allocation.nodes.size(); ++i) {
+    if (static_cast<int>(i) != skip) {
+      effects.Send(job.allocation.nodes[i].node, KillJob{job.id, reason});
+    }
   }
 }
 

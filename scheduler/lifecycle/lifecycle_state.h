@@ -150,7 +150,9 @@ struct LifecycleState {
   void MarkGpus(const core::NodeShare& share, bool used);
 
   // ---- Messages
-  void SendKill(const core::Job& job, const std::string& reason, Effects& effects) const;
+  // KillJob to every node of the job but the one at index `skip` in its allocation (-1: none).
+  void SendKill(const core::Job& job, const std::string& reason, Effects& effects,
+                int skip = -1) const;
   void SendSignal(const core::Job& job, int signal, bool batch_only, Effects& effects) const;
 
   const std::shared_ptr<const config::ClusterConfig> config;

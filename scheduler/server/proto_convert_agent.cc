@@ -35,6 +35,7 @@ std::optional<lifecycle::JobReport> FromProto(const canopy::v1::JobStatus& s) {
   out.node_fault = s.node_fault();
   out.fenced = s.fenced();
   out.drain_reason = s.drain_reason();
+  out.cleaned_up = out.phase == lifecycle::JobPhase::kExited && s.cleaned_up();
   return out;
 }
 
