@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -362,9 +363,9 @@ void JobRuntime::OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status) 
       return;
     }
   }
-  if (options_.scripts.HasEpilog()) {
-    // The epilog's spawn waits for its exec: not on the reaper's thread, which every node's
-    // exits wait for.
+  if (options_.scripts.HasEpilog() || options_.scripts.HasProlog()) {
+    // The epilog's spawn (or a newer run's prolog, which the clean-up's end starts) waits for
+    // its exec: not on the reaper's thread, which every node's exits wait for.
     timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
   } else {
     // As KillJob's first check: at most an unlink and an rmdir when nothing is left (a hop to
@@ -400,14 +401,20 @@ bool JobRuntime::BatchExited(JobRecord& job, int wait_status) {
     ReportJob(std::move(status), true);
     return false;
   }
-  job.held_exit = std::move(status);
   BeginKill(job, LaunchKillWait(job));
+  if (options_.scripts.HasEpilog()) {
+    // The epilog runs before the clean-up ends: the controller learns of the end now (the job is
+    // COMPLETING while the epilog runs, as in Slurm), and CLEANED_UP follows it.
+    ReportJob(std::move(status), true);
+  } else {
+    job.held_exit = std::move(status);
+  }
   return true;
 }
 
 void JobRuntime::SendHeldExit(JobRecord& job) {
+  // `fenced` as it was at the script's end: a fence since then ends a job that ended already.
   if (std::optional<JobStatus> exit = std::exchange(job.held_exit, std::nullopt)) {
-    exit->set_fenced(job.fenced);
     ReportJob(*std::move(exit), true);
   }
 }
@@ -419,8 +426,11 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) {
       // Unknown here (never launched, or already cleaned up): nothing to kill. KillJob names
-      // no run; 0 matches whichever run the controller has.
-      ReportJob(StatusOf(job_id, 0, JobStatus::PHASE_CLEANED_UP), true);
+      // no run; the run whose end said it was cleaned up, when that report waits for its ack
+      // (the KillJob crossed it, or came with its answer), else 0, which matches whichever run
+      // the controller has.
+      ReportJob(StatusOf(job_id, CleanedUpRunAwaitingAck(job_id), JobStatus::PHASE_CLEANED_UP),
+                true);
       return;
     }
     JobRecord& job = *it->second;
@@ -433,7 +443,14 @@ void JobRuntime::KillJob(const canopy::v1::KillJob& kill) {
       job.next_launch.reset();
     }
     if (job.killing) {
-      return;  // already being killed; its CheckKill chain reports the end
+      // Already being killed; its CheckKill chain reports the end. A shorter KillWait than the
+      // one it began with (its own clean-up uses the launch's) applies from now.
+      if (kill.has_kill_wait() && !job.sigkill_sent) {
+        job.kill_deadline =
+            std::min(job.kill_deadline, absl::Now() + rpc::FromProtoDuration(kill.kill_wait()));
+      }
+      job.kill_asked = true;
+      return;
     }
     absl::Duration wait = rpc::FromProtoDuration(kill.kill_wait());
     if (!kill.has_kill_wait()) {
@@ -477,9 +494,6 @@ void JobRuntime::CheckKill(uint32_t job_id) {
       return;
     }
     // Gone: the epilog now, where one runs (OnEpilogExit calls CheckKill again).
-    if (options_.scripts.HasEpilog()) {
-      SendHeldExit(job);  // the job is COMPLETING while the epilog runs, as in Slurm
-    }
     if (StartEpilog(job)) {
       return;
     }
@@ -499,13 +513,17 @@ void JobRuntime::CheckKill(uint32_t job_id) {
   std::unique_ptr<JobRecord> finished = std::move(it->second);
   jobs_.erase(it);
   spdlog::info("{}: job {} (run {}) cleaned up", options_.node_name, job_id, finished->run_id());
-  if (finished->held_exit.has_value()) {
-    // Everything was gone at the first check after the script's end: one report says both.
-    JobStatus exited = *std::move(finished->held_exit);
-    exited.set_fenced(finished->fenced);
+  const bool exit_held = finished->held_exit.has_value();
+  if (exit_held) {
+    // Everything was gone at the first check after the script's end: one report says both
+    // (`fenced` as at the script's end).
+    JobStatus exited = *std::exchange(finished->held_exit, std::nullopt);
     exited.set_cleaned_up(true);
     ReportJob(std::move(exited), true);
-  } else {
+  }
+  if (!exit_held || finished->kill_asked) {
+    // A KillJob that came during the clean-up asks for CLEANED_UP: a controller that does not
+    // read cleaned_up waits for it.
     JobStatus cleaned = StatusOf(job_id, finished->run_id(), JobStatus::PHASE_CLEANED_UP);
     cleaned.set_fenced(finished->fenced);
     if (finished->epilog_failed) {
@@ -525,6 +543,18 @@ void JobRuntime::CheckKill(uint32_t job_id) {
     // or the timer thread that polls kills).
     StartBatchLater(StartJob(*finished->next_launch, std::move(finished->next_login_env)));
   }
+}
+
+uint32_t JobRuntime::CleanedUpRunAwaitingAck(uint32_t job_id) const {
+  uint32_t run = 0;
+  for (auto it = unacked_.lower_bound({job_id, 0, 0});
+       it != unacked_.end() && std::get<0>(it->first) == job_id; ++it) {
+    const JobStatus& status = it->second.status;
+    if (status.phase() == JobStatus::PHASE_EXITED && status.cleaned_up()) {
+      run = std::max(run, status.run_id());
+    }
+  }
+  return run;
 }
 
 void JobRuntime::AckStatus(const canopy::v1::JobStatusAck& ack) {

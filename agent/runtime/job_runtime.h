@@ -240,6 +240,7 @@ class JobRuntime {
     // script's end (BatchExited): sent with cleaned_up if the first CheckKill finds everything
     // gone, or on its own as soon as a check has to wait (processes left, an epilog to run).
     std::optional<canopy::v1::JobStatus> held_exit;
+    bool kill_asked = false;  // a KillJob came while it was being killed
     bool sigkill_sent = false;
     absl::Time kill_deadline = absl::InfiniteFuture();
     // SIGKILL reached the tasks but spared SPANK helpers still running their exit hooks: once
@@ -366,12 +367,14 @@ class JobRuntime {
   void OnBatchExit(uint32_t job_id, uint32_t run_id, int wait_status);
   // Reports the script's end. The job ends with its script (as in Slurm), so unless it is already
   // being killed, the node kills what the script left and cleans up without waiting for the
-  // controller's KillJob, holding the EXITED back (held_exit) to send it with CLEANED_UP at once
-  // when nothing is left. True when that clean-up began: the caller runs CheckKill(job id) once it
-  // has released mu_.
+  // controller's KillJob. Without an epilog it holds the EXITED back (held_exit) to send it with
+  // CLEANED_UP at once when nothing is left. True when that clean-up began: the caller runs
+  // CheckKill(job id) once it has released mu_.
   bool BatchExited(JobRecord& job, int wait_status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends the job's held-back EXITED on its own (a check that has to wait).
   void SendHeldExit(JobRecord& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The newest run of the job whose EXITED with cleaned_up waits for its ack; 0 if none.
+  uint32_t CleanedUpRunAwaitingAck(uint32_t job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnStepDone(uint32_t job_id, uint32_t step_id, const canopy::v1::StepStatus& status);
   // Sends a step part's end, keeping it in `job`'s ended_steps (when the job is still here).
   void ReportStepEnd(JobRecord* job, const canopy::v1::StepStatus& status)

@@ -214,10 +214,12 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
                start.run_id, *pid);
   // Queued under mu_: LAUNCHED goes before the EXITED of a script that ends at once.
   ReportJob(StatusOf(start.job_id, start.run_id, canopy::v1::JobStatus::PHASE_LAUNCHED), false);
+  bool cleaning_up = false;  // the script's end began the job's kill just now
   if (std::optional<int> exited = std::exchange(job.batch_early_exit, std::nullopt)) {
     // Before the signals below: its group is reaped. Its clean-up's first check runs on the
     // timer thread (mu_ is held here).
-    if (BatchExited(job, *exited)) {
+    cleaning_up = BatchExited(job, *exited);
+    if (cleaning_up) {
       const uint32_t job_id = start.job_id;
       timer_.Schedule(absl::Now(), [this, job_id] { CheckKill(job_id); });
     }
@@ -229,8 +231,9 @@ void JobRuntime::BatchStarted(BatchStart& start, const absl::StatusOr<pid_t>& pi
     }
   }
   NextNotice(job);  // what scontrol notify sent while it started
-  if (job.killing) {
-    // Killed while it started: what the kill sent so far now reaches the script too.
+  if (job.killing && !cleaning_up) {
+    // Killed while it started: what the kill sent so far now reaches the script too (a kill
+    // the script's end began has just signalled everything).
     if (job.sigkill_sent) {
       SendSigkill(job, options_.helper_exit_grace);
     } else {

@@ -96,6 +96,14 @@ class JobRuntimeTest : public ::testing::Test {
     ASSERT_TRUE(recorder_.WaitJob(job_id, JobStatus::PHASE_CLEANED_UP).has_value());
   }
 
+  // Script lines that leave a process running `seconds` in the background, ignoring SIGTERM,
+  // and wait until it does ignore it (a SIGTERM before its trap would end it at once).
+  std::string LeftoverIgnoringTerm(int seconds) const {
+    const std::string ready = dir_.path() + "/leftover.ready";
+    return absl::StrCat("(trap '' TERM; touch ", ready, "; exec sleep ", seconds, ") &\n",
+                        "while [ ! -e ", ready, " ]; do sleep 0.01; done\n");
+  }
+
   testing::TempDir dir_;
   testing::Recorder recorder_;
   std::unique_ptr<ChildReaper> reaper_;
@@ -777,11 +785,10 @@ TEST_F(JobRuntimeTest, WhatAScriptLeftRunningIsKilledWithoutWaitingForAKillJob) 
   // The job ends with its script, as in Slurm: a background process that ignores SIGTERM gets
   // the launch's KillWait, then SIGKILL, and the node reports the clean-up on its own.
   const std::string pid_file = dir_.path() + "/leftover.pid";
-  canopy::v1::LaunchJob launch =
-      BatchJob(23,
-               absl::StrCat("#!/bin/sh\n(trap '' TERM; exec sleep 30) &\necho $! > ", pid_file,
-                            "\nexit 3\n"),
-               dir_.path());
+  canopy::v1::LaunchJob launch = BatchJob(
+      23,
+      absl::StrCat("#!/bin/sh\n", LeftoverIgnoringTerm(30), "echo $! > ", pid_file, "\nexit 3\n"),
+      dir_.path());
   launch.mutable_job()->set_run_id(2);
   launch.mutable_kill_wait()->set_nanos(200'000'000);
   runtime_->LaunchJob(launch);
@@ -798,6 +805,53 @@ TEST_F(JobRuntimeTest, WhatAScriptLeftRunningIsKilledWithoutWaitingForAKillJob) 
   ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(pid_file)), &leftover));
   EXPECT_TRUE(WaitFor([&] { return kill(leftover, 0) != 0; })) << "the leftover was killed";
   EXPECT_EQ(runtime_->UnacknowledgedStatuses().size(), 2u);
+}
+
+TEST_F(JobRuntimeTest, AKillAfterAnEndThatCleanedUpIsAnsweredForThatRun) {
+  // A KillJob that crossed the EXITED with cleaned_up (a cancel at the script's end), or that
+  // came with its answer (a preempted job that ended in its grace time), is answered for the run
+  // that ended: a report of run 0 would match whichever run the controller has by then.
+  canopy::v1::LaunchJob launch = BatchJob(24, "#!/bin/sh\nexit 0\n", dir_.path());
+  launch.mutable_job()->set_run_id(7);
+  runtime_->LaunchJob(launch);
+  std::optional<JobStatus> exited = recorder_.WaitJobRun(24, 7, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  ASSERT_TRUE(exited->cleaned_up());
+  canopy::v1::KillJob kill;
+  kill.set_job_id(24);
+  runtime_->KillJob(kill);
+  EXPECT_TRUE(recorder_.WaitJobRun(24, 7, JobStatus::PHASE_CLEANED_UP).has_value());
+
+  // Once the end is acknowledged, the node no longer knows the run: 0, as before.
+  canopy::v1::JobStatusAck ack;
+  ack.set_job_id(24);
+  ack.set_run_id(7);
+  ack.set_phase(JobStatus::PHASE_EXITED);
+  runtime_->AckStatus(ack);
+  const size_t reported = recorder_.messages().size();
+  runtime_->KillJob(kill);
+  ASSERT_EQ(recorder_.messages().size(), reported + 1);
+  EXPECT_EQ(recorder_.messages().back().job_status().phase(), JobStatus::PHASE_CLEANED_UP);
+  EXPECT_EQ(recorder_.messages().back().job_status().run_id(), 0u);
+}
+
+TEST_F(JobRuntimeTest, AKillJobsShorterKillWaitAppliesToACleanUpUnderWay) {
+  // The script's end began the clean-up with the launch's KillWait (30 s here); the controller's
+  // KillJob, with 100 ms, cuts it short: what ignores SIGTERM is SIGKILLed then.
+  canopy::v1::LaunchJob launch =
+      BatchJob(25, absl::StrCat("#!/bin/sh\n", LeftoverIgnoringTerm(60), "exit 0\n"), dir_.path());
+  launch.mutable_job()->set_run_id(1);
+  launch.mutable_kill_wait()->set_seconds(30);
+  runtime_->LaunchJob(launch);
+  std::optional<JobStatus> exited = recorder_.WaitJobRun(25, 1, JobStatus::PHASE_EXITED);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_FALSE(exited->cleaned_up());
+  canopy::v1::KillJob kill;
+  kill.set_job_id(25);
+  kill.mutable_kill_wait()->set_nanos(100'000'000);
+  runtime_->KillJob(kill);
+  // Within the recorder's 5 s wait, where the launch's KillWait alone would take 30 s.
+  EXPECT_TRUE(recorder_.WaitJobRun(25, 1, JobStatus::PHASE_CLEANED_UP).has_value());
 }
 
 TEST_F(JobRuntimeTest, ALaunchOfARunThatEndedHereUnacknowledgedIsNotRunAgain) {
