@@ -237,8 +237,8 @@ class JobRuntime {
     std::string batch_work_dir;
     bool killing = false;
     // The batch script's EXITED, held back while the node cleans the job up itself after the
-    // script's end (BatchExited): sent with cleaned_up if the first CheckKill finds everything
-    // gone, or on its own as soon as a check has to wait (processes left, an epilog to run).
+    // script's end (BatchExited; never where an epilog runs): sent with cleaned_up if the first
+    // CheckKill finds everything gone, or on its own as soon as a check has to wait.
     std::optional<canopy::v1::JobStatus> held_exit;
     bool kill_asked = false;  // a KillJob came while it was being killed
     bool sigkill_sent = false;
