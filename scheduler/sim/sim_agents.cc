@@ -97,6 +97,15 @@ std::optional<std::pair<core::NodeId, lifecycle::JobReport>> SimulatedAgents::Ta
     }
     if (natural_end) {
       scripts_.erase(script);
+      if (delays_.cleanup == absl::ZeroDuration()) {
+        // As a real batch host: the script left nothing to kill and no clean-up takes time, so
+        // its EXITED says the node cleaned up too (no KillJob comes for it). With a cleanup
+        // delay (an epilog, processes slow to die) the EXITED goes alone and the controller's
+        // KillJob, sent at the same instant, is answered after it, as the agent's own clean-up
+        // would be.
+        p.report.cleaned_up = true;
+        runs_.erase({p.report.job, p.node});
+      }
     }
   }
   return std::make_pair(p.node, std::move(p.report));

@@ -1,8 +1,9 @@
 // SimulatedAgents: the canopy-agents of a simulated cluster. They take the lifecycle's messages
 // (the same ones canopyd sends over the network) and answer, after modelled delays, with the
 // reports a real agent would send: LAUNCHED for a LaunchJob, EXITED when a batch script ends
-// (at the end of its run, or killed by a KillJob), CLEANED_UP for a KillJob. A failed node's
-// agent is silent: its messages are lost and its pending reports never arrive.
+// (at the end of its run, or killed by a KillJob; at the end of its run with no cleanup delay,
+// an EXITED that says the node cleaned up too), CLEANED_UP for a KillJob. A failed node's agent
+// is silent: its messages are lost and its pending reports never arrive.
 //
 // Reports become kAgentReport events of the simulator's queue; Take() hands each back when its
 // event fires. Deterministic; not thread-safe.
