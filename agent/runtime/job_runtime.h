@@ -6,7 +6,9 @@
 // agent, in one leaf cgroup per job, through which a kill reaches everything the job forked.
 // EXITED and CLEANED_UP statuses are kept until the controller acknowledges them
 // (JobStatusAck, per job, run and phase); the session sends UnacknowledgedStatuses() again after
-// every registration, and StatusesToResend() while one goes unanswered.
+// every registration, and StatusesToResend() while one goes unanswered. The job ends with its
+// batch script: the batch host kills what the script left without waiting for a KillJob, and
+// when nothing was left and no epilog runs, its EXITED says cleaned_up (job_runtime_end.cc).
 //
 // Runs: a job may be launched again under the same job id (requeue, a launch that timed out);
 // each launch carries Job.run_id and every JobStatus names the run it is about. A LaunchJob for
