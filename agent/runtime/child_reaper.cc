@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/os/thread_name.h"
 #include "spdlog/spdlog.h"
 
 namespace canopy::agent::runtime {
@@ -112,6 +113,7 @@ absl::Status ChildReaper::Watch(pid_t pid, ExitCallback on_exit) {
 }
 
 void ChildReaper::Run() {
+  os::NameThisThread("child reaper");
   constexpr int kMaxEvents = 64;
   epoll_event events[kMaxEvents];
   auto last_sweep = std::chrono::steady_clock::now() - kMinOrphanSweepGap;  // sweep at once

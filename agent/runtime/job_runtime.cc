@@ -39,6 +39,12 @@ JobRuntime::JobRuntime(RuntimeOptions options, ChildReaper* reaper, Reporter rep
       reaper_(reaper),
       report_(std::move(report)),
       log_fd_(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) {
+  // Named for `top -H` and perf ("start gpu001" for each of the node's lanes); Linux keeps 15
+  // characters.
+  timer_.SetThreadName(absl::StrCat("timer ", options_.node_name));
+  for (TimerThread& lane : start_lanes_) {
+    lane.SetThreadName(absl::StrCat("start ", options_.node_name));
+  }
   if (!options_.cgroup_parent.empty()) {
     absl::StatusOr<std::unique_ptr<Cgroup>> cg =
         Cgroup::Create(options_.cgroup_parent, options_.node_name);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "agent/runtime/spank_wrapper.h"
 #include "common/log/absl_format.h"
+#include "common/os/thread_name.h"
 #include "common/slurm/output_pattern.h"
 #include "spdlog/spdlog.h"
 
@@ -140,6 +141,7 @@ void StepPart::Run() {
   // always finds it joinable.
   absl::MutexLock lock(&mu_);
   io_thread_ = std::thread([this] {
+    os::NameThisThread(absl::StrCat("step ", launch_.job_id(), ".", launch_.step_id()));
     { absl::MutexLock started(&mu_); }
     Start();
     IoLoop();

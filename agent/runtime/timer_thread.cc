@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/os/thread_name.h"
+
 namespace canopy::agent::runtime {
 
 TimerThread::TimerThread(absl::Duration idle_exit) : idle_exit_(idle_exit) {}
@@ -30,6 +32,11 @@ void TimerThread::Stop() {
   // `dropped` is destroyed here, outside the lock: a task's captures may own threads to join.
 }
 
+void TimerThread::SetThreadName(std::string name) {
+  absl::MutexLock lock(&mu_);
+  thread_name_ = std::move(name);
+}
+
 void TimerThread::Schedule(absl::Time when, absl::AnyInvocable<void()> task) {
   std::thread ended;
   {
@@ -50,6 +57,12 @@ void TimerThread::Schedule(absl::Time when, absl::AnyInvocable<void()> task) {
 }
 
 void TimerThread::Run() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!thread_name_.empty()) {
+      os::NameThisThread(thread_name_);
+    }
+  }
   while (true) {
     absl::AnyInvocable<void()> task;
     {

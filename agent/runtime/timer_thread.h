@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "absl/functional/any_invocable.h"
@@ -28,6 +29,9 @@ class TimerThread {
   // Runs `task` at `when` (at once if it has passed). Tasks due at the same time run in the
   // order they were scheduled. After Stop(), tasks never run (destroyed with the TimerThread).
   void Schedule(absl::Time when, absl::AnyInvocable<void()> task);
+  // Names the thread (and every later one) for `top -H`, `ps -L` and perf; at most 15 characters
+  // are kept.
+  void SetThreadName(std::string name);
   // Waits for the task running now, ends the thread and drops the tasks still pending.
   // Idempotent; the destructor calls it.
   void Stop();
@@ -38,6 +42,7 @@ class TimerThread {
   const absl::Duration idle_exit_;
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::string thread_name_ ABSL_GUARDED_BY(mu_);
   uint64_t scheduled_ ABSL_GUARDED_BY(mu_) = 0;  // tasks ever scheduled
   std::multimap<absl::Time, absl::AnyInvocable<void()>> tasks_ ABSL_GUARDED_BY(mu_);
   std::thread thread_ ABSL_GUARDED_BY(mu_);  // started by the first Schedule() after none ran

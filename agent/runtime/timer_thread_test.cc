@@ -1,9 +1,11 @@
 #include "agent/runtime/timer_thread.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +35,23 @@ TEST(TimerThreadTest, TasksRunInTimeOrderAndThoseDueTogetherInTheOrderScheduled)
   timer.Schedule(now + absl::Milliseconds(20), [&] { order.push_back(2); });
   ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+// An admin's `top -H` tells the node's threads apart: each runs under the name given, cut to
+// Linux's 15 characters.
+TEST(TimerThreadTest, TheThreadRunsUnderTheNameGiven) {
+  TimerThread timer;
+  timer.SetThreadName("start gpu001-long-name");
+  std::string name;
+  absl::Notification done;
+  timer.Schedule(absl::Now(), [&] {
+    char buffer[16] = {};
+    pthread_getname_np(pthread_self(), buffer, sizeof(buffer));
+    name = buffer;
+    done.Notify();
+  });
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_EQ(name, "start gpu001-lo");
 }
 
 // A node that ran a job once does not hold a thread for good: an idle timer's thread ends, and

@@ -40,6 +40,7 @@
 #include "common/os/gnu_flags.h"
 #include "common/os/release_mutexes.h"
 #include "common/os/systemd_notify.h"
+#include "common/os/thread_name.h"
 #include "common/rpc/controller_target.h"
 #include "spdlog/spdlog.h"
 
@@ -255,6 +256,7 @@ int main(int argc, char** argv) {
   // may hold back the kill of jobs the controller is about to run elsewhere.
   std::atomic<bool> stopping{false};
   std::thread fencer([&sessions, &stopping] {
+    canopy::os::NameThisThread("fencer");
     while (!stopping.load()) {
       for (auto& s : *sessions) {
         s->CheckFence();

@@ -68,7 +68,9 @@ NodeSession::NodeSession(NodeFacts facts, std::shared_ptr<grpc::Channel> channel
             // Without a stream the report is dropped here; EXITED/CLEANED_UP are kept by the
             // runtime and sent again after the next registration.
             Write(report);
-          })) {}
+          })) {
+  inbox_.SetThreadName(absl::StrCat("inbox ", facts_.node_name));
+}
 
 NodeSession::~NodeSession() { Stop(); }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "common/os/thread_name.h"
 
 namespace canopy::agent {
 
@@ -61,7 +62,18 @@ void RuntimeInbox::Stop() {
       +[](bool* running) { return !*running; }, &running_));
 }
 
+void RuntimeInbox::SetThreadName(std::string name) {
+  absl::MutexLock lock(&mu_);
+  thread_name_ = std::move(name);
+}
+
 void RuntimeInbox::Run() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!thread_name_.empty()) {
+      os::NameThisThread(thread_name_);
+    }
+  }
   while (true) {
     absl::AnyInvocable<void()> task;
     {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <deque>
+#include <string>
 #include <thread>
 
 #include "absl/functional/any_invocable.h"
@@ -38,6 +39,8 @@ class RuntimeInbox {
   // on this thread, now, when nothing posted earlier is waiting or running. After Stop(), tasks
   // are dropped.
   void Post(absl::AnyInvocable<void()> task, bool may_block);
+  // Names the inbox's thread for `top -H`, `ps -L` and perf; at most 15 characters are kept.
+  void SetThreadName(std::string name);
   // True when no task runs or waits.
   bool Idle();
   // Waits until no task runs or waits (or Stop() is called).
@@ -49,6 +52,7 @@ class RuntimeInbox {
   void Run();
 
   absl::Mutex mu_;
+  std::string thread_name_ ABSL_GUARDED_BY(mu_);
   std::deque<absl::AnyInvocable<void()>> waiting_ ABSL_GUARDED_BY(mu_);
   bool running_ ABSL_GUARDED_BY(mu_) = false;  // a task runs, here or on a caller's thread
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

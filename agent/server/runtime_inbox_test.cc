@@ -2,6 +2,8 @@
 // stream's reader), cheap messages run at once when nothing waits, and Stop drops what waits.
 #include "agent/server/runtime_inbox.h"
 
+#include <pthread.h>
+
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +40,21 @@ class Log {
   absl::Mutex mu_;
   std::vector<std::string> entries_ ABSL_GUARDED_BY(mu_);
 };
+
+TEST(RuntimeInboxTest, TheInboxThreadRunsUnderTheNameGiven) {
+  RuntimeInbox inbox;
+  inbox.SetThreadName("inbox gpu001");
+  Log log;
+  inbox.Post(
+      [&] {
+        char buffer[16] = {};
+        pthread_getname_np(pthread_self(), buffer, sizeof(buffer));
+        log.Add(buffer);
+      },
+      /*may_block=*/true);
+  ASSERT_TRUE(log.WaitForSize(1));
+  EXPECT_THAT(log.entries(), ElementsAre("inbox gpu001"));
+}
 
 TEST(RuntimeInboxTest, ABlockingTaskDoesNotHoldUpThePosterAndLaterTasksWaitForIt) {
   RuntimeInbox inbox;
