@@ -97,6 +97,9 @@ class NodeLimits {
   std::unique_ptr<JobConfinement> Confine(uint32_t job_id, const std::string& job_cgroup,
                                           const JobShare& share);
 
+  // The memory controller is on in the jobs' v2 leaves (so each has memory.events).
+  bool MemoryInJobCgroups() const { return memory_ == Via::kV2; }
+
   // What is enforced here, for the log and tests ("memory (cgroup v2), cpuset (cgroup v1),
   // devices").
   std::string Describe() const;

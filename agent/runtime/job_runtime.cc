@@ -93,7 +93,8 @@ std::vector<os::UniqueFd> JobRuntime::JobRecord::OpenCgroupProcs() const {
 }
 
 bool JobRuntime::JobRecord::OutOfMemory() const {
-  return (cgroup != nullptr && cgroup->OomKills() > oom_kills_at_start) ||
+  return (cgroup != nullptr && oom_kills_at_start.has_value() &&
+          cgroup->OomKills() > *oom_kills_at_start) ||
          (confinement != nullptr && confinement->OomKills() > 0);
 }
 
@@ -272,7 +273,9 @@ std::optional<JobRuntime::BatchStart> JobRuntime::StartJob(const canopy::v1::Lau
         Cgroup::Create(*node_cgroup_, absl::StrCat("job", job_id));
     if (cg.ok()) {
       job->cgroup = *std::move(cg);
-      job->oom_kills_at_start = job->cgroup->OomKills();
+      if (limits_->MemoryInJobCgroups()) {
+        job->oom_kills_at_start = job->cgroup->OomKills();
+      }
     } else {
       spdlog::warn("{}: job {}: {} (process groups only)", options_.node_name, job_id,
                    cg.status().message());

@@ -208,7 +208,9 @@ class JobRuntime {
     bool batch_supervised = false;
     bool batch_node_fault = false;  // the helper reported a fault of the node's plugins
     std::unique_ptr<Cgroup> cgroup;
-    int64_t oom_kills_at_start = 0;
+    // The leaf's memory.events "oom_kill" when the job started; none where the node's jobs have
+    // no memory controller (no such file: two failed opens a job saved).
+    std::optional<int64_t> oom_kills_at_start;
     std::unique_ptr<JobConfinement> confinement;  // its memory, CPU and GPU limits
     // The cgroup.procs files its processes join: the v2 leaf, then its limits' v1 directories.
     std::vector<std::string> CgroupProcsFiles() const;
