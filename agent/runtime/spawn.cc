@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -83,6 +84,12 @@ template <typename Fail>
   _exit(127);
 }
 
+// Why a child that shares the agent's memory failed, written there by the child before it exits.
+struct SharedFailure {
+  ChildError error;
+  bool failed;
+};
+
 // What ExecChild needs, prepared by Spawn before the child starts.
 struct ChildArgs {
   const SpawnRequest* request;
@@ -91,6 +98,10 @@ struct ChildArgs {
   const gid_t* groups;
   size_t ngroups;
   bool stderr_is_stdout;
+  // Where the child says why it failed: `failure` when it shares the agent's memory and execs no
+  // wrapper (the parent reads it once the child has left its memory, as glibc's posix_spawn
+  // does), otherwise the report pipe, which a wrapper also writes after its own exec.
+  SharedFailure* failure;
   int report_fd;
   char* const* wrapper_argv;  // null without a wrapper
   const int* wrapper_fds;
@@ -107,9 +118,16 @@ struct ChildArgs {
 [[noreturn]] void ExecChild(const ChildArgs& a) {
   const SpawnRequest& request = *a.request;
   const int report_fd = a.report_fd;
-  auto fail = [report_fd](Stage stage) {
+  SharedFailure* const failure = a.failure;
+  auto fail = [report_fd, failure](Stage stage) {
     const ChildError e{stage, errno};
-    (void)!write(report_fd, &e, sizeof(e));
+    if (failure != nullptr) {
+      failure->error = e;
+      failure->failed = true;
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // both stored before _exit
+    } else {
+      (void)!write(report_fd, &e, sizeof(e));
+    }
     _exit(127);
   };
   // Before anything else touches a descriptor: until then the table is the agent's, which its
@@ -476,17 +494,28 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
   if (request.credentials.has_value()) {
     groups = request.credentials->supplementary_gids;
   }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  // A child that shares this memory and execs no wrapper reports a failure in `shared`; only
+  // the others need the report pipe (a pipe, a read and two closes fewer per job).
+  const bool report_in_memory = kShareMemoryWithChild && request.wrapper.empty();
+  SharedFailure shared{};
+  os::UniqueFd report_read;
+  os::UniqueFd report_write;
+  if (!report_in_memory) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+      return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+    }
+    report_read.reset(pipe_fds[0]);
+    report_write.reset(pipe_fds[1]);
   }
-  os::UniqueFd report_read(pipe_fds[0]);
-  os::UniqueFd report_write(pipe_fds[1]);
 
   const bool stderr_is_stdout =
       !request.stderr_path.empty() && request.stderr_path == request.stdout_path;
   // Every descriptor the child uses must be below the reaper's pidfds for it to leave those out.
-  std::vector<int> used = {report_write.get()};
+  std::vector<int> used;
+  if (report_write.valid()) {
+    used.push_back(report_write.get());
+  }
   used.insert(used.end(), request.cgroup_procs_fds.begin(), request.cgroup_procs_fds.end());
   used.insert(used.end(), wrapper_fds.begin(), wrapper_fds.end());
   for (const auto& [path, fd] : {std::pair{&request.stdin_path, request.stdin_fd},
@@ -510,6 +539,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
                  groups.data(),
                  groups.size(),
                  stderr_is_stdout,
+                 report_in_memory ? &shared : nullptr,
                  report_write.get(),
                  request.wrapper.empty() ? nullptr : wrapper_argv.data(),
                  wrapper_fds.data(),
@@ -521,11 +551,15 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
     return absl::InternalError(absl::StrCat("starting a child: ", std::strerror(errno)));
   }
   report_write.reset();
-  // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message.
+  // Until EOF: a SpawnFailure, and after a kSpank one the wrapper's message. A child sharing this
+  // memory has exec'ed or exited by now (CLONE_VFORK), and wrote in `shared` if it failed.
   std::string report;
+  if (shared.failed) {
+    report.assign(reinterpret_cast<const char*>(&shared.error), sizeof(shared.error));
+  }
   char buffer[4096];
   ssize_t n;
-  while ((n = read(report_read.get(), buffer, sizeof(buffer))) != 0) {
+  while (report_read.valid() && (n = read(report_read.get(), buffer, sizeof(buffer))) != 0) {
     if (n < 0) {
       if (errno == EINTR) {
         continue;
