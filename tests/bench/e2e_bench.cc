@@ -13,6 +13,7 @@
 //   CANOPY_E2E_CANOPYD=/path/to/older/canopyd ./build/tests/bench/canopy_e2e_bench
 //   CANOPY_E2E_SPOOL=/mnt/other-fs/spool ./build/tests/bench/canopy_e2e_bench   # the agent's spool
 //   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
+//   CANOPY_E2E_NO_CLI=1 ./build/tests/bench/canopy_e2e_bench   # stop after the API's figures
 //
 // Then the same jobs through the command line, as a script would submit them: 8 threads each
 // running `sbatch -o /dev/null --wrap true` one after another (Canopy's sbatch, then, with
@@ -384,16 +385,18 @@ int Run() {
     active = now_active;
     return before - now_active;  // a job submitted meanwhile counts as active: never over
   };
-  CpuTimes canopyd_start, agent_start, canopyd_end, agent_end;
+  CpuTimes canopyd_start, agent_start, canopyd_end, agent_end, bench_start, bench_end;
   const Window w = MeasureWindow(
       completed, window, absl::Milliseconds(250),
       [&] {
         canopyd_start = CpuOf(canopyd->pid());
         agent_start = CpuOf(agent->pid());
+        bench_start = CpuOf(getpid());
       },
       [&] {
         canopyd_end = CpuOf(canopyd->pid());
         agent_end = CpuOf(agent->pid());
+        bench_end = CpuOf(getpid());
       });
   stop = true;
   for (std::thread& c : clients) {
@@ -416,28 +419,34 @@ int Run() {
   if (std::getenv("CANOPY_E2E_CANOPYD") != nullptr) {
     std::printf("canopyd: %s\n", CanopydPath().c_str());
   }
-  std::printf("CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms\n",
-              (canopyd_end.self - canopyd_start.self) * per_job,
-              (agent_end.self - agent_start.self) * per_job,
-              (agent_end.children - agent_start.children) * per_job);
-  // 4. The command line: Canopy's sbatch, then Slurm's when one runs here.
-  const std::string bin = dir + "/bin";
-  std::filesystem::create_directories(bin);
-  if (testing::RunCommand({CANOPYCTL_PATH, "install-links", bin}).exit_code != 0) {
-    Die("canopyctl install-links failed");
-  }
-  CliRun canopy_cli{"Canopy (its sbatch)",
-                    bin + "/sbatch",
-                    bin + "/squeue",
-                    {{"SLURM_CONF", dir + "/slurm.conf"},
-                     {"CANOPY_CONTROLLER", absl::StrCat("unix:", dir, "/state/canopyd.sock")}}};
-  MeasureCli(canopy_cli, window);
-  if (const char* slurm_conf = std::getenv("SLURM_COMPARE_CONF"); slurm_conf != nullptr) {
-    MeasureCli(CliRun{"Slurm (/usr/bin/sbatch)",
-                      "/usr/bin/sbatch",
-                      "/usr/bin/squeue",
-                      {{"SLURM_CONF", slurm_conf}}},
-               window);
+  std::printf(
+      "CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms, the "
+      "submitters (this process) %.2f ms\n",
+      (canopyd_end.self - canopyd_start.self) * per_job,
+      (agent_end.self - agent_start.self) * per_job,
+      (agent_end.children - agent_start.children) * per_job,
+      (bench_end.self - bench_start.self) * per_job);
+  // 4. The command line: Canopy's sbatch, then Slurm's when one runs here (not in A/B runs of
+  // the API path alone, CANOPY_E2E_NO_CLI).
+  if (std::getenv("CANOPY_E2E_NO_CLI") == nullptr) {
+    const std::string bin = dir + "/bin";
+    std::filesystem::create_directories(bin);
+    if (testing::RunCommand({CANOPYCTL_PATH, "install-links", bin}).exit_code != 0) {
+      Die("canopyctl install-links failed");
+    }
+    CliRun canopy_cli{"Canopy (its sbatch)",
+                      bin + "/sbatch",
+                      bin + "/squeue",
+                      {{"SLURM_CONF", dir + "/slurm.conf"},
+                       {"CANOPY_CONTROLLER", absl::StrCat("unix:", dir, "/state/canopyd.sock")}}};
+    MeasureCli(canopy_cli, window);
+    if (const char* slurm_conf = std::getenv("SLURM_COMPARE_CONF"); slurm_conf != nullptr) {
+      MeasureCli(CliRun{"Slurm (/usr/bin/sbatch)",
+                        "/usr/bin/sbatch",
+                        "/usr/bin/squeue",
+                        {{"SLURM_CONF", slurm_conf}}},
+                 window);
+    }
   }
   // Leave nothing behind: the processes die with their Subprocess (whole process groups).
   agent.reset();
