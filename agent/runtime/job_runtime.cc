@@ -273,6 +273,8 @@ std::optional<JobRuntime::BatchStart> JobRuntime::StartJob(const canopy::v1::Lau
         Cgroup::Create(*node_cgroup_, absl::StrCat("job", job_id));
     if (cg.ok()) {
       job->cgroup = *std::move(cg);
+      // As the node's cgroup was set up at the agent's start: memory turned on there by hand
+      // later would reach new leaves, whose OOM kills then go unreported until a restart.
       if (limits_->MemoryInJobCgroups()) {
         job->oom_kills_at_start = job->cgroup->OomKills();
       }

@@ -122,9 +122,12 @@ struct ChildArgs {
   auto fail = [report_fd, failure](Stage stage) {
     const ChildError e{stage, errno};
     if (failure != nullptr) {
+      // The parent reads these once it resumes, which CLONE_VFORK holds off until this child's
+      // _exit (or exec) has released the memory: that hand-over orders them. The fence only
+      // keeps the compiler from sinking the stores past _exit.
       failure->error = e;
       failure->failed = true;
-      std::atomic_signal_fence(std::memory_order_seq_cst);  // both stored before _exit
+      std::atomic_signal_fence(std::memory_order_seq_cst);
     } else {
       (void)!write(report_fd, &e, sizeof(e));
     }
@@ -223,7 +226,8 @@ struct ChildArgs {
     }
   }
   // Every other inherited descriptor closes at exec, the report pipe (already close-on-exec)
-  // included, which tells the parent that exec succeeded.
+  // included, which tells the parent that exec succeeded (a child sharing the agent's memory has
+  // no pipe: the parent resumes at its exec or _exit, and finds `failure` set in the latter).
   if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
     for (int fd = 3; fd < 4096; ++fd) {
       if (fd != report_fd) {
@@ -579,7 +583,8 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
     return NodeSide(request, error) ? absl::UnavailableError(why)
                                     : absl::FailedPreconditionError(why);
   }
-  // EOF: the report pipe closed at a successful exec.
+  // No failure: the report pipe closed at a successful exec, or the child sharing this memory
+  // exec'ed without setting `shared`.
   if (absl::Status watched = reaper.Watch(pid, std::move(on_exit)); !watched.ok()) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);

@@ -40,10 +40,10 @@ TEST(TimerThreadTest, TasksRunInTimeOrderAndThoseDueTogetherInTheOrderScheduled)
 // An admin's `top -H` tells the node's threads apart: each runs under the name given, cut to
 // Linux's 15 characters.
 TEST(TimerThreadTest, TheThreadRunsUnderTheNameGiven) {
-  TimerThread timer;
-  timer.SetThreadName("start gpu001-long-name");
   std::string name;
   absl::Notification done;
+  TimerThread timer;  // last: destroyed (its thread ended) before what its task writes
+  timer.SetThreadName("start gpu001-long-name");
   timer.Schedule(absl::Now(), [&] {
     char buffer[16] = {};
     pthread_getname_np(pthread_self(), buffer, sizeof(buffer));

@@ -13,7 +13,8 @@
 //   CANOPY_E2E_CANOPYD=/path/to/older/canopyd ./build/tests/bench/canopy_e2e_bench
 //   CANOPY_E2E_SPOOL=/mnt/other-fs/spool ./build/tests/bench/canopy_e2e_bench   # the agent's spool
 //   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
-//   CANOPY_E2E_NO_CLI=1 ./build/tests/bench/canopy_e2e_bench   # stop after the API's figures
+//   CANOPY_E2E_NO_CLI=1 ./build/tests/bench/canopy_e2e_bench   # (set at all) stop after the API's
+//                                                              # figures
 //
 // Then the same jobs through the command line, as a script would submit them: 8 threads each
 // running `sbatch -o /dev/null --wrap true` one after another (Canopy's sbatch, then, with
@@ -421,7 +422,7 @@ int Run() {
   }
   std::printf(
       "CPU per job: canopyd %.2f ms, canopy-agent %.2f ms, the jobs' processes %.2f ms, the "
-      "submitters (this process) %.2f ms\n",
+      "submitters and sampler (this process) %.2f ms\n",
       (canopyd_end.self - canopyd_start.self) * per_job,
       (agent_end.self - agent_start.self) * per_job,
       (agent_end.children - agent_start.children) * per_job,
