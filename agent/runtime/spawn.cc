@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "agent/runtime/spawn_failure.h"
 #include "agent/runtime/spawn_report.h"
 #include "common/os/unique_fd.h"
 
@@ -341,68 +341,6 @@ pid_t StartChild(ChildArgs& args) {
   return pid;
 }
 
-std::string Describe(const SpawnRequest& request, const ChildError& e) {
-  const char* reason = std::strerror(e.error);
-  switch (e.stage) {
-    case Stage::kCgroup:
-      return absl::StrCat("joining the job's cgroup: ", reason);
-    case Stage::kSetsid:
-      return absl::StrCat("setsid: ", reason);
-    case Stage::kStdio:
-      return absl::StrCat("redirecting stdio: ", reason);
-    case Stage::kChdir:
-      return absl::StrCat("chdir to ", request.work_dir, ": ", reason);
-    case Stage::kSetgroups:
-      return absl::StrCat("setgroups: ", reason);
-    case Stage::kSetgid:
-      return absl::StrCat("setgid(", request.credentials->gid, "): ", reason);
-    case Stage::kSetuid:
-      return absl::StrCat("setuid(", request.credentials->uid, "): ", reason);
-    case Stage::kExec:
-      return absl::StrCat("execve ", request.argv[0], ": ", reason);
-    case Stage::kOpenInput:
-      return absl::StrCat("open ", request.stdin_path, " for input: ", reason);
-    case Stage::kOpenOutput:
-      return absl::StrCat("open ", request.stdout_path, " for output: ", reason);
-    case Stage::kOpenError:
-      return absl::StrCat("open ", request.stderr_path, " for error output: ", reason);
-    case Stage::kSpank:
-      return "SPANK plugin stack failed";
-  }
-  return absl::StrCat("child failed: ", reason);
-}
-
-// Whether the child failed for a reason of the node (the agent's own set-up: cgroup, session,
-// descriptors, credentials, the exec of a file the agent wrote) rather than of the request (the
-// work directory, the output files, a script whose interpreter does not exist). Slurm drains a
-// node for the first kind only.
-bool NodeSide(const SpawnRequest& request, const ChildError& e) {
-  switch (e.stage) {
-    case Stage::kChdir:
-    case Stage::kOpenInput:
-    case Stage::kOpenOutput:
-    case Stage::kOpenError:
-      return false;
-    case Stage::kSetgroups:
-    case Stage::kSetgid:
-    case Stage::kSetuid:
-      // EAGAIN: the user is at RLIMIT_NPROC, which would be so on any node.
-      return e.error != EAGAIN;
-    case Stage::kExec: {
-      if (e.error == EACCES) {
-        // The node's only if the program sits on a noexec file system (the agent's spool);
-        // otherwise a script whose interpreter is not executable, which fails anywhere.
-        struct statvfs fs;
-        return statvfs(request.argv[0].c_str(), &fs) == 0 && (fs.f_flag & ST_NOEXEC) != 0;
-      }
-      return e.error != ENOENT && e.error != ENOEXEC && e.error != E2BIG && e.error != ENOTDIR &&
-             e.error != ELOOP && e.error != ENAMETOOLONG && e.error != EAGAIN;
-    }
-    default:
-      return true;
-  }
-}
-
 // The wrapper's command line: its own words, then what the child would have done itself (whom
 // to become, where, with which stdio files), then "--" and the task's argv.
 std::vector<std::string> WrapperArgv(const SpawnRequest& request) {
@@ -576,12 +514,12 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
     ChildError error;
     std::memcpy(&error, report.data(), sizeof(error));
     waitpid(pid, nullptr, 0);  // it _exits right after writing
-    std::string why = Describe(request, error);
+    std::string why = DescribeSpawnFailure(request, error);
     if (error.stage == Stage::kSpank && report.size() > sizeof(error)) {
       why = report.substr(sizeof(error));
     }
-    return NodeSide(request, error) ? absl::UnavailableError(why)
-                                    : absl::FailedPreconditionError(why);
+    return IsNodeSideFailure(request, error) ? absl::UnavailableError(why)
+                                             : absl::FailedPreconditionError(why);
   }
   // No failure: the report pipe closed at a successful exec, or the child sharing this memory
   // exec'ed without setting `shared`.
