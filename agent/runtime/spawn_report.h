@@ -1,7 +1,8 @@
 // How a child that could not get as far as running the task tells Spawn why: one SpawnFailure
 // written to the report pipe (close-on-exec, so a successful exec closes it and Spawn reads
-// EOF), or, by a child that shares the agent's memory until its exec, stored there. The SPANK task helper (plugins/spank) writes the same record through descriptor 3, and
-// for kSpank follows it with the message. Shared by the two sides; plain data.
+// EOF), or, by a child that shares the agent's memory until its exec, stored there. The SPANK
+// task helper (plugins/spank) writes the same record through descriptor 3, and for kSpank
+// follows it with the message. Shared by the two sides; plain data.
 #pragma once
 
 #include <fcntl.h>
