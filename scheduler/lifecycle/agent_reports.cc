@@ -87,10 +87,11 @@ void Exited(LifecycleState& s, core::Job& job, const JobReport& report, Effects&
   if (const LiveJob* live = s.Live(job.id);
       job.state == core::JobState::kRunning && live != nullptr && live->preempted_by.valid()) {
     // A preemption victim that ended in its GraceTime (the SIGTERM did it, or it saved its work
-    // and exited): it is requeued or cancelled as preempted, whatever its exit status.
+    // and exited): it is requeued or cancelled as preempted, whatever its exit status. A batch
+    // host that cleaned up with the script's end needs no KillJob here either.
     job.exit_code = report.exit_code;
     job.exit_signal = report.exit_signal;
-    FinishPreemption(s, job, effects);
+    FinishPreemption(s, job, effects, report.cleaned_up ? 0 : -1);
     return;
   }
   if (job.state == core::JobState::kRunning) {

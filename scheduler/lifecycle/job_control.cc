@@ -93,13 +93,13 @@ absl::Status Apply(LifecycleState& s, core::Job& job, JobAction action, const Ca
 }  // namespace
 
 absl::Status RequeueRunning(LifecycleState& s, core::Job& job, const std::string& why, bool hold,
-                            core::JobState attempt_end, Effects& effects) {
+                            core::JobState attempt_end, Effects& effects, int cleaned_node) {
   const absl::Time now = s.Now();
   // Requeued as after a node failure: the nodes stay held until they clean up, and the job
   // comes back PENDING with its restart count + 1 (a requeue-able job is never NODE_FAIL here).
   const bool left = LeaveNodesHeld(
       s, job, why, why, attempt_end, [&] { return plan::FailJobOnNodeLoss(s.view, job, now); },
-      effects);
+      effects, cleaned_node);
   if (!left) {
     return absl::InternalError(absl::StrCat("job ", job.id.value(), " could not be requeued"));
   }

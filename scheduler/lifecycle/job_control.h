@@ -29,9 +29,10 @@ namespace canopy::lifecycle {
 // Kills a CONFIGURING or RUNNING batch job on its nodes and queues it again (held with
 // JobHeldUser when `hold`); `why` goes to its agents and the log. The caller has checked that
 // the job may be requeued. Accounting records the run that ended as `attempt_end` (REQUEUED, or
-// PREEMPTED). Internal only if the capacity view refuses (a bug).
+// PREEMPTED). `cleaned_node`: as LeaveNodesHeld's. Internal only if the capacity view refuses (a
+// bug).
 absl::Status RequeueRunning(LifecycleState& s, core::Job& job, const std::string& why, bool hold,
-                            core::JobState attempt_end, Effects& effects);
+                            core::JobState attempt_end, Effects& effects, int cleaned_node = -1);
 
 // Applies `request.action` to every job it names; one answer per requested id.
 std::vector<JobActionAnswer> ControlJobs(LifecycleState& s, const JobActionRequest& request,

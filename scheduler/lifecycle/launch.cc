@@ -400,8 +400,8 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
 
 bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
                     const std::string& why, core::JobState attempt_end,
-                    absl::FunctionRef<absl::Status()> release, Effects& effects) {
-  s.SendKill(job, kill_reason, effects);
+                    absl::FunctionRef<absl::Status()> release, Effects& effects, int cleaned_node) {
+  s.SendKill(job, kill_reason, effects, cleaned_node);
   std::vector<CleanupHold> holds = HoldsFor(s, job);
   const core::Allocation held = job.allocation;  // `release` may clear it
   core::JobAttempt ended{.job = job.id,

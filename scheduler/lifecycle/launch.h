@@ -52,10 +52,13 @@ void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effe
 // and its share of the nodes that are up stays held until they report CLEANED_UP. The job's
 // state_message becomes `why`. When `release` requeued the job (its restart count went up), the
 // run that ended is recorded for accounting as `attempt_end` (REQUEUED, NODE_FAIL, PREEMPTED).
-// False (with a warning) when `release` failed.
+// False (with a warning) when `release` failed. `cleaned_node`: the index in the allocation of a
+// node that already cleaned up (a batch host whose EXITED said so), sent no KillJob; its hold is
+// released by that report's CLEANED_UP part (JobReported); -1: none.
 bool LeaveNodesHeld(LifecycleState& s, core::Job& job, const std::string& kill_reason,
                     const std::string& why, core::JobState attempt_end,
-                    absl::FunctionRef<absl::Status()> release, Effects& effects);
+                    absl::FunctionRef<absl::Status()> release, Effects& effects,
+                    int cleaned_node = -1);
 
 // Cleanup holds for the nodes of `job` that are up (a down node's processes count as gone).
 // Taken before the job's allocation is freed, applied after.

@@ -210,7 +210,7 @@ void Preempt(LifecycleState& s, absl::Span<const core::Job* const> order, Effect
   }
 }
 
-void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects) {
+void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects, int cleaned_node) {
   LiveJob* live = s.Live(victim.id);
   if (live == nullptr || !live->preempted_by.valid() ||
       (victim.state != core::JobState::kRunning && victim.state != core::JobState::kConfiguring)) {
@@ -219,15 +219,15 @@ void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects) {
   const std::string why = absl::StrCat("preempted by job ", live->preempted_by.value());
   live->preempt_at = absl::InfiniteFuture();
   if (live->preempt_requeue) {
-    if (absl::Status st =
-            RequeueRunning(s, victim, why, /*hold=*/false, core::JobState::kPreempted, effects);
+    if (absl::Status st = RequeueRunning(s, victim, why, /*hold=*/false, core::JobState::kPreempted,
+                                         effects, cleaned_node);
         !st.ok()) {
       effects.warnings.push_back(std::string(st.message()));
     }
     return;
   }
   victim.state_message = why;
-  BeginCompleting(s, victim, core::JobState::kPreempted, why, effects);
+  BeginCompleting(s, victim, core::JobState::kPreempted, why, effects, cleaned_node);
 }
 
 }  // namespace canopy::lifecycle

@@ -33,7 +33,10 @@ inline constexpr int kMaxPreemptorsPerPass = 4;
 // preempt/none.
 void Preempt(LifecycleState& s, absl::Span<const core::Job* const> order, Effects& effects);
 
-// A victim whose GraceTime is up (Tick): requeues or cancels it.
-void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects);
+// A victim whose GraceTime is up (Tick), or whose script ended in it: requeues or cancels it.
+// `cleaned_node`: the index in its allocation of a node that already cleaned up (the batch host
+// whose EXITED said so), sent no KillJob; -1: none.
+void FinishPreemption(LifecycleState& s, core::Job& victim, Effects& effects,
+                      int cleaned_node = -1);
 
 }  // namespace canopy::lifecycle

@@ -17,6 +17,7 @@ using core::JobReason;
 using core::JobState;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using Ask = policy_testing::PolicyTest::Ask;
 
 constexpr char kQosPreemption[] = R"yaml(
@@ -35,6 +36,18 @@ std::vector<int> SignalsTo(const Effects& e, uint32_t job) {
     if (const SignalJob* s = std::get_if<SignalJob>(&m.message);
         s != nullptr && s->job.value() == job) {
       out.push_back(s->signal);
+    }
+  }
+  return out;
+}
+
+// The nodes sent a KillJob for `job` in `e`.
+std::vector<int> KillsOf(const Effects& e, uint32_t job) {
+  std::vector<int> out;
+  for (const OutgoingMessage& m : e.messages) {
+    if (const KillJob* k = std::get_if<KillJob>(&m.message);
+        k != nullptr && k->job.value() == job) {
+      out.push_back(m.node.value());
     }
   }
   return out;
@@ -191,6 +204,57 @@ TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsRequeuedAndItsNodeGoesToTheP
   EXPECT_EQ(Job(inf).state, JobState::kRunning);
   EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
   EXPECT_EQ(Job(older).state, JobState::kPending);
+}
+
+// The same, when the batch host cleaned up with the script's end (its EXITED says cleaned_up):
+// the node is sent no KillJob, and the preemptor gets it without waiting for a CLEANED_UP.
+TEST_F(PreemptionTest, AVictimWhoseBatchHostCleanedUpWithItsEndIsRequeuedWithoutAKill) {
+  ASSERT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
+  const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
+  Schedule();
+  const uint32_t victim = SignalledVictim(n);
+  ASSERT_NE(victim, 0u);
+  const core::NodeId node = Job(victim).allocation.nodes[0].node;
+  JobReport exited;
+  exited.job = core::JobId(victim);
+  exited.phase = JobPhase::kExited;
+  exited.run_id = Job(victim).run_id;
+  exited.cleaned_up = true;
+  Effects e;
+  jobs_->JobReported(node, exited, e);
+  Commit(e);
+  EXPECT_THAT(KillsOf(e, victim), IsEmpty());
+  EXPECT_EQ(Job(victim).state, JobState::kPending);
+  EXPECT_EQ(Job(victim).restart_count, 1);
+  ScheduleAndRun();
+  EXPECT_EQ(Job(inf).state, JobState::kRunning);
+  EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
+}
+
+// A victim that may not be requeued ends PREEMPTED at once, its batch host sent no KillJob.
+TEST_F(PreemptionTest, AVictimThatMayNotBeRequeuedEndsAtOnceWhenItsBatchHostCleanedUp) {
+  ASSERT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
+  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)).NoRequeue());
+  const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
+  Schedule();
+  const uint32_t victim = SignalledVictim(n);
+  ASSERT_NE(victim, 0u);
+  const core::NodeId node = Job(victim).allocation.nodes[0].node;
+  JobReport exited;
+  exited.job = core::JobId(victim);
+  exited.phase = JobPhase::kExited;
+  exited.run_id = Job(victim).run_id;
+  exited.exit_signal = SIGTERM;
+  exited.cleaned_up = true;
+  Effects e;
+  jobs_->JobReported(node, exited, e);
+  Commit(e);
+  EXPECT_THAT(KillsOf(e, victim), IsEmpty());
+  EXPECT_EQ(Job(victim).state, JobState::kPreempted);
+  ScheduleAndRun();
+  EXPECT_EQ(Job(inf).state, JobState::kRunning);
+  EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
 }
 
 // A victim that goes COMPLETING another way in its GraceTime (here scancel) no longer waits
