@@ -73,6 +73,38 @@ class PreemptionTest : public policy_testing::PolicyTest {
     return ids;
   }
 
+  // What PreemptAndEndCleanedUp did: the victim (0 if none was signalled), the preemptor, the
+  // victim's node and the effects of its EXITED.
+  struct CleanExit {
+    uint32_t victim = 0;
+    uint32_t preemptor = 0;
+    core::NodeId node;
+    Effects effects;
+  };
+  // Fills the cluster with `victims`, lets an inference job preempt one of them (GraceTime 30 s),
+  // and reports that its script ended by the SIGTERM on a batch host that cleaned up with it.
+  CleanExit PreemptAndEndCleanedUp(const Ask& victims) {
+    CleanExit c;
+    EXPECT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
+    const std::vector<uint32_t> n = FillCluster(victims);
+    c.preemptor = Submit(bob_, Ask().Gpus(4).Qos("inference"));
+    Schedule();
+    c.victim = SignalledVictim(n);
+    if (c.victim == 0) {
+      return c;
+    }
+    c.node = Job(c.victim).allocation.nodes[0].node;
+    JobReport exited;
+    exited.job = core::JobId(c.victim);
+    exited.phase = JobPhase::kExited;
+    exited.run_id = Job(c.victim).run_id;
+    exited.exit_signal = SIGTERM;
+    exited.cleaned_up = true;
+    jobs_->JobReported(c.node, exited, c.effects);
+    Commit(c.effects);
+    return c;
+  }
+
   // The one job of `jobs` the last pass signalled (its GraceTime's SIGTERM); 0 if none.
   uint32_t SignalledVictim(const std::vector<uint32_t>& jobs) {
     uint32_t victim = 0;
@@ -209,52 +241,25 @@ TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsRequeuedAndItsNodeGoesToTheP
 // The same, when the batch host cleaned up with the script's end (its EXITED says cleaned_up):
 // the node is sent no KillJob, and the preemptor gets it without waiting for a CLEANED_UP.
 TEST_F(PreemptionTest, AVictimWhoseBatchHostCleanedUpWithItsEndIsRequeuedWithoutAKill) {
-  ASSERT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
-  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)));
-  const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
-  Schedule();
-  const uint32_t victim = SignalledVictim(n);
-  ASSERT_NE(victim, 0u);
-  const core::NodeId node = Job(victim).allocation.nodes[0].node;
-  JobReport exited;
-  exited.job = core::JobId(victim);
-  exited.phase = JobPhase::kExited;
-  exited.run_id = Job(victim).run_id;
-  exited.cleaned_up = true;
-  Effects e;
-  jobs_->JobReported(node, exited, e);
-  Commit(e);
-  EXPECT_THAT(KillsOf(e, victim), IsEmpty());
-  EXPECT_EQ(Job(victim).state, JobState::kPending);
-  EXPECT_EQ(Job(victim).restart_count, 1);
+  const CleanExit c = PreemptAndEndCleanedUp(Ask().Gpus(4).Time(absl::Hours(10)));
+  ASSERT_NE(c.victim, 0u);
+  EXPECT_THAT(KillsOf(c.effects, c.victim), IsEmpty());
+  EXPECT_EQ(Job(c.victim).state, JobState::kPending);
+  EXPECT_EQ(Job(c.victim).restart_count, 1);
   ScheduleAndRun();
-  EXPECT_EQ(Job(inf).state, JobState::kRunning);
-  EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
+  EXPECT_EQ(Job(c.preemptor).state, JobState::kRunning);
+  EXPECT_EQ(Job(c.preemptor).allocation.nodes[0].node, c.node);
 }
 
 // A victim that may not be requeued ends PREEMPTED at once, its batch host sent no KillJob.
 TEST_F(PreemptionTest, AVictimThatMayNotBeRequeuedEndsAtOnceWhenItsBatchHostCleanedUp) {
-  ASSERT_TRUE(SetQos({{"normal", "GraceTime=30"}, {"inference", "Preempt=normal"}}).ok());
-  const std::vector<uint32_t> n = FillCluster(Ask().Gpus(4).Time(absl::Hours(10)).NoRequeue());
-  const uint32_t inf = Submit(bob_, Ask().Gpus(4).Qos("inference"));
-  Schedule();
-  const uint32_t victim = SignalledVictim(n);
-  ASSERT_NE(victim, 0u);
-  const core::NodeId node = Job(victim).allocation.nodes[0].node;
-  JobReport exited;
-  exited.job = core::JobId(victim);
-  exited.phase = JobPhase::kExited;
-  exited.run_id = Job(victim).run_id;
-  exited.exit_signal = SIGTERM;
-  exited.cleaned_up = true;
-  Effects e;
-  jobs_->JobReported(node, exited, e);
-  Commit(e);
-  EXPECT_THAT(KillsOf(e, victim), IsEmpty());
-  EXPECT_EQ(Job(victim).state, JobState::kPreempted);
+  const CleanExit c = PreemptAndEndCleanedUp(Ask().Gpus(4).Time(absl::Hours(10)).NoRequeue());
+  ASSERT_NE(c.victim, 0u);
+  EXPECT_THAT(KillsOf(c.effects, c.victim), IsEmpty());
+  EXPECT_EQ(Job(c.victim).state, JobState::kPreempted);
   ScheduleAndRun();
-  EXPECT_EQ(Job(inf).state, JobState::kRunning);
-  EXPECT_EQ(Job(inf).allocation.nodes[0].node, node);
+  EXPECT_EQ(Job(c.preemptor).state, JobState::kRunning);
+  EXPECT_EQ(Job(c.preemptor).allocation.nodes[0].node, c.node);
 }
 
 // A victim that goes COMPLETING another way in its GraceTime (here scancel) no longer waits
