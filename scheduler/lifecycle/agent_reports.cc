@@ -58,9 +58,10 @@ void HoldLeftover(LifecycleState& s, core::NodeId node, const RunningJob& r, Eff
 // in the batch script's set-up): as Slurm does, the node is drained and the job goes back to
 // the queue, held ("launch failed requeued held") until its owner or an operator releases it.
 // Without the hold, a job that breaks every node it lands on (or a failure wrongly put down to
-// the node) would drain the cluster node by node.
+// the node) would drain the cluster node by node. `cleaned_node`: as LeaveNodesHeld's.
 void RequeueHeldForNodeFault(LifecycleState& s, core::Job& job, core::NodeId node,
-                             const JobReport& report, const std::string& what, Effects& effects) {
+                             const JobReport& report, const std::string& what, Effects& effects,
+                             int cleaned_node = -1) {
   const std::string& node_name = s.topology->node_name(node);
   effects.drains.push_back({node, report.drain_reason.empty()
                                       ? std::string(kLaunchFailureDrainReason)
@@ -70,7 +71,7 @@ void RequeueHeldForNodeFault(LifecycleState& s, core::Job& job, core::NodeId nod
                                           "; draining ", node_name, ", the job requeued held"));
   const std::string why =
       absl::StrCat(what, " on ", node_name, report.message.empty() ? "" : ": ", report.message);
-  LoseJob(s, job, why, effects);
+  LoseJob(s, job, why, effects, cleaned_node);
   if (job.state == core::JobState::kPending) {
     job.reason = core::JobReason::kJobHeldUser;
     job.priority = 0;
@@ -166,8 +167,10 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
       if (idx == 0 && report.node_fault &&
           (job->state == core::JobState::kRunning || job->state == core::JobState::kConfiguring)) {
         // The script never ran: the node's SPANK plugins failed its set-up (possibly before
-        // every node of the gang confirmed its launch).
-        RequeueHeldForNodeFault(s, *job, node, report, "batch job set-up failed", effects);
+        // every node of the gang confirmed its launch). A batch host that cleaned up with the
+        // report needs no KillJob.
+        RequeueHeldForNodeFault(s, *job, node, report, "batch job set-up failed", effects,
+                                report.cleaned_up ? 0 : -1);
       } else if (idx == 0) {  // only the batch host runs the script
         Exited(s, *job, report, effects);
       }

@@ -218,6 +218,37 @@ TEST_F(AgentReportsTest, ABatchExitThatIsTheNodesFaultBeforeTheGangIsConfirmedDr
   EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
 }
 
+// The batch host cleaned up with the same report (its EXITED says cleaned_up): it is sent no
+// KillJob and holds nothing; the gang's other node is told to kill the job and stays held until
+// it cleans up. Before the gang is confirmed (CONFIGURING) as after (RUNNING).
+TEST_F(AgentReportsTest, ABatchHostThatCleanedUpWithItsNodeFaultExitIsSentNoKill) {
+  for (const bool confirmed : {true, false}) {
+    SCOPED_TRACE(confirmed ? "RUNNING" : "CONFIGURING");
+    Reset();
+    AllNodesUp();
+    const uint32_t id = Submit(2, 4);
+    Schedule();
+    ASSERT_EQ(Job(id).state, JobState::kConfiguring);
+    ReportWith(0, id, JobPhase::kLaunched, Job(id).run_id, [](JobReport&) {});
+    if (confirmed) {
+      ReportWith(1, id, JobPhase::kLaunched, Job(id).run_id, [](JobReport&) {});
+      ASSERT_EQ(Job(id).state, JobState::kRunning);
+    }
+    Effects e = ReportWith(0, id, JobPhase::kExited, Job(id).run_id, [](JobReport& r) {
+      r.node_fault = true;
+      r.drain_reason = "batch job complete failure";
+      r.exit_code = 1;
+      r.cleaned_up = true;
+    });
+    EXPECT_EQ(Job(id).state, JobState::kPending);
+    EXPECT_EQ(Job(id).reason, core::JobReason::kJobHeldUser);
+    EXPECT_THAT(Targets<KillJob>(e), ElementsAre(1));
+    EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
+    EXPECT_EQ(FreeGpus(0), 4);
+    EXPECT_EQ(FreeGpus(1), 0);
+  }
+}
+
 // A node that registers again while it still kills an older run of a job does not confirm the
 // job's newer run, whose LaunchJob it never got (its stream was down when it was sent, or
 // canopyd died after the commit): the launch goes again. Confirming it left the job RUNNING with

@@ -89,10 +89,11 @@ void EndNow(LifecycleState& s, core::Job& job, core::JobState final_state, Effec
                                       ":", job.exit_signal, ")"));
 }
 
-void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects) {
+void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects,
+             int cleaned_node) {
   if (job.state == core::JobState::kConfiguring) {
     // It never ran: back to the queue without counting a restart.
-    AbortLaunch(s, job, why, effects);
+    AbortLaunch(s, job, why, effects, cleaned_node);
     return;
   }
   if (job.state != core::JobState::kRunning) {
@@ -100,7 +101,7 @@ void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects&
   }
   const bool left = LeaveNodesHeld(
       s, job, absl::StrCat("node failure: ", why), why, core::JobState::kNodeFail,
-      [&] { return plan::FailJobOnNodeLoss(s.view, job, s.Now()); }, effects);
+      [&] { return plan::FailJobOnNodeLoss(s.view, job, s.Now()); }, effects, cleaned_node);
   if (!left) {
     return;
   }

@@ -30,6 +30,8 @@ void EndNow(LifecycleState& s, core::Job& job, core::JobState final_state, Effec
 
 // A node of the job was lost (down, a GPU of the job broke, the batch host forgot it): a
 // CONFIGURING job goes back to the queue, a RUNNING one is requeued or ends NODE_FAIL.
-void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects);
+// `cleaned_node`: as LeaveNodesHeld's (a batch host whose EXITED said it cleaned up).
+void LoseJob(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects,
+             int cleaned_node = -1);
 
 }  // namespace canopy::lifecycle

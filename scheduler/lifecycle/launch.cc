@@ -385,14 +385,15 @@ void Confirm(LifecycleState& s, core::Job& job, int node_index, Effects& effects
   }
 }
 
-void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects) {
+void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects,
+                 int cleaned_node) {
   if (job.state != core::JobState::kConfiguring) {
     return;
   }
   const bool left = LeaveNodesHeld(
       s, job, absl::StrCat("launch aborted: ", why), why, core::JobState::kRequeued,
-      [&] { return plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now()); },
-      effects);
+      [&] { return plan::AbortLaunch(s.view, job, core::JobReason::kResources, s.Now()); }, effects,
+      cleaned_node);
   if (left) {
     effects.warnings.push_back(absl::StrCat("job ", job.id.value(), " back to PENDING: ", why));
   }

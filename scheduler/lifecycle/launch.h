@@ -45,7 +45,9 @@ void Confirm(LifecycleState& s, core::Job& job, int node_index, Effects& effects
 // A CONFIGURING job's launch failed or was not confirmed in time: kills what may have started,
 // keeps its nodes held until they clean up, and puts the job back to PENDING (reason
 // Resources, no restart counted: it never ran). No-op for a job in any other state.
-void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects);
+// `cleaned_node`: as LeaveNodesHeld's.
+void AbortLaunch(LifecycleState& s, core::Job& job, const std::string& why, Effects& effects,
+                 int cleaned_node = -1);
 
 // A job that held nodes stops holding them before they cleaned up: KillJob everywhere with
 // `kill_reason`, `release` frees its capacity and moves it on (back to PENDING, or requeued),
