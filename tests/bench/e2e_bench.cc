@@ -1,8 +1,9 @@
 // End to end (issue #16, item 6): trivial jobs, the request `sbatch -o /dev/null --wrap true`
 // sends (built by sbatch's own code), submitted by 8 client threads to a real canopyd over its
-// unix socket and run by a real canopy-agent hosting the demo-16 cluster's 16 nodes (64 CPUs
-// each: up to 1,024 such jobs at once). Measured: jobs completed per second, sustained over a
-// window after a warm-up, and the CPU time canopyd, the agent and the jobs themselves took.
+// unix socket, each through sbatch's own client with a connection of its own, as 8 sbatch
+// processes would, and run by a real canopy-agent hosting the demo-16 cluster's 16 nodes
+// (64 CPUs each: up to 1,024 such jobs at once). Measured: jobs completed per second, sustained
+// over a window after a warm-up, and the CPU time canopyd, the agent and the jobs themselves took.
 //
 // In the same run, first, the machine's ceiling for this work: 8 threads that do nothing but
 // posix_spawn the same script (/bin/sh and its `true`) and wait for it. No scheduler can run
@@ -15,6 +16,8 @@
 //   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
 //   CANOPY_E2E_NO_CLI=1 ./build/tests/bench/canopy_e2e_bench   # (set at all) stop after the API's
 //                                                              # figures
+//   CANOPY_CLI_TRANSPORT=grpc ./build/tests/bench/canopy_e2e_bench  # the submitters on gRPC's
+//                                                              # client runtime (before 2026-12-07)
 //
 // Then the same jobs through the command line, as a script would submit them: 8 threads each
 // running `sbatch -o /dev/null --wrap true` one after another (Canopy's sbatch, then, with
@@ -51,8 +54,8 @@
 #include "absl/time/clock.h"
 #include "canopy/v1/controller.grpc.pb.h"
 #include "common/slurm/sbatch_options.h"
+#include "ctl/client/controller_client.h"
 #include "ctl/sbatch/job_spec.h"
-#include "grpcpp/create_channel.h"
 #include "tests/testing/subprocess.h"
 
 extern char** environ;
@@ -169,7 +172,7 @@ canopy::v1::SubmitJobRequest WrapTrueRequest(const std::string& work_dir) {
 }
 
 // Jobs the controller still holds as queued or running.
-int64_t ActiveJobs(canopy::v1::Controller::Stub& stub) {
+int64_t ActiveJobs(ctl::client::ControllerClient& client) {
   canopy::v1::ListJobsRequest req;
   for (canopy::v1::JobState s : {canopy::v1::JOB_STATE_PENDING, canopy::v1::JOB_STATE_CONFIGURING,
                                  canopy::v1::JOB_STATE_RUNNING, canopy::v1::JOB_STATE_COMPLETING}) {
@@ -178,13 +181,11 @@ int64_t ActiveJobs(canopy::v1::Controller::Stub& stub) {
   // Only the count is used: ask for ids, as a poller would, so that what the sampler costs
   // canopyd (4 lists a second of some 2,000 jobs) stays small beside the jobs it measures.
   req.mutable_read_mask()->add_paths("job_id");
-  grpc::ClientContext ctx;
-  canopy::v1::ListJobsResponse resp;
-  const grpc::Status s = stub.ListJobs(&ctx, req, &resp);
-  if (!s.ok()) {
-    Die("ListJobs: " + s.error_message());
+  const absl::StatusOr<canopy::v1::ListJobsResponse> resp = client.ListJobs(req);
+  if (!resp.ok()) {
+    Die("ListJobs: " + std::string(resp.status().message()));
   }
-  return resp.jobs_size();
+  return resp->jobs_size();
 }
 
 // Jobs completed over `window`, after a 5 s warm-up: `completed` (jobs submitted that the
@@ -330,19 +331,24 @@ int Run() {
     Die(std::string(started.status().message()));
   }
   std::optional<testing::Subprocess> agent(*std::move(started));
-  auto channel = grpc::CreateChannel(absl::StrCat("unix:", dir, "/state/canopyd.sock"),
-                                     grpc::InsecureChannelCredentials());
-  auto stub = canopy::v1::Controller::NewStub(channel);
+  // The benchmark speaks to canopyd as the command line does (ctl/client): each thread, as an
+  // sbatch process would, with a connection of its own (CANOPY_CLI_TRANSPORT=grpc: through
+  // gRPC's client runtime instead, as before 2026-12-07).
+  const std::string controller = absl::StrCat("unix:", dir, "/state/canopyd.sock");
+  absl::StatusOr<ctl::client::ControllerClient> sampler =
+      ctl::client::ControllerClient::Connect(controller);
+  if (!sampler.ok()) {
+    Die("connecting to canopyd: " + std::string(sampler.status().message()));
+  }
   const bool up = testing::WaitUntil(
       [&] {
-        canopy::v1::ListNodesRequest req;
-        canopy::v1::ListNodesResponse resp;
-        grpc::ClientContext ctx;
-        if (!stub->ListNodes(&ctx, req, &resp).ok()) {
+        const absl::StatusOr<canopy::v1::ListNodesResponse> resp =
+            sampler->ListNodes(canopy::v1::ListNodesRequest());
+        if (!resp.ok()) {
           return false;
         }
         int idle = 0;
-        for (const canopy::v1::Node& n : resp.nodes()) {
+        for (const canopy::v1::Node& n : resp->nodes()) {
           idle += n.state() == canopy::v1::NODE_STATE_IDLE ? 1 : 0;
         }
         return idle == 16;
@@ -359,30 +365,32 @@ int Run() {
   std::vector<std::thread> clients;
   for (int t = 0; t < kClientThreads; ++t) {
     clients.emplace_back([&] {
-      auto my_stub = canopy::v1::Controller::NewStub(channel);
+      absl::StatusOr<ctl::client::ControllerClient> client =
+          ctl::client::ControllerClient::Connect(controller);
+      if (!client.ok()) {
+        Die("connecting to canopyd: " + std::string(client.status().message()));
+      }
       while (!stop.load()) {
         // Only the sampler's view of the controller, so a little over the mark at times.
         if (active.load() >= kKeepInController) {
           absl::SleepFor(absl::Milliseconds(1));
           continue;
         }
-        grpc::ClientContext ctx;
-        canopy::v1::SubmitJobResponse resp;
-        const grpc::Status s = my_stub->SubmitJob(&ctx, request, &resp);
-        if (s.ok()) {
+        const absl::StatusOr<canopy::v1::SubmitJobResponse> resp = client->SubmitJob(request);
+        if (resp.ok()) {
           ++submitted;
           ++active;  // until the sampler looks again
-        } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+        } else if (absl::IsResourceExhausted(resp.status())) {
           absl::SleepFor(absl::Milliseconds(1));
         } else {
-          Die("SubmitJob: " + s.error_message());
+          Die("SubmitJob: " + std::string(resp.status().message()));
         }
       }
     });
   }
   auto completed = [&] {
     const int64_t before = submitted.load();
-    const int64_t now_active = ActiveJobs(*stub);
+    const int64_t now_active = ActiveJobs(*sampler);
     active = now_active;
     return before - now_active;  // a job submitted meanwhile counts as active: never over
   };
