@@ -291,6 +291,21 @@ TEST_F(SqueueFormatTest, BadArguments) {
   EXPECT_FALSE(ParseSqueueArgs({"-o"}).ok());
 }
 
+// A job that ended and is still in the controller (MinJobAge): as Slurm 22.05's squeue, -j
+// alone prints the header and no row, and is not an unknown id; -t shows it.
+TEST_F(SqueueFormatTest, AFinishedJobIsListedByIdOnlyWithItsState) {
+  Add(11, "done", canopy::v1::JOB_STATE_FAILED, 0, -5, -3, {"gpu001"}, 0, 0, "NonZeroExitCode");
+  EXPECT_EQ(Render({"-j", "11"}),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES "
+            "NODELIST(REASON)\n");
+  EXPECT_EQ(Render({"-h", "-j", "11", "-o", "%T"}), "");
+  absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"-j", "11"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(NoRequestedJobFound(*o, jobs_));
+  EXPECT_EQ(Render({"-h", "-t", "all", "-j", "11", "-o", "%T"}), "FAILED\n");
+  EXPECT_EQ(Render({"-h", "-t", "F", "-j", "11", "-o", "%i"}), "11\n");
+}
+
 TEST_F(SqueueFormatTest, MissingJobIsReported) {
   absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"-j", "999999"});
   ASSERT_TRUE(o.ok());

@@ -72,8 +72,10 @@ bool MatchesStates(const SqueueOptions& o, const Job& job) {
   if (!o.states.empty()) {
     return std::find(o.states.begin(), o.states.end(), job.state()) != o.states.end();
   }
-  // By default squeue lists jobs still in the queue; with -j it shows finished ones too.
-  return !o.jobs.empty() || output::IsJobActive(job.state());
+  // By default squeue lists jobs still in the queue, -j or not: Slurm 22.05's `squeue -j ID`
+  // of a job that ended (and is still in the controller) prints the header alone, exit 0, so
+  // that `while [ -n "$(squeue -h -j ID)" ]` ends with the job. -t shows finished ones.
+  return output::IsJobActive(job.state());
 }
 
 // "1-3,5" for task ids {1,2,3,5}.

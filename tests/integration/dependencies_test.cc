@@ -80,7 +80,7 @@ class DependenciesTest : public ::testing::Test {
   // squeue -h -j ID -o '%T %r' (state and reason).
   std::string StateAndReason(uint32_t id) {
     const CommandResult r =
-        cluster_.FrontEnd("squeue", {"-h", "-j", absl::StrCat(id), "-o", "%T %r"});
+        cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(id), "-o", "%T %r"});
     return std::string(absl::StripAsciiWhitespace(r.out));
   }
 

@@ -237,9 +237,13 @@ TEST_F(JobsTest, ExitCodesOutputPatternsAndWorkingDirectory) {
   EXPECT_EQ(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(work_, "/sub/pat-", ok, ".err"))),
             "to-stderr");
 
-  // squeue still lists finished jobs (MinJobAge) with their state.
-  const CommandResult q =
-      cluster_.FrontEnd("squeue", {"-h", "-j", absl::StrCat(bad), "-o", "%i %T %t %D %j"});
+  // A finished job is still in the controller (MinJobAge): squeue -j lists it only with -t, as
+  // Slurm's does, so that a loop polling `squeue -h -j ID` ends with the job.
+  CommandResult q = cluster_.FrontEnd("squeue", {"-h", "-j", absl::StrCat(bad)});
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(q.out, "");
+  q = cluster_.FrontEnd("squeue",
+                        {"-h", "-t", "all", "-j", absl::StrCat(bad), "-o", "%i %T %t %D %j"});
   EXPECT_EQ(absl::StripAsciiWhitespace(q.out), absl::StrCat(bad, " FAILED F 1 wrap")) << q.err;
 }
 
