@@ -73,6 +73,11 @@ bool IsJobActive(canopy::v1::JobState state) {
          state == canopy::v1::JOB_STATE_RUNNING || state == canopy::v1::JOB_STATE_COMPLETING;
 }
 
+bool AllocationIsQueued(const canopy::v1::Job& job, absl::Duration waited) {
+  return job.state() == canopy::v1::JOB_STATE_PENDING &&
+         (job.reason() != "None" || waited >= absl::Milliseconds(500));
+}
+
 std::string ExitCodeString(int exit_code, int exit_signal) {
   return absl::StrCat(exit_code, ":", exit_signal);
 }

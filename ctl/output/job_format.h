@@ -23,6 +23,13 @@ std::string JobStateCompact(canopy::v1::JobState state);
 std::optional<canopy::v1::JobState> ParseJobState(absl::string_view name);
 // PENDING, CONFIGURING, RUNNING or COMPLETING: the job still holds or wants resources.
 bool IsJobActive(canopy::v1::JobState state);
+// Whether srun and salloc, waiting for the allocation of `job` (asked for `waited` ago), say
+// it is "queued and waiting for resources". Slurm says so only when the allocation did not
+// start at once. canopyd starts jobs in its next scheduling pass (passes run at most 50 ms
+// apart, and take tens of ms on 16,384 nodes), so here: the job is PENDING and either a pass
+// has said why (a reason other than "None"; a job behind a full cluster keeps "None", as in
+// Slurm) or half a second has gone by.
+bool AllocationIsQueued(const canopy::v1::Job& job, absl::Duration waited);
 
 // Slurm's "EXIT:SIGNAL" (scontrol's ExitCode=, sacct's ExitCode).
 std::string ExitCodeString(int exit_code, int exit_signal);

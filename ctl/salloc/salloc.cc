@@ -149,9 +149,9 @@ void CancelRequest(client::ControllerClient& client, uint32_t job_id, std::ostre
 }
 
 // Waits until the allocation runs: "Pending job allocation", "queued and waiting", then
-// "has been allocated resources", as salloc prints them. With `immediate`, gives up after that
-// long: the request is cancelled and the error is salloc's (the revoked line follows it for
-// -I=SECS).
+// "has been allocated resources", as salloc prints them when it did not start at once. With
+// `immediate`, gives up after that long: the request is cancelled and the error is salloc's (the
+// revoked line follows it for -I=SECS).
 absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& client, uint32_t job_id,
                                                   const SallocOptions& options, std::ostream& err) {
   const bool quiet = options.quiet;
@@ -159,6 +159,7 @@ absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& clie
   const absl::Time give_up = !options.immediate.has_value()
                                  ? absl::InfiniteFuture()
                                  : absl::Now() + (at_once ? kImmediateGrace : *options.immediate);
+  const absl::Time asked = absl::Now();
   absl::Duration backoff = absl::Milliseconds(50);
   bool announced = false;
   while (true) {
@@ -184,11 +185,13 @@ absl::StatusOr<canopy::v1::Job> WaitForAllocation(client::ControllerClient& clie
       return absl::DeadlineExceededError(
           absl::StrCat("Job allocation ", job_id, " has been revoked."));
     }
-    if (!announced && !quiet && !at_once) {
-      err << "salloc: Pending job allocation " << job_id << "\n"
-          << "salloc: job " << job_id << " queued and waiting for resources\n";
+    if (!announced && !at_once && output::AllocationIsQueued(*job, absl::Now() - asked)) {
+      if (!quiet) {
+        err << "salloc: Pending job allocation " << job_id << "\n"
+            << "salloc: job " << job_id << " queued and waiting for resources\n";
+      }
+      announced = true;
     }
-    announced = !at_once;
     if (PendingSignal() != 0) {
       CancelRequest(client, job_id, err);
       return absl::CancelledError(absl::StrCat("Job allocation ", job_id, " has been revoked."));

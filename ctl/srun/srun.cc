@@ -44,9 +44,11 @@ int PendingSignal() {
   return sig > 0 ? sig : 0;
 }
 
-// Waits until the allocation runs, as srun does: "queued and waiting", then "allocated".
+// Waits until the allocation runs, as srun does: "queued and waiting", then "allocated", when it
+// did not start at once; nothing when it did.
 absl::Status WaitForAllocation(client::ControllerClient& client, uint32_t job_id,
                                std::ostream& err) {
+  const absl::Time asked = absl::Now();
   absl::Duration backoff = absl::Milliseconds(50);
   bool announced = false;
   while (true) {
@@ -65,7 +67,7 @@ absl::Status WaitForAllocation(client::ControllerClient& client, uint32_t job_id
           absl::StrCat("job ", job_id, " ended before it ran: ", output::JobStateName(job->state()),
                        job->reason().empty() ? "" : ", ", job->reason()));
     }
-    if (!announced) {
+    if (!announced && output::AllocationIsQueued(*job, absl::Now() - asked)) {
       err << "srun: job " << job_id << " queued and waiting for resources\n";
       announced = true;
     }

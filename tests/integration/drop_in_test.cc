@@ -205,6 +205,7 @@ TEST_F(DropInTest, SallocRunsACommandInAnAllocationWithSteps) {
       work_);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err << Diagnostics();
   EXPECT_THAT(r.err, HasSubstr("salloc: Granted job allocation "));
+  EXPECT_THAT(r.err, Not(HasSubstr("Pending job allocation")));  // it started at once
   EXPECT_THAT(r.err, HasSubstr("salloc: Relinquishing job allocation "));
   EXPECT_THAT(r.out, HasSubstr("n=2"));
   EXPECT_THAT(r.out, HasSubstr("0: step"));

@@ -30,6 +30,7 @@ namespace canopy::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kConfig[] = R"(
 cluster_name: itjobs
@@ -399,6 +400,10 @@ TEST_F(JobsTest, SrunOutsideAnAllocationReturnsTheHighestTaskExitCode) {
   EXPECT_THAT(r.out, HasSubstr("1: hi from 1"));
   EXPECT_THAT(r.out, HasSubstr("2: hi from 2"));
   EXPECT_THAT(r.err, HasSubstr("Exited with exit code 2"));
+  // The nodes were free: the allocation started at once, and srun says nothing of it, as
+  // Slurm's (a script capturing `srun ... 2>&1` gets only the tasks' output).
+  EXPECT_THAT(r.err, Not(HasSubstr("queued and waiting")));
+  EXPECT_THAT(r.err, Not(HasSubstr("allocated resources")));
   // The allocation srun made for itself ended with the step, as FAILED (exit 2).
   canopy::v1::ListJobsRequest list;
   absl::StatusOr<canopy::v1::ListJobsResponse> jobs = Client().ListJobs(list);
