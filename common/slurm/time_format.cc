@@ -3,7 +3,11 @@
 // sscanf quirks (it accepts "-5"); see the notes in time_format.h.
 #include "common/slurm/time_format.h"
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,6 +19,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/civil_time.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace canopy::slurm {
@@ -121,13 +127,82 @@ std::string FormatSlurmDuration(absl::Duration d) {
   return absl::StrFormat("%d:%02d", minutes, seconds);
 }
 
-std::string FormatSlurmTimestamp(absl::Time t, absl::TimeZone tz) {
+absl::StatusOr<SlurmTimeFormat> ParseSlurmTimeFormat(std::string_view value) {
+  SlurmTimeFormat format;
+  if (value.empty() || value == "standard") {
+    return format;
+  }
+  if (value == "relative") {
+    format.kind = SlurmTimeFormat::Kind::kRelative;
+    return format;
+  }
+  if (value.find('%') == std::string_view::npos || value.size() >= 32) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid SLURM_TIME_FORMAT = '", std::string(value), "'"));
+  }
+  format.kind = SlurmTimeFormat::Kind::kStrftime;
+  format.strftime = std::string(value);
+  return format;
+}
+
+namespace {
+
+// SLURM_TIME_FORMAT=relative: the nearer the day, the less of the date is printed. Days are
+// calendar days in `tz`; another year always prints its year.
+const char* RelativeFormat(absl::Time t, absl::TimeZone tz, absl::Time now) {
+  const absl::CivilDay day = absl::ToCivilDay(t, tz);
+  const absl::CivilDay today = absl::ToCivilDay(now, tz);
+  if (day.year() != today.year()) {
+    return "%-d %b %Y";
+  }
+  switch (const absl::civil_diff_t ahead = day - today; ahead) {
+    case -1:
+      return "Ystday %H:%M";
+    case 0:
+      return "%H:%M:%S";
+    case 1:
+      return "Tomorr %H:%M";
+    default:
+      return ahead >= 2 && ahead <= 6 ? "%a %H:%M" : "%-d %b %H:%M";
+  }
+}
+
+}  // namespace
+
+std::string FormatSlurmTimestamp(absl::Time t, absl::TimeZone tz, const SlurmTimeFormat& format,
+                                 absl::Time now) {
   // Slurm prints "Unknown" for time 0 and INFINITE (slurm_make_time_str); infinite absl::Times
   // are our spelling of "not known".
   if (t == absl::InfiniteFuture() || t == absl::InfinitePast() || t == absl::UnixEpoch()) {
     return "Unknown";
   }
+  switch (format.kind) {
+    case SlurmTimeFormat::Kind::kStandard:
+      break;
+    case SlurmTimeFormat::Kind::kRelative:
+      return absl::FormatTime(RelativeFormat(t, tz, now), t, tz);
+    case SlurmTimeFormat::Kind::kStrftime:
+      return absl::FormatTime(format.strftime, t, tz);
+  }
   return absl::FormatTime("%Y-%m-%dT%H:%M:%S", t, tz);
+}
+
+const SlurmTimeFormat& ProcessTimeFormat() {
+  static const SlurmTimeFormat* const format = [] {
+    const char* value = std::getenv("SLURM_TIME_FORMAT");
+    absl::StatusOr<SlurmTimeFormat> parsed = ParseSlurmTimeFormat(value == nullptr ? "" : value);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "%s: error: %s\n", program_invocation_short_name,
+                   std::string(parsed.status().message()).c_str());
+      return new SlurmTimeFormat();
+    }
+    return new SlurmTimeFormat(*std::move(parsed));
+  }();
+  return *format;
+}
+
+std::string FormatSlurmTimestamp(absl::Time t, absl::TimeZone tz) {
+  return FormatSlurmTimestamp(t, tz, ProcessTimeFormat(), absl::Now());
 }
 
 }  // namespace canopy::slurm

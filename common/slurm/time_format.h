@@ -27,9 +27,33 @@ absl::StatusOr<absl::Duration> ParseSlurmDuration(std::string_view text);
 // we print the days.)
 std::string FormatSlurmDuration(absl::Duration d);
 
-// Formats a point in time as Slurm prints timestamps: "2026-12-02T09:43:42" in `tz`.
-// absl::InfiniteFuture(), absl::InfinitePast() and absl::UnixEpoch() print "Unknown", as Slurm
-// prints its "unset" times 0 and INFINITE.
+// How Slurm's commands print timestamps: the SLURM_TIME_FORMAT environment variable.
+struct SlurmTimeFormat {
+  enum class Kind {
+    kStandard,  // "2026-12-02T09:43:42" (unset, empty or "standard")
+    kRelative,  // "relative": "09:43:42" today, "Ystday 09:43", "Tomorr 09:43", "Wed 09:43" in
+                // the coming week, "2 Dec 09:43" otherwise this year, "2 Dec 2025" another year
+    kStrftime,  // a strftime() format ("%s", "%a %T")
+  };
+  Kind kind = Kind::kStandard;
+  std::string strftime;  // kStrftime's format
+};
+
+// Parses SLURM_TIME_FORMAT's value. As Slurm 22.05, a format must hold a '%' and be under 32
+// characters; InvalidArgument otherwise (Slurm then says "invalid SLURM_TIME_FORMAT = 'X'" and
+// prints the standard format).
+absl::StatusOr<SlurmTimeFormat> ParseSlurmTimeFormat(std::string_view value);
+
+// Formats a point in time as Slurm prints timestamps in `format`, in `tz`, `now` being the
+// present (for kRelative). absl::InfiniteFuture(), absl::InfinitePast() and absl::UnixEpoch()
+// print "Unknown", as Slurm prints its "unset" times 0 and INFINITE, whatever the format.
+std::string FormatSlurmTimestamp(absl::Time t, absl::TimeZone tz, const SlurmTimeFormat& format,
+                                 absl::Time now);
+
+// The same in this process's format: SLURM_TIME_FORMAT, read once, as Slurm's commands read it.
+// An invalid value is reported once on stderr ("squeue: error: invalid SLURM_TIME_FORMAT = 'X'")
+// and the standard format used. Thread-safe.
+const SlurmTimeFormat& ProcessTimeFormat();
 std::string FormatSlurmTimestamp(absl::Time t, absl::TimeZone tz);
 
 }  // namespace canopy::slurm

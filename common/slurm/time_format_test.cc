@@ -108,5 +108,52 @@ TEST(FormatSlurmTimestampTest, UnsetTimesAreUnknown) {
             "1970-01-01T00:00:01");
 }
 
+TEST(SlurmTimeFormatTest, ParsesWhatSlurmAccepts) {
+  using Kind = SlurmTimeFormat::Kind;
+  EXPECT_EQ(ParseSlurmTimeFormat("")->kind, Kind::kStandard);
+  EXPECT_EQ(ParseSlurmTimeFormat("standard")->kind, Kind::kStandard);
+  EXPECT_EQ(ParseSlurmTimeFormat("relative")->kind, Kind::kRelative);
+  EXPECT_EQ(ParseSlurmTimeFormat("%s")->kind, Kind::kStrftime);
+  EXPECT_EQ(ParseSlurmTimeFormat("%s")->strftime, "%s");
+  // 31 characters is the longest Slurm 22.05 takes.
+  EXPECT_TRUE(ParseSlurmTimeFormat("%F" + std::string(29, 'x')).ok());
+  const absl::StatusOr<SlurmTimeFormat> long_one =
+      ParseSlurmTimeFormat("%F" + std::string(30, 'x'));
+  EXPECT_EQ(long_one.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(long_one.status().message(),
+            "invalid SLURM_TIME_FORMAT = '%Fxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'");
+  EXPECT_EQ(ParseSlurmTimeFormat("nopercent").status().message(),
+            "invalid SLURM_TIME_FORMAT = 'nopercent'");
+  EXPECT_FALSE(ParseSlurmTimeFormat("Relative").ok());  // case matters, as in Slurm
+}
+
+// Each expectation is what Slurm 22.05.8's slurm_make_time_str() printed for the same time and
+// SLURM_TIME_FORMAT, the present being Monday 2026-12-07 17:31:45 UTC.
+TEST(SlurmTimeFormatTest, FormatsAsSlurmDoes) {
+  const absl::TimeZone utc = absl::UTCTimeZone();
+  const absl::Time now = absl::FromCivil(absl::CivilSecond(2026, 12, 7, 17, 31, 45), utc);
+  const SlurmTimeFormat relative = *ParseSlurmTimeFormat("relative");
+  auto rel = [&](absl::Duration from_now) {
+    return FormatSlurmTimestamp(now + from_now, utc, relative, now);
+  };
+  const absl::Duration day = absl::Hours(24);
+  EXPECT_EQ(rel(absl::ZeroDuration()), "17:31:45");
+  EXPECT_EQ(rel(-absl::Hours(1)), "16:31:45");
+  EXPECT_EQ(rel(-day), "Ystday 17:31");
+  EXPECT_EQ(rel(day), "Tomorr 17:31");
+  EXPECT_EQ(rel(2 * day), "Wed 17:31");
+  EXPECT_EQ(rel(6 * day), "Sun 17:31");
+  EXPECT_EQ(rel(7 * day), "14 Dec 17:31");
+  EXPECT_EQ(rel(-2 * day), "5 Dec 17:31");
+  EXPECT_EQ(rel(-7 * day), "30 Nov 17:31");
+  EXPECT_EQ(rel(-40 * day), "28 Oct 17:31");
+  EXPECT_EQ(rel(40 * day), "16 Jan 2027");  // another year, however near
+  EXPECT_EQ(rel(-366 * day), "6 Dec 2025");
+  EXPECT_EQ(FormatSlurmTimestamp(now, utc, *ParseSlurmTimeFormat("%s"), now), "1796664705");
+  EXPECT_EQ(FormatSlurmTimestamp(now, utc, *ParseSlurmTimeFormat("%a %T"), now), "Mon 17:31:45");
+  EXPECT_EQ(FormatSlurmTimestamp(now, utc, SlurmTimeFormat(), now), "2026-12-07T17:31:45");
+  EXPECT_EQ(FormatSlurmTimestamp(absl::UnixEpoch(), utc, relative, now), "Unknown");
+}
+
 }  // namespace
 }  // namespace canopy::slurm

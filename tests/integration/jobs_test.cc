@@ -246,6 +246,21 @@ TEST_F(JobsTest, ExitCodesOutputPatternsAndWorkingDirectory) {
   q = cluster_.FrontEnd("squeue",
                         {"-h", "-t", "all", "-j", absl::StrCat(bad), "-o", "%i %T %t %D %j"});
   EXPECT_EQ(absl::StripAsciiWhitespace(q.out), absl::StrCat(bad, " FAILED F 1 wrap")) << q.err;
+
+  // SLURM_TIME_FORMAT reaches every command's timestamps, as in Slurm: seconds since the epoch
+  // (what scripts that do arithmetic on times ask for), and an invalid value is named once on
+  // stderr while the standard format is printed.
+  const std::string submitted = absl::StrCat(GetJob(bad).submit_time().seconds());
+  cluster_.SetFrontEndVariable("SLURM_TIME_FORMAT", "%s");
+  q = cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(bad), "-o", "%V"});
+  EXPECT_EQ(q.out, submitted + "\n") << q.err;
+  q = cluster_.FrontEnd("scontrol", {"show", "job", absl::StrCat(bad)});
+  EXPECT_THAT(q.out, HasSubstr(" SubmitTime=" + submitted + " ")) << q.err;
+  cluster_.SetFrontEndVariable("SLURM_TIME_FORMAT", "bogus");
+  q = cluster_.FrontEnd("squeue", {"-h", "-t", "all", "-j", absl::StrCat(bad), "-o", "%V"});
+  EXPECT_EQ(q.err, "squeue: error: invalid SLURM_TIME_FORMAT = 'bogus'\n");
+  EXPECT_THAT(q.out, ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\n"));
+  cluster_.SetFrontEndVariable("SLURM_TIME_FORMAT", "standard");
 }
 
 TEST_F(JobsTest, TimeLimitSendsTermThenKill) {
