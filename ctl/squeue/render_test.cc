@@ -2,6 +2,7 @@
 // byte for byte with what Slurm 22.05 printed there.
 #include "ctl/squeue/render.h"
 
+#include "ctl/squeue/rows.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -304,6 +305,19 @@ TEST_F(SqueueFormatTest, AFinishedJobIsListedByIdOnlyWithItsState) {
   EXPECT_FALSE(NoRequestedJobFound(*o, jobs_));
   EXPECT_EQ(Render({"-h", "-t", "all", "-j", "11", "-o", "%T"}), "FAILED\n");
   EXPECT_EQ(Render({"-h", "-t", "F", "-j", "11", "-o", "%i"}), "11\n");
+}
+
+// squeue --start -j of a running job: Slurm prints the header alone (exit 0); it is no unknown id.
+TEST_F(SqueueFormatTest, StartOfARunningJobByIdPrintsNoRow) {
+  absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"--start", "-j", "3"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(ListRequest(*o).states_size(), 0) << "a running job named by -j must come back";
+  EXPECT_FALSE(NoRequestedJobFound(*o, jobs_));
+  EXPECT_EQ(Render({"-h", "--start", "-j", "3"}), "");
+  EXPECT_EQ(Render({"-h", "--start", "-j", "4", "-o", "%i"}), "4\n");  // pending: listed
+  o = ParseSqueueArgs({"--start"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(ListRequest(*o).states_size(), 1);  // without -j only pending jobs are fetched
 }
 
 TEST_F(SqueueFormatTest, MissingJobIsReported) {

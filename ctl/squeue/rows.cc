@@ -238,7 +238,9 @@ bool FoldsPendingArrays(const SqueueOptions& o) {
 canopy::v1::ListJobsRequest ListRequest(const SqueueOptions& o) {
   canopy::v1::ListJobsRequest request;
   request.set_fold_pending_array_tasks(FoldsPendingArrays(o));
-  if (o.start) {
+  // With -j every state: a job named that is not pending (running, or ended) is still a known
+  // id, which --start leaves out without an error, as Slurm's squeue does.
+  if (o.start && o.jobs.empty()) {
     request.add_states(canopy::v1::JOB_STATE_PENDING);
     return request;
   }
