@@ -216,9 +216,42 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
   if (env.squeue_sort.has_value()) {
     o.sort = *env.squeue_sort;
   }
+  if (env.squeue_account.has_value()) {
+    o.accounts = SplitList(*env.squeue_account);
+  }
+  if (env.squeue_names.has_value()) {
+    o.names = SplitList(*env.squeue_names);
+  }
+  if (env.squeue_partition.has_value()) {
+    o.partitions = SplitList(*env.squeue_partition);
+  }
+  if (env.squeue_qos.has_value()) {
+    o.qos = SplitList(*env.squeue_qos);
+  }
+  o.expand_arrays = env.squeue_array;
+  if (env.squeue_states.has_value()) {
+    if (absl::Status s = SetStates(*env.squeue_states, o); !s.ok()) {
+      return s;
+    }
+  }
+  const bool env_users = env.squeue_users.has_value() && !env.squeue_users->empty();
+  if (env_users) {
+    if (absl::Status s = SetUsers(*env.squeue_users, env, o); !s.ok()) {
+      return s;
+    }
+  }
   bool format_given = false;       // -o on the command line
   bool format_long_given = false;  // -O on the command line
-  bool users_given = false;
+  bool users_given = false;        // -u or --me on the command line (SQUEUE_USERS then goes)
+  bool states_given = false;       // -t on the command line (SQUEUE_STATES then goes)
+  // The command line's -u/--me and -t replace what SQUEUE_USERS and SQUEUE_STATES chose.
+  auto users_from_command_line = [&] {
+    if (!users_given) {
+      o.users.clear();
+      o.user_ids.clear();
+      users_given = true;
+    }
+  };
   bool jobs_flag = false;   // -j given without a list: the first operand is the list
   bool steps_flag = false;  // likewise for -s
   absl::StatusOr<std::vector<std::string>> operands = slurm::ParseCommandLine(
@@ -243,7 +276,7 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             o.long_format = true;
             return absl::OkStatus();
           case Opt::kMe:
-            users_given = true;
+            users_from_command_line();
             o.user_ids.push_back(env.uid);
             return absl::OkStatus();
           case Opt::kNames:
@@ -288,9 +321,14 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             o.start = true;
             return absl::OkStatus();
           case Opt::kStates:
+            if (!states_given) {
+              o.states.clear();
+              o.all_states = false;
+              states_given = true;
+            }
             return SetStates(v, o);
           case Opt::kUsers:
-            users_given = true;
+            users_from_command_line();
             return SetUsers(v, env, o);
           case Opt::kNodes: {
             absl::StatusOr<std::vector<std::string>> nodes = slurm::ExpandHostlist(std::string(v));
@@ -338,7 +376,7 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
         "fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
         "and retry.");
   }
-  if (users_given && o.users.empty() && o.user_ids.empty()) {
+  if ((users_given || env_users) && o.users.empty() && o.user_ids.empty()) {
     // Every user named was unknown: squeue then lists no job.
     o.user_ids.push_back(UINT32_MAX);
   }

@@ -1,6 +1,6 @@
 // squeue's command line, by getopt_long's rules with squeue's table (common/slurm/getopt.h):
-// options and operands mix. Pure: the environment (SQUEUE_FORMAT, SQUEUE_FORMAT2, SQUEUE_SORT,
-// the caller's uid, user names) comes in through SqueueEnvironment. Thread-safe.
+// options and operands mix. Pure: the environment (the SQUEUE_* variables, the caller's uid,
+// user names) comes in through SqueueEnvironment. Thread-safe.
 //
 // Served as in Slurm 22.05: -A/--account, -h/--noheader, -i/--iterate, -j/--jobs[=LIST],
 // --json, -l/--long, --me, -n/--name, --noconvert, -o/--format, -O/--Format, -p/--partition,
@@ -25,12 +25,21 @@
 
 namespace canopy::ctl::squeue {
 
-// What the parse reads besides the arguments.
+// What the parse reads besides the arguments. Each SQUEUE_* variable is the default of its
+// option, as in Slurm 22.05's squeue; the option on the command line replaces it. A bad value
+// is the option's error.
 struct SqueueEnvironment {
-  std::optional<std::string> squeue_format;   // SQUEUE_FORMAT: a default -o
-  std::optional<std::string> squeue_format2;  // SQUEUE_FORMAT2: a default -O
-  std::optional<std::string> squeue_sort;     // SQUEUE_SORT: a default -S
-  uint32_t uid = 0;                           // --me
+  std::optional<std::string> squeue_format;     // SQUEUE_FORMAT: a default -o
+  std::optional<std::string> squeue_format2;    // SQUEUE_FORMAT2: a default -O
+  std::optional<std::string> squeue_sort;       // SQUEUE_SORT: a default -S
+  std::optional<std::string> squeue_account;    // SQUEUE_ACCOUNT: -A
+  std::optional<std::string> squeue_names;      // SQUEUE_NAMES: -n
+  std::optional<std::string> squeue_partition;  // SQUEUE_PARTITION: -p
+  std::optional<std::string> squeue_qos;        // SQUEUE_QOS: -q
+  std::optional<std::string> squeue_states;     // SQUEUE_STATES: -t
+  std::optional<std::string> squeue_users;      // SQUEUE_USERS: -u
+  bool squeue_array = false;                    // SQUEUE_ARRAY set (to anything): -r
+  uint32_t uid = 0;                             // --me
   // The uid of a user name or number (-u); nullopt when unknown (or unset).
   std::function<std::optional<uint32_t>(const std::string&)> lookup_user;
 };

@@ -225,6 +225,51 @@ TEST(SqueueOptionsTest, EnvironmentDefaults) {
   EXPECT_EQ(ParseSqueueArgs({}, env2)->format_long, "jobid:5,name");
 }
 
+// The SQUEUE_* filters, each the default of its option as in Slurm 22.05's squeue.
+TEST(SqueueOptionsTest, EnvironmentFilters) {
+  SqueueEnvironment env;
+  env.uid = 1000;
+  env.lookup_user = [](const std::string& name) -> std::optional<uint32_t> {
+    return name == "alice" ? std::optional<uint32_t>(1001) : std::nullopt;
+  };
+  env.squeue_account = "vision,nlp";
+  env.squeue_names = "train";
+  env.squeue_partition = "gpu";
+  env.squeue_qos = "high";
+  env.squeue_states = "all";
+  env.squeue_users = "alice";
+  env.squeue_array = true;
+  absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({}, env);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->accounts, (std::vector<std::string>{"vision", "nlp"}));
+  EXPECT_EQ(o->names, (std::vector<std::string>{"train"}));
+  EXPECT_EQ(o->partitions, (std::vector<std::string>{"gpu"}));
+  EXPECT_EQ(o->qos, (std::vector<std::string>{"high"}));
+  EXPECT_TRUE(o->all_states);
+  EXPECT_EQ(o->user_ids, (std::vector<uint32_t>{1001}));
+  EXPECT_TRUE(o->expand_arrays);
+  // The command line replaces each, the states and users included.
+  o = ParseSqueueArgs({"-A", "x", "-p", "cpu", "-t", "R", "--me"}, env);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->accounts, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(o->partitions, (std::vector<std::string>{"cpu"}));
+  EXPECT_FALSE(o->all_states);
+  EXPECT_EQ(o->states, (std::vector<canopy::v1::JobState>{canopy::v1::JOB_STATE_RUNNING}));
+  EXPECT_EQ(o->user_ids, (std::vector<uint32_t>{1000}));
+  // An unknown user in SQUEUE_USERS is reported and leaves nothing to list, as with -u.
+  SqueueEnvironment nobody = env;
+  nobody.squeue_users = "nosuchuser";
+  o = ParseSqueueArgs({}, nobody);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->warnings, (std::vector<std::string>{"squeue: error: Invalid user: nosuchuser\n\n"}));
+  EXPECT_EQ(o->user_ids, (std::vector<uint32_t>{UINT32_MAX}));
+  // A bad SQUEUE_STATES is -t's error.
+  SqueueEnvironment bad;
+  bad.squeue_states = "bogus";
+  EXPECT_THAT(std::string(ParseSqueueArgs({}, bad).status().message()),
+              ::testing::StartsWith("error: Invalid job state specified: bogus\n"));
+}
+
 TEST(SqueueOptionsTest, InfoRequestsStopTheParse) {
   EXPECT_EQ(ParseSqueueArgs({"--help"})->info, InfoRequest::kHelp);
   EXPECT_EQ(ParseSqueueArgs({"--usage", "-V"})->info, InfoRequest::kUsage);

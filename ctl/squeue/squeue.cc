@@ -30,6 +30,13 @@ SqueueEnvironment ProcessEnvironment() {
   env.squeue_format = Env("SQUEUE_FORMAT");
   env.squeue_format2 = Env("SQUEUE_FORMAT2");
   env.squeue_sort = Env("SQUEUE_SORT");
+  env.squeue_account = Env("SQUEUE_ACCOUNT");
+  env.squeue_names = Env("SQUEUE_NAMES");
+  env.squeue_partition = Env("SQUEUE_PARTITION");
+  env.squeue_qos = Env("SQUEUE_QOS");
+  env.squeue_states = Env("SQUEUE_STATES");
+  env.squeue_users = Env("SQUEUE_USERS");
+  env.squeue_array = Env("SQUEUE_ARRAY").has_value();
   env.uid = static_cast<uint32_t>(getuid());
   // uid_from_string: a name, else a number.
   env.lookup_user = [](const std::string& user) -> std::optional<uint32_t> {
