@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/os/user_info.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/proto_time.h"
 #include "ctl/sacct/options.h"
@@ -54,7 +55,7 @@ int RunSacct(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 1;
   }
   if (options->version) {
-    out << "slurm 22.05.8 (Canopy's sacct)\n";
+    out << slurm::SlurmVersionLine("sacct");
     return 0;
   }
   if (options->help) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/slurm/sacctmgr_file.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sacctmgr/change.h"
 #include "ctl/sacctmgr/command.h"
@@ -204,7 +205,7 @@ int RunSacctmgr(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   if (c.verb == Verb::kVersion) {
-    out << "slurm 22.05.8 (Canopy's sacctmgr)\n";
+    out << slurm::SlurmVersionLine("sacctmgr");
     return 0;
   }
   const bool changes = c.verb == Verb::kAdd || c.verb == Verb::kModify || c.verb == Verb::kDelete ||

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/slurm/getopt.h"
+#include "common/slurm/slurm_version.h"
 
 namespace canopy::ctl::salloc {
 namespace {
@@ -230,7 +231,7 @@ absl::StatusOr<SallocOptions> ParseSallocArgs(const std::vector<std::string>& ar
 std::string SallocInfoText(slurm::InfoRequest request) {
   switch (request) {
     case slurm::InfoRequest::kVersion:
-      return "slurm 22.05.8 (Canopy's salloc)\n";
+      return slurm::SlurmVersionLine("salloc");
     case slurm::InfoRequest::kUsage:
       return "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
              "              [-c cpus-per-node] [-p partition] [--hold] [-t minutes]\n"

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/slurm/getopt.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/slurm_version.h"
 
 namespace canopy::ctl::sattach {
 namespace {
@@ -129,8 +130,7 @@ std::string SattachInfoText(Info info) {
     case Info::kUsage:
       return kUsage;
     case Info::kVersion:
-      // Slurm prints "slurm-wlm 22.05.8" here; Canopy keeps the number and says whose it is.
-      return "slurm 22.05.8 (Canopy's sattach)\n";
+      return slurm::SlurmVersionLine("sattach");
     case Info::kHelp:
       return absl::StrCat(
           kUsage,

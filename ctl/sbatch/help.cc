@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/slurm/slurm_version.h"
+
 namespace canopy::ctl::sbatch {
 namespace {
 
@@ -120,11 +122,6 @@ constexpr char kUsage[] =
     "              [--mem-per-gpu=MB]\n"
     "              executable [args...]\n";
 
-// Slurm prints "slurm 22.05.8"; Canopy's front ends add which they are, keeping the version
-// number tools parse (reframe reads "slurm (\d+)\.(\d+)\.(\d+)"; ctl/sacctmgr does the
-// same).
-constexpr char kVersion[] = "slurm 22.05.8 (Canopy's sbatch)\n";
-
 }  // namespace
 
 // Slurm 22.05's verify_hint text for "--hint=help".
@@ -144,7 +141,7 @@ std::string SbatchInfoText(slurm::InfoRequest request) {
     case slurm::InfoRequest::kUsage:
       return kUsage;
     case slurm::InfoRequest::kVersion:
-      return kVersion;
+      return slurm::SlurmVersionLine("sbatch");
     case slurm::InfoRequest::kHintHelp:
       return HintHelpText();
     case slurm::InfoRequest::kCpuBindHelp:  // srun's (ctl/srun/help.h)

@@ -15,7 +15,18 @@
 namespace canopy::ctl::scancel {
 namespace {
 
-enum class Opt { kBatch, kName, kPartition, kSignal, kState, kUser, kVerbose };
+enum class Opt {
+  kBatch,
+  kName,
+  kPartition,
+  kSignal,
+  kState,
+  kUser,
+  kVerbose,
+  kHelp,
+  kUsage,
+  kVersion
+};
 
 using slurm::ArgKind;
 
@@ -29,6 +40,9 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"state", 't', ArgKind::kRequired, Opt::kState},
     {"user", 'u', ArgKind::kRequired, Opt::kUser},
     {"verbose", 'v', ArgKind::kNone, Opt::kVerbose},
+    {"help", '\0', ArgKind::kNone, Opt::kHelp},
+    {"usage", '\0', ArgKind::kNone, Opt::kUsage},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
 };
 constexpr slurm::OptionTable kTable{"scancel", slurm::Ordering::kPermute, kOptions};
 
@@ -77,6 +91,16 @@ absl::Status Apply(const slurm::OptionSpec& option, absl::string_view value, Sca
     case Opt::kVerbose:
       ++o.verbose;
       return absl::OkStatus();
+    case Opt::kHelp:
+    case Opt::kUsage:
+    case Opt::kVersion:
+      // The first one given is answered, as scancel does, whatever else the line holds.
+      if (o.info == slurm::InfoRequest::kNone) {
+        o.info = option.IdAs<Opt>() == Opt::kHelp    ? slurm::InfoRequest::kHelp
+                 : option.IdAs<Opt>() == Opt::kUsage ? slurm::InfoRequest::kUsage
+                                                     : slurm::InfoRequest::kVersion;
+      }
+      return absl::OkStatus();
     case Opt::kSignal: {
       std::optional<int> signal = slurm::SignalNumber(value);
       if (!signal.has_value()) {
@@ -117,6 +141,9 @@ absl::StatusOr<ScancelOptions> ParseScancelArgs(const std::vector<std::string>& 
       });
   if (!ids.ok()) {
     return ids.status();
+  }
+  if (o.info != slurm::InfoRequest::kNone) {
+    return o;
   }
   for (const std::string& id : *ids) {
     absl::StatusOr<ScancelTarget> target = ParseTarget(id);

@@ -2,7 +2,8 @@
 // options and job ids mix. Pure; thread-safe.
 //
 // Served: -b/--batch, -v/--verbose, -s/--signal, -u/--user, -n/--name (--jobname),
-// -p/--partition, -t/--state, and unique prefixes of those long names. Job ids may be "J",
+// -p/--partition, -t/--state, --help, --usage, -V/--version, and unique prefixes of those long
+// names. Job ids may be "J",
 // "J_T" (one array task) or "J.S" (a step). Signals are names ("USR1", "SIGUSR1") or numbers
 // (slurm::SignalNumber).
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "canopy/v1/types.pb.h"
+#include "common/slurm/option_values.h"
 
 namespace canopy::ctl::scancel {
 
@@ -33,6 +35,8 @@ struct ScancelOptions {
   std::string name;
   std::string partition;
   std::optional<canopy::v1::JobState> state;
+  // --help, --usage or -V: answered instead of cancelling anything (no job id needed).
+  slurm::InfoRequest info = slurm::InfoRequest::kNone;
   // Any of -u/-n/-p/-t: jobs are selected by listing them first.
   bool HasFilters() const {
     return !user.empty() || !name.empty() || !partition.empty() || state.has_value();

@@ -76,5 +76,14 @@ TEST(ScancelArgsTest, GetoptRules) {
             "unrecognized option '--bogus'" + kTry);
 }
 
+// --help, --usage and -V are answered without a job id, as scancel does.
+TEST(ScancelArgsTest, InfoRequestsNeedNoJobId) {
+  EXPECT_EQ(ParseScancelArgs({"--help"})->info, slurm::InfoRequest::kHelp);
+  EXPECT_EQ(ParseScancelArgs({"--usage"})->info, slurm::InfoRequest::kUsage);
+  EXPECT_EQ(ParseScancelArgs({"-V"})->info, slurm::InfoRequest::kVersion);
+  EXPECT_EQ(ParseScancelArgs({"--version", "--help"})->info, slurm::InfoRequest::kVersion);
+  EXPECT_EQ(ParseScancelArgs({"5"})->info, slurm::InfoRequest::kNone);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::scancel

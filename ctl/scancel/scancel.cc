@@ -4,10 +4,12 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/output/job_format.h"
+#include "ctl/scancel/help.h"
 #include "ctl/scancel/options.h"
 
 namespace canopy::ctl::scancel {
@@ -52,11 +54,24 @@ bool MatchesFilters(const ScancelOptions& o, const canopy::v1::Job& job) {
 
 }  // namespace
 
-int RunScancel(const std::vector<std::string>& args, std::ostream& /*out*/, std::ostream& err) {
+int RunScancel(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<ScancelOptions> options = ParseScancelArgs(args);
   if (!options.ok()) {
     client::PrintCliError("scancel", options.status().message(), err);
     return 1;
+  }
+  switch (options->info) {
+    case slurm::InfoRequest::kHelp:
+      out << ScancelHelp();
+      return 0;
+    case slurm::InfoRequest::kUsage:
+      out << ScancelUsage();
+      return 0;
+    case slurm::InfoRequest::kVersion:
+      out << slurm::SlurmVersionLine("scancel");
+      return 0;
+    default:
+      break;
   }
   absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("scancel", err);
   if (!client.ok()) {

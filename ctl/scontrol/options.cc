@@ -12,7 +12,7 @@
 namespace canopy::ctl::scontrol {
 namespace {
 
-enum class Opt { kAll, kDetails, kOneLiner, kQuiet, kVerbose };
+enum class Opt { kAll, kDetails, kOneLiner, kQuiet, kVerbose, kVersion };
 
 using slurm::ArgKind;
 
@@ -23,6 +23,7 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"oneliner", 'o', ArgKind::kNone, Opt::kOneLiner},
     {"quiet", 'Q', ArgKind::kNone, Opt::kQuiet},
     {"verbose", 'v', ArgKind::kNone, Opt::kVerbose},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
 };
 constexpr slurm::OptionTable kTable{"scontrol", slurm::Ordering::kPermute, kOptions};
 
@@ -144,6 +145,9 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
           case Opt::kVerbose:
             ++options.verbose;
             break;
+          case Opt::kVersion:
+            options.command = Command::kVersion;
+            break;
         }
         return absl::OkStatus();
       });
@@ -152,6 +156,9 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
     return absl::InvalidArgumentError(absl::StrCat("scontrol: ", words.status().message()));
   }
   const std::vector<std::string>& args = *words;
+  if (options.command == Command::kVersion) {
+    return options;  // -V answers at once, as scontrol does, whatever words follow
+  }
   if (args.empty()) {
     return absl::InvalidArgumentError(
         "scontrol: interactive mode is not supported by Canopy; give a command, e.g. "
@@ -167,6 +174,9 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
     request->args = rest;
   } else if (Abbrev(args[0], "write", 5)) {
     request = ParseWrite(args[0], rest);
+  } else if (Abbrev(args[0], "version", 4)) {
+    request = ScontrolRequest();
+    request->command = Command::kVersion;
   } else if (Abbrev(args[0], "ping", 4)) {
     request = ScontrolRequest();
     request->command = Command::kPing;

@@ -1,6 +1,6 @@
 // scontrol's command line, as far as Canopy serves it: getopt options (-a/--all, -d/--details,
-// -o/--oneliner, -Q/--quiet, -v/--verbose, on common/slurm's engine, anywhere on the line as
-// GNU getopt permutes them), then the words
+// -o/--oneliner, -Q/--quiet, -v/--verbose, -V/--version, on common/slurm's engine, anywhere on
+// the line as GNU getopt permutes them), then the words
 //   show hostnames|hostlist|hostlistsorted|topology [ARG]
 //   show job [ID], show node [NAME|HOSTLIST], show partition [NAME], show config,
 //   show reservation [NAME], show steps [JOBID[_TASK][.STEPID]]
@@ -8,7 +8,7 @@
 //   update job ID KEY=VALUE... (job_words.h, job_update_keys.h)
 //   hold|uhold|release|requeue|requeuehold|top|suspend|resume JOB_LIST
 //   write batch_script JOBID [FILE|-]
-//   ping, reconfigure, notify JOBID MESSAGE..., listpids [JOBID[.STEPID]] [NODENAME]
+//   ping, reconfigure, version, notify JOBID MESSAGE..., listpids [JOBID[.STEPID]] [NODENAME]
 // Keywords may be abbreviated to any unambiguous prefix of a minimum length ("sho", "hostn",
 // "rel", "n" for nodes, "pa" for partitions), as Slurm's scontrol reads them. Pure; thread-safe.
 #pragma once
@@ -46,6 +46,7 @@ enum class Command {
   kReconfigure,       // reconfigure
   kNotify,            // notify JOBID MESSAGE...
   kListPids,          // listpids [JOBID[.STEPID]] [NODENAME]
+  kVersion,           // -V, --version, or the word "version"
 };
 
 struct ScontrolRequest {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/scontrol/batch_script.h"
@@ -208,6 +209,9 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
       return Notify(request->args, err);
     case Command::kListPids:
       return ListPids(request->args, ReadJobProcesses(), CallerScope(), out, err);
+    case Command::kVersion:
+      out << slurm::SlurmVersionLine("scontrol");
+      return 0;
   }
   return 1;
 }

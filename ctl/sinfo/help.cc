@@ -1,5 +1,7 @@
 #include "ctl/sinfo/help.h"
 
+#include "common/slurm/slurm_version.h"
+
 namespace canopy::ctl::sinfo {
 namespace {
 
@@ -46,10 +48,6 @@ constexpr char kUsage[] =
     "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
     "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n";
 
-// Slurm prints "slurm-wlm 22.05.8"; Canopy's front ends say which they are (as ctl/sbatch and
-// ctl/sacct do).
-constexpr char kVersion[] = "slurm 22.05.8 (Canopy's sinfo)\n";
-
 }  // namespace
 
 std::string SinfoInfoText(SinfoInfo info) {
@@ -59,7 +57,7 @@ std::string SinfoInfoText(SinfoInfo info) {
     case SinfoInfo::kUsage:
       return kUsage;
     case SinfoInfo::kVersion:
-      return kVersion;
+      return slurm::SlurmVersionLine("sinfo");
     case SinfoInfo::kNone:
       return "";
   }

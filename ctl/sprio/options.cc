@@ -23,7 +23,8 @@ enum class Opt {
   kUsers,
   kWeights,
   kHelp,
-  kUsage
+  kUsage,
+  kVersion
 };
 
 using slurm::ArgKind;
@@ -41,6 +42,7 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"weights", 'w', ArgKind::kNone, Opt::kWeights},
     {"help", '\0', ArgKind::kNone, Opt::kHelp},
     {"usage", '\0', ArgKind::kNone, Opt::kUsage},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
 };
 constexpr slurm::OptionTable kTable{"sprio", slurm::Ordering::kPermute, kOptions};
 
@@ -102,6 +104,9 @@ absl::StatusOr<SprioOptions> ParseSprioArgs(const std::vector<std::string>& args
             return absl::OkStatus();
           case Opt::kUsage:
             o.usage = true;
+            return absl::OkStatus();
+          case Opt::kVersion:
+            o.version = true;
             return absl::OkStatus();
         }
         return absl::InternalError("unhandled sprio option");

@@ -2,9 +2,9 @@
 // options and operands mix. Pure; thread-safe.
 //
 // Served: -h/--noheader, -j/--jobs[=LIST], -l/--long, -n/--norm, -o/--format=FMT,
-// -p/--partition=LIST, -u/--user(s)=LIST, -w/--weights, --help, --usage. As in sprio, -j takes
-// its list attached ("-j5", "--jobs=5") or, given bare, from the first operand ("-j 5"); any
-// other operand is "Unrecognized option" (sprio then prints its usage and exits 1).
+// -p/--partition=LIST, -u/--user(s)=LIST, -w/--weights, --help, --usage, -V/--version. As in sprio,
+// -j takes its list attached ("-j5", "--jobs=5") or, given bare, from the first operand ("-j 5");
+// any other operand is "Unrecognized option" (sprio then prints its usage and exits 1).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,7 @@ struct SprioOptions {
   std::string format;                   // -o; empty = the default (see render.h)
   bool help = false;                    // --help
   bool usage = false;                   // --usage
+  bool version = false;                 // -V/--version
 };
 
 // InvalidArgument with sprio's wording: getopt's texts with the "Try \"sprio --help\"" hint;

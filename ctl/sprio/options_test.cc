@@ -52,5 +52,11 @@ TEST(SprioOptionsTest, GetoptErrors) {
             std::string("option '--weights' doesn't allow an argument") + kTry);
 }
 
+TEST(SprioOptionsTest, Version) {
+  EXPECT_TRUE(ParseSprioArgs({"-V"})->version);
+  EXPECT_TRUE(ParseSprioArgs({"--version"})->version);
+  EXPECT_FALSE(ParseSprioArgs({})->version);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::sprio

@@ -1,5 +1,6 @@
 #include "ctl/sprio/sprio.h"
 
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
@@ -22,6 +23,10 @@ int RunSprio(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   if (options->usage) {
     out << SprioUsage();
+    return 0;
+  }
+  if (options->version) {
+    out << slurm::SlurmVersionLine("sprio");
     return 0;
   }
   absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sprio", err);

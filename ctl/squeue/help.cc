@@ -1,6 +1,8 @@
 // squeue --help, --usage and --version.
 #include "ctl/squeue/help.h"
 
+#include "common/slurm/slurm_version.h"
+
 namespace canopy::ctl::squeue {
 namespace {
 
@@ -67,13 +69,10 @@ constexpr char kUsage[] =
     "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
     "\t      [-ahjlrsv]\n";
 
-// Slurm prints "slurm-wlm 22.05.8"; Canopy's front ends say which they are (as ctl/sbatch).
-constexpr char kVersion[] = "slurm 22.05.8 (Canopy's squeue)\n";
-
 }  // namespace
 
 std::string SqueueHelp() { return kHelp; }
 std::string SqueueUsage() { return kUsage; }
-std::string SqueueVersion() { return kVersion; }
+std::string SqueueVersion() { return slurm::SlurmVersionLine("squeue"); }
 
 }  // namespace canopy::ctl::squeue

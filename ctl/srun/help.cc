@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "common/slurm/slurm_version.h"
 #include "ctl/sbatch/help.h"
 
 namespace canopy::ctl::srun {
@@ -121,11 +122,6 @@ constexpr char kUsage[] =
     "            [--mem-per-gpu=MB]\n"
     "            executable [args...]\n";
 
-// Slurm prints "slurm 22.05.8"; Canopy's front ends add which they are, keeping the version
-// number tools parse (reframe reads "slurm (\d+)\.(\d+)\.(\d+)"; ctl/sacctmgr does the
-// same).
-constexpr char kVersion[] = "slurm 22.05.8 (Canopy's srun)\n";
-
 // Slurm 22.05's slurm_print_cpu_bind_help text (with the task/affinity plugin).
 std::string CpuBindHelpText() {
   return "CPU bind options:\n"
@@ -159,7 +155,7 @@ std::string SrunInfoText(slurm::InfoRequest request) {
     case slurm::InfoRequest::kUsage:
       return kUsage;
     case slurm::InfoRequest::kVersion:
-      return kVersion;
+      return slurm::SlurmVersionLine("srun");
     case slurm::InfoRequest::kHintHelp:
       return sbatch::HintHelpText();
     case slurm::InfoRequest::kCpuBindHelp:

@@ -25,6 +25,7 @@ enum class Opt {
   kUsers,
   kUsersOnly,
   kHelp,
+  kVersion,
 };
 
 using slurm::ArgKind;
@@ -45,6 +46,7 @@ constexpr slurm::OptionSpec kOptions[] = {
     {"Users", 'U', ArgKind::kNone, Opt::kUsersOnly},
     {"help", '\0', ArgKind::kNone, Opt::kHelp},
     {"usage", '\0', ArgKind::kNone, Opt::kHelp},
+    {"version", 'V', ArgKind::kNone, Opt::kVersion},
 };
 constexpr slurm::OptionTable kTable{"sshare", slurm::Ordering::kPermute, kOptions};
 
@@ -110,6 +112,9 @@ absl::StatusOr<SshareOptions> ParseSshareArgs(const std::vector<std::string>& ar
             break;
           case Opt::kHelp:
             o.help = true;
+            break;
+          case Opt::kVersion:
+            o.version = true;
             break;
         }
         return absl::OkStatus();

@@ -3,7 +3,7 @@
 //
 // Served: -a/--all, -A/--accounts=LIST, -e/--helpformat, -h and -n/--noheader, -l/--long,
 // -o/--format=LIST (repeatable, joined with ','), -p/--parsable, -P/--parsable2,
-// -u/--users=LIST ("-1" = all users), -U/--Users, --help/--usage.
+// -u/--users=LIST ("-1" = all users), -U/--Users, --help/--usage, -V/--version.
 #pragma once
 
 #include <string>
@@ -25,6 +25,7 @@ struct SshareOptions {
   output::FieldsMode mode = output::FieldsMode::kTable;
   bool help = false;         // --help / --usage: print the usage and stop
   bool help_format = false;  // -e: print the field names and stop
+  bool version = false;      // -V/--version
 };
 
 // InvalidArgument with getopt's text and sshare's "Try \"sshare --help\"" hint.

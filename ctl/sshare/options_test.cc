@@ -52,5 +52,11 @@ TEST(SshareOptionsTest, GetoptErrors) {
             std::string("option '--long' doesn't allow an argument") + kTry);
 }
 
+TEST(SshareOptionsTest, Version) {
+  EXPECT_TRUE(ParseSshareArgs({"-V"})->version);
+  EXPECT_TRUE(ParseSshareArgs({"--version"})->version);
+  EXPECT_FALSE(ParseSshareArgs({})->version);
+}
+
 }  // namespace
 }  // namespace canopy::ctl::sshare

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "common/slurm/slurm_version.h"
 #include "ctl/client/cli_error.h"
 #include "ctl/client/connect_or_say.h"
 #include "ctl/client/controller_client.h"
@@ -37,6 +38,10 @@ int RunSshare(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   if (options->help_format) {
     out << RenderSshareFieldNames();
+    return 0;
+  }
+  if (options->version) {
+    out << slurm::SlurmVersionLine("sshare");
     return 0;
   }
   absl::StatusOr<client::ControllerClient> client = client::ConnectOrSay("sshare", err);
