@@ -148,6 +148,11 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
         "error: Invalid generic resource (gres) specification: ", absl::StrJoin(o.other_gres, ","),
         " (Canopy schedules GPUs only)"));
   }
+  if (o.max_nodes.has_value() && *o.max_nodes == 0) {
+    // -N 0: slurmctld refuses a batch job of no node (the wire's 0 would mean "1" here).
+    return absl::InvalidArgumentError(
+        "error: Batch job submission failed: Node count specification invalid");
+  }
   canopy::v1::JobSpec spec;
   spec.set_name(o.job_name.empty() ? context.default_name : o.job_name);
   spec.set_partition(o.partition);

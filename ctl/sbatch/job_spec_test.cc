@@ -178,6 +178,21 @@ TEST(SbatchSpecTest, DependencyBeginAndKillOnInvalidDep) {
   EXPECT_FALSE(spec.has_begin_time());
 }
 
+// sbatch -N 0: Slurm's controller refuses it ("Node count specification invalid", exit 1).
+TEST(SbatchSpecTest, NoNodesIsRefused) {
+  SubmitContext c = Context("#!/bin/sh\ntrue\n");
+  for (const char* nodes : {"0", "0-0"}) {
+    absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"-N", nodes});
+    ASSERT_TRUE(o.ok()) << nodes;
+    EXPECT_EQ(BuildJobSpec(*o, c).status().message(),
+              "error: Batch job submission failed: Node count specification invalid")
+        << nodes;
+  }
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"-N", "2"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(BuildJobSpec(*o, c)->min_nodes(), 2);
+}
+
 TEST(SbatchSpecTest, BadDependencyAndBeginNameTheProblem) {
   SubmitContext c = Context("#!/bin/sh\ntrue\n");
   absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatch(c.script, {"-d", "afterok:x"});
