@@ -1,6 +1,7 @@
 #include "ctl/sshare/render.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -110,13 +111,15 @@ absl::StatusOr<std::vector<Column>> ParseFormat(absl::string_view format) {
 
 bool IsRoot(const canopy::v1::ShareRow& row) { return row.depth() == 0 && row.user().empty(); }
 
-FieldCell Value(Field field, const canopy::v1::ShareRow& row, bool users_only) {
+// `top_depth`: the depth printed without indentation (that of the shallowest account shown).
+FieldCell Value(Field field, const canopy::v1::ShareRow& row, bool users_only, int top_depth) {
   const bool root = IsRoot(row);
   switch (field) {
     case Field::kAccount:
       // Indented by depth, as slurmdb_tree_name_get does; -U prints the bare name.
-      return FieldCell::Text(
-          users_only ? row.account() : std::string(std::max(0, row.depth()), ' ') + row.account());
+      return FieldCell::Text(users_only ? row.account()
+                                        : std::string(std::max(0, row.depth() - top_depth), ' ') +
+                                              row.account());
     case Field::kUser:
       return FieldCell::Text(row.user());
     case Field::kRawShares:
@@ -185,6 +188,18 @@ absl::StatusOr<std::string> RenderSshare(const SshareOptions& options,
     header.push_back(c.column);
   }
   const output::FieldsPrinter printer(header, options.mode, !options.no_header);
+  // Slurm builds its tree from the associations it shows: with -A the accounts named are its
+  // top level ("vision", then " vision|root"), not indented as under root.
+  int top_depth = 0;
+  if (!options.accounts.empty()) {
+    top_depth = INT_MAX;
+    for (const canopy::v1::ShareRow& row : shares.rows()) {
+      if (row.user().empty() && Selected(options, row, caller)) {
+        top_depth = std::min(top_depth, row.depth());
+      }
+    }
+    top_depth = top_depth == INT_MAX ? 0 : top_depth;
+  }
   std::string text = printer.Header();
   for (const canopy::v1::ShareRow& row : shares.rows()) {
     if (!Selected(options, row, caller)) {
@@ -192,7 +207,7 @@ absl::StatusOr<std::string> RenderSshare(const SshareOptions& options,
     }
     std::vector<FieldCell> cells;
     for (const Column& c : *columns) {
-      cells.push_back(Value(c.field, row, options.users_only));
+      cells.push_back(Value(c.field, row, options.users_only, top_depth));
     }
     text += printer.Row(cells);
   }

@@ -121,9 +121,17 @@ TEST_F(SshareRenderTest, WithoutAllOnlyTheCallersUserRowsAreShown) {
             "root|\n root|root\n nlp|\n  nlp|root\n vision|\n  vision|root\n");
 }
 
+// $ sshare -A vision -a: the account named is the top of the tree printed, as in Slurm 22.05
+// ("vision||70" and " vision|root", not indented as under root).
 TEST_F(SshareRenderTest, AccountsFilterRowsByAccount) {
   EXPECT_EQ(Render({"-p", "-n", "-A", "NLP", "-o", "Account,User,RawShares"}),
-            " nlp||30|\n  nlp|root|1|\n");
+            "nlp||30|\n nlp|root|1|\n");
+  EXPECT_EQ(Render({"-n", "-A", "vision", "-a"}),
+            "vision                                  70    0.693069           0      0.000000      "
+            "      \n"
+            " vision                    root          1    1.000000           0      0.000000   "
+            "1.000000 \n");
+  EXPECT_EQ(Render({"-P", "-n", "-A", "root", "-o", "Account,User"}), "root|\n root|root\n");
 }
 
 TEST_F(SshareRenderTest, FormatNamesArePrefixesWithWidths) {
