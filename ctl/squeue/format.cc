@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -28,6 +29,17 @@ bool SetField(Column& column, FormatKind kind, char letter, absl::string_view na
 }  // namespace
 
 ParsedFormat ParseFormat(absl::string_view format, FormatKind kind) {
+  if (kind == FormatKind::kJobs && absl::EqualsIgnoreCase(format, "%all")) {
+    // Every field, as squeue's "%all": "%a|%b|...|%z|%A|...|%Z", each at its natural width.
+    std::string all;
+    for (const absl::string_view letters : {absl::string_view("abcdefghijklmnopqrstuvwxyz"),
+                                            absl::string_view("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}) {
+      for (const char letter : letters) {
+        absl::StrAppend(&all, all.empty() ? "%" : "|%", std::string(1, letter));
+      }
+    }
+    return ParseFormat(all, kind);
+  }
   ParsedFormat parsed;
   const size_t first = format.find('%');
   if (first != 0) {

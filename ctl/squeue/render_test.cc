@@ -320,6 +320,23 @@ TEST_F(SqueueFormatTest, StartOfARunningJobByIdPrintsNoRow) {
   EXPECT_EQ(ListRequest(*o).states_size(), 1);  // without -j only pending jobs are fetched
 }
 
+// $ squeue -o '%all' | head -1, as Slurm 22.05.8 printed it: every letter, '|' between.
+TEST_F(SqueueFormatTest, AllFieldsHeaderMatchesSlurm) {
+  const std::string out = Render({"-o", "%all"});
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "ACCOUNT|TRES_PER_NODE|MIN_CPUS|MIN_TMP_DISK|END_TIME|FEATURES|GROUP|OVER_SUBSCRIBE|"
+            "JOBID|NAME|COMMENT|TIME_LIMIT|MIN_MEMORY|REQ_NODES|COMMAND|PRIORITY|QOS|REASON||ST|"
+            "USER|RESERVATION|WCKEY|EXC_NODES|NICE|S:C:T|JOBID|EXEC_HOST|CPUS|NODES|DEPENDENCY|"
+            "ARRAY_JOB_ID|GROUP|SOCKETS_PER_NODE|CORES_PER_SOCKET|THREADS_PER_CORE|ARRAY_TASK_ID|"
+            "TIME_LEFT|TIME|NODELIST|CONTIGUOUS|PARTITION|PRIORITY|NODELIST(REASON)|START_TIME|"
+            "STATE|UID|SUBMIT_TIME|LICENSES|CORE_SPEC|SCHEDNODES|WORK_DIR");
+  EXPECT_EQ(Render({"-h", "-j", "3", "-o", "%ALL"}),
+            Render({"-h", "-j", "3", "-o",
+                    "%a|%b|%c|%d|%e|%f|%g|%h|%i|%j|%k|%l|%m|%n|%o|%p|%q|%r|%s|%t|%u|%v|%w|%x|%y|"
+                    "%z|%A|%B|%C|%D|%E|%F|%G|%H|%I|%J|%K|%L|%M|%N|%O|%P|%Q|%R|%S|%T|%U|%V|%W|%X|"
+                    "%Y|%Z"}));
+}
+
 TEST_F(SqueueFormatTest, MissingJobIsReported) {
   absl::StatusOr<SqueueOptions> o = ParseSqueueArgs({"-j", "999999"});
   ASSERT_TRUE(o.ok());
