@@ -395,7 +395,11 @@ absl::StatusOr<SacctOptions> ParseSacctArgs(const std::vector<std::string>& args
   }
 
   // The window: from 00:00 today unless -S or -j; from now with -s (the jobs in those states
-  // now), as sacct defaults it.
+  // now), as sacct defaults it. With -s and -S but no -E the window ends where it starts
+  // (sacct(1), "DEFAULT TIME WINDOW"): the jobs in those states at that moment.
+  if (o.states_given && o.start.has_value() && !o.end.has_value()) {
+    o.end = o.start;
+  }
   if (!o.start.has_value() && o.jobs.empty()) {
     if (o.states_given) {
       o.start = env.now;

@@ -231,6 +231,14 @@ TEST(SacctOptionsTest, Window) {
   EXPECT_THAT(Error({"-S", "2026-13-01"}),
               ::testing::MatchesRegex("Invalid time specification \\(pos=[0-9]+\\): 2026-13-01"));
   EXPECT_EQ(Error({"-E", "bogus"}), "Invalid time specification (pos=0): bogus");
+  // -s with -S and no -E: the window ends where it starts (sacct(1), DEFAULT TIME WINDOW), so
+  // `sacct -s F -S today` lists the jobs FAILED at midnight; -E or -j and no -S leave it open.
+  o = Parse({"-s", "F", "-S", "midnight"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->end, Utc(2026, 12, 3, 0, 0, 0));
+  EXPECT_EQ(Parse({"-s", "F", "-S", "midnight", "-E", "now"})->end, RecordedAt());
+  EXPECT_FALSE(Parse({"-s", "F"})->end.has_value());
+  EXPECT_FALSE(Parse({"-S", "midnight"})->end.has_value());
 }
 
 TEST(SacctOptionsTest, HelpUsageVersion) {
