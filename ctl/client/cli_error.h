@@ -4,10 +4,12 @@
 #pragma once
 
 #include <ostream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace canopy::ctl::client {
 
@@ -21,6 +23,22 @@ inline void PrintCliError(absl::string_view program, absl::string_view message, 
       err << program << ": " << line << "\n";
     }
   }
+}
+
+// canopyd's refusal of a submission, as srun and salloc print it. canopyd words its refusals as
+// sbatch prints them ("invalid partition specified: X", then "Batch job submission failed:
+// REASON"); srun and salloc print the leading lines as errors and the reason after their own
+// words: `reason_prefix` is "srun: error: Unable to allocate resources: " or "salloc: error: Job
+// submit/allocate failed: ".
+inline void PrintAllocationRefusal(absl::string_view error_prefix, absl::string_view reason_prefix,
+                                   absl::string_view message, std::ostream& err) {
+  std::vector<absl::string_view> lines = absl::StrSplit(message, '\n');
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    err << error_prefix << lines[i] << "\n";
+  }
+  absl::string_view reason = lines.back();
+  absl::ConsumePrefix(&reason, "Batch job submission failed: ");
+  err << reason_prefix << reason << "\n";
 }
 
 // Prints a (possibly multi-line) message with `prefix` on every line ("sbatch: error: ").

@@ -326,8 +326,8 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   absl::StatusOr<canopy::v1::SubmitJobResponse> submitted = client->SubmitJob(submit);
   if (!submitted.ok()) {
-    client::PrintPrefixed(
-        "salloc: error: Job submit/allocate failed: ", submitted.status().message(), err);
+    client::PrintAllocationRefusal("salloc: error: ", "salloc: error: Job submit/allocate failed: ",
+                                   submitted.status().message(), err);
     return 1;
   }
   const uint32_t job_id = submitted->job_id();

@@ -229,31 +229,12 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
     o.qos = SplitList(*env.squeue_qos);
   }
   o.expand_arrays = env.squeue_array;
-  if (env.squeue_states.has_value()) {
-    if (absl::Status s = SetStates(*env.squeue_states, o); !s.ok()) {
-      return s;
-    }
-  }
-  const bool env_users = env.squeue_users.has_value() && !env.squeue_users->empty();
-  if (env_users) {
-    if (absl::Status s = SetUsers(*env.squeue_users, env, o); !s.ok()) {
-      return s;
-    }
-  }
   bool format_given = false;       // -o on the command line
   bool format_long_given = false;  // -O on the command line
-  bool users_given = false;        // -u or --me on the command line (SQUEUE_USERS then goes)
-  bool states_given = false;       // -t on the command line (SQUEUE_STATES then goes)
-  // The command line's -u/--me and -t replace what SQUEUE_USERS and SQUEUE_STATES chose.
-  auto users_from_command_line = [&] {
-    if (!users_given) {
-      o.users.clear();
-      o.user_ids.clear();
-      users_given = true;
-    }
-  };
-  bool jobs_flag = false;   // -j given without a list: the first operand is the list
-  bool steps_flag = false;  // likewise for -s
+  bool users_given = false;        // -u or --me on the command line (SQUEUE_USERS is not read)
+  bool states_given = false;       // -t on the command line (SQUEUE_STATES is not read)
+  bool jobs_flag = false;          // -j given without a list: the first operand is the list
+  bool steps_flag = false;         // likewise for -s
   absl::StatusOr<std::vector<std::string>> operands = slurm::ParseCommandLine(
       kTable, args, [&](const slurm::OptionSpec& option, std::optional<absl::string_view> value) {
         const absl::string_view v = value.value_or("");
@@ -276,7 +257,7 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             o.long_format = true;
             return absl::OkStatus();
           case Opt::kMe:
-            users_from_command_line();
+            users_given = true;
             o.user_ids.push_back(env.uid);
             return absl::OkStatus();
           case Opt::kNames:
@@ -321,14 +302,10 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             o.start = true;
             return absl::OkStatus();
           case Opt::kStates:
-            if (!states_given) {
-              o.states.clear();
-              o.all_states = false;
-              states_given = true;
-            }
+            states_given = true;
             return SetStates(v, o);
           case Opt::kUsers:
-            users_from_command_line();
+            users_given = true;
             return SetUsers(v, env, o);
           case Opt::kNodes: {
             absl::StatusOr<std::vector<std::string>> nodes = slurm::ExpandHostlist(std::string(v));
@@ -375,6 +352,19 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
     return absl::InvalidArgumentError(
         "fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
         "and retry.");
+  }
+  // SQUEUE_STATES and SQUEUE_USERS only where -t, or -u and --me, were not given, as squeue
+  // reads them: a bad value the command line overrides is no error.
+  if (!states_given && env.squeue_states.has_value()) {
+    if (absl::Status s = SetStates(*env.squeue_states, o); !s.ok()) {
+      return s;
+    }
+  }
+  const bool env_users = !users_given && env.squeue_users.has_value() && !env.squeue_users->empty();
+  if (env_users) {
+    if (absl::Status s = SetUsers(*env.squeue_users, env, o); !s.ok()) {
+      return s;
+    }
   }
   if ((users_given || env_users) && o.users.empty() && o.user_ids.empty()) {
     // Every user named was unknown: squeue then lists no job.

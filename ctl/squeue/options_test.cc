@@ -263,11 +263,17 @@ TEST(SqueueOptionsTest, EnvironmentFilters) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->warnings, (std::vector<std::string>{"squeue: error: Invalid user: nosuchuser\n\n"}));
   EXPECT_EQ(o->user_ids, (std::vector<uint32_t>{UINT32_MAX}));
-  // A bad SQUEUE_STATES is -t's error.
-  SqueueEnvironment bad;
+  // A bad SQUEUE_STATES is -t's error, unless -t replaces it; an unknown user in SQUEUE_USERS
+  // is not reported when -u replaces it.
+  SqueueEnvironment bad = nobody;
   bad.squeue_states = "bogus";
   EXPECT_THAT(std::string(ParseSqueueArgs({}, bad).status().message()),
               ::testing::StartsWith("error: Invalid job state specified: bogus\n"));
+  o = ParseSqueueArgs({"-t", "R", "-u", "alice"}, bad);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->states, (std::vector<canopy::v1::JobState>{canopy::v1::JOB_STATE_RUNNING}));
+  EXPECT_EQ(o->user_ids, (std::vector<uint32_t>{1001}));
+  EXPECT_TRUE(o->warnings.empty());
 }
 
 TEST(SqueueOptionsTest, InfoRequestsStopTheParse) {

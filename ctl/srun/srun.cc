@@ -197,7 +197,8 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     *submit.mutable_spec() = BuildAllocationSpec(*options, cwd, os::Hostname(true));
     absl::StatusOr<canopy::v1::SubmitJobResponse> submitted = client->SubmitJob(submit);
     if (!submitted.ok()) {
-      err << "srun: error: Unable to allocate resources: " << submitted.status().message() << "\n";
+      client::PrintAllocationRefusal("srun: error: ", "srun: error: Unable to allocate resources: ",
+                                     submitted.status().message(), err);
       return 1;
     }
     job_id = submitted->job_id();
