@@ -1,7 +1,6 @@
 #include "ctl/sshare/render.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -111,15 +110,14 @@ absl::StatusOr<std::vector<Column>> ParseFormat(absl::string_view format) {
 
 bool IsRoot(const canopy::v1::ShareRow& row) { return row.depth() == 0 && row.user().empty(); }
 
-// `top_depth`: the depth printed without indentation (that of the shallowest account shown).
-FieldCell Value(Field field, const canopy::v1::ShareRow& row, bool users_only, int top_depth) {
+// `indent`: the row's place in the tree printed (ShownTree).
+FieldCell Value(Field field, const canopy::v1::ShareRow& row, bool users_only, int indent) {
   const bool root = IsRoot(row);
   switch (field) {
     case Field::kAccount:
-      // Indented by depth, as slurmdb_tree_name_get does; -U prints the bare name.
+      // Indented as slurmdb_tree_name_get does; -U prints the bare name.
       return FieldCell::Text(users_only ? row.account()
-                                        : std::string(std::max(0, row.depth() - top_depth), ' ') +
-                                              row.account());
+                                        : std::string(std::max(0, indent), ' ') + row.account());
     case Field::kUser:
       return FieldCell::Text(row.user());
     case Field::kRawShares:
@@ -188,26 +186,28 @@ absl::StatusOr<std::string> RenderSshare(const SshareOptions& options,
     header.push_back(c.column);
   }
   const output::FieldsPrinter printer(header, options.mode, !options.no_header);
-  // Slurm builds its tree from the associations it shows: with -A the accounts named are its
-  // top level ("vision", then " vision|root"), not indented as under root.
-  int top_depth = 0;
-  if (!options.accounts.empty()) {
-    top_depth = INT_MAX;
-    for (const canopy::v1::ShareRow& row : shares.rows()) {
-      if (row.user().empty() && Selected(options, row, caller)) {
-        top_depth = std::min(top_depth, row.depth());
-      }
-    }
-    top_depth = top_depth == INT_MAX ? 0 : top_depth;
-  }
+  // Slurm builds its tree from the associations it shows: a row is one space deeper than its
+  // parent account when that account is shown too, else at the left edge. So with -A the
+  // accounts named head their own trees ("vision", then " vision|root"). Rows come in tree
+  // order, each account before what is under it: `shown[d]` is the indentation of the last
+  // account at depth d, or -1 where it was not shown.
+  std::vector<int> shown;
   std::string text = printer.Header();
   for (const canopy::v1::ShareRow& row : shares.rows()) {
-    if (!Selected(options, row, caller)) {
+    const int depth = std::max(0, row.depth());
+    const int parent = depth > 0 && depth <= static_cast<int>(shown.size()) ? shown[depth - 1] : -1;
+    const int indent = parent >= 0 ? parent + 1 : 0;
+    const bool selected = Selected(options, row, caller);
+    if (row.user().empty()) {
+      shown.resize(depth + 1);
+      shown[depth] = selected ? indent : -1;
+    }
+    if (!selected) {
       continue;
     }
     std::vector<FieldCell> cells;
     for (const Column& c : *columns) {
-      cells.push_back(Value(c.field, row, options.users_only, top_depth));
+      cells.push_back(Value(c.field, row, options.users_only, indent));
     }
     text += printer.Row(cells);
   }

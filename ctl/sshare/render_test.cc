@@ -132,6 +132,13 @@ TEST_F(SshareRenderTest, AccountsFilterRowsByAccount) {
             " vision                    root          1    1.000000           0      0.000000   "
             "1.000000 \n");
   EXPECT_EQ(Render({"-P", "-n", "-A", "root", "-o", "Account,User"}), "root|\n root|root\n");
+  // A sub-account named with its parent stays under it; one named without it heads its own tree.
+  Add("cv", "", 2, 10, 1.0, 0.0, 0.0, false, 0.0, kInf);
+  Add("cv", "root", 3, 1, 1.0, 0.0, 0.0, true, 1.0, kInf);
+  EXPECT_EQ(Render({"-P", "-n", "-A", "vision,cv", "-o", "Account,User"}),
+            "vision|\n vision|root\n cv|\n  cv|root\n");
+  EXPECT_EQ(Render({"-P", "-n", "-A", "nlp,cv", "-o", "Account,User"}),
+            "nlp|\n nlp|root\ncv|\n cv|root\n");
 }
 
 TEST_F(SshareRenderTest, FormatNamesArePrefixesWithWidths) {
