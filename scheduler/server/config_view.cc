@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "common/slurm/limit_values.h"
 #include "common/slurm/scheduling_values.h"
 #include "common/slurm/time_format.h"
@@ -106,7 +107,9 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const config::Clu
   std::vector<std::pair<std::string, std::string>> e;
   e.emplace_back("AccountingStorageEnforce", Enforce(s.accounting.enforce));
   e.emplace_back("BatchStartTimeout", Seconds(c.launch_timeout));
-  e.emplace_back("BOOT_TIME", slurm::FormatSlurmTimestamp(facts.boot_time, absl::LocalTimeZone()));
+  // In the standard form: SLURM_TIME_FORMAT is the reader's, and this is canopyd's text.
+  e.emplace_back("BOOT_TIME", slurm::FormatSlurmTimestamp(facts.boot_time, absl::LocalTimeZone(),
+                                                          slurm::SlurmTimeFormat(), absl::Now()));
   e.emplace_back("ClusterName", c.cluster_name);
   e.emplace_back("DependencyParameters", DependencyParams(s.scheduler.dependency));
   e.emplace_back("FairShareDampeningFactor", absl::StrCat(p.fairshare_dampening_factor));
