@@ -90,6 +90,15 @@ absl::StatusOr<std::vector<std::string>> ParseCommandLine(const OptionTable& tab
                                                           absl::Span<const std::string> args,
                                                           OptionHandler handle);
 
+// --help, --usage and -V/--version are answered as soon as getopt reaches them, whatever
+// follows on the line (a bad option included), as Slurm's commands exit there. A handler
+// returns StopAtInfoRequest() for them; the caller then finds StoppedAtInfoRequest() true of
+// ParseCommandLine's status and answers the request it recorded.
+inline absl::Status StopAtInfoRequest() { return absl::CancelledError("info request"); }
+inline bool StoppedAtInfoRequest(const absl::Status& status) {
+  return absl::IsCancelled(status) && status.message() == "info request";
+}
+
 // Long options a command learns at run time: those of the site's SPANK plugins (plugins/spank),
 // which sbatch, salloc and srun accept as their own.
 struct ExtraOption {

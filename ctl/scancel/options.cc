@@ -94,13 +94,11 @@ absl::Status Apply(const slurm::OptionSpec& option, absl::string_view value, Sca
     case Opt::kHelp:
     case Opt::kUsage:
     case Opt::kVersion:
-      // The first one given is answered, as scancel does, whatever else the line holds.
-      if (o.info == slurm::InfoRequest::kNone) {
-        o.info = option.IdAs<Opt>() == Opt::kHelp    ? slurm::InfoRequest::kHelp
-                 : option.IdAs<Opt>() == Opt::kUsage ? slurm::InfoRequest::kUsage
-                                                     : slurm::InfoRequest::kVersion;
-      }
-      return absl::OkStatus();
+      // Answered at once, as scancel does, whatever else the line holds.
+      o.info = option.IdAs<Opt>() == Opt::kHelp    ? slurm::InfoRequest::kHelp
+               : option.IdAs<Opt>() == Opt::kUsage ? slurm::InfoRequest::kUsage
+                                                   : slurm::InfoRequest::kVersion;
+      return slurm::StopAtInfoRequest();
     case Opt::kSignal: {
       std::optional<int> signal = slurm::SignalNumber(value);
       if (!signal.has_value()) {
@@ -140,10 +138,10 @@ absl::StatusOr<ScancelOptions> ParseScancelArgs(const std::vector<std::string>& 
         return Apply(option, value.value_or(""), o);
       });
   if (!ids.ok()) {
+    if (slurm::StoppedAtInfoRequest(ids.status())) {
+      return o;
+    }
     return ids.status();
-  }
-  if (o.info != slurm::InfoRequest::kNone) {
-    return o;
   }
   for (const std::string& id : *ids) {
     absl::StatusOr<ScancelTarget> target = ParseTarget(id);

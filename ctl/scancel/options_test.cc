@@ -82,6 +82,9 @@ TEST(ScancelArgsTest, InfoRequestsNeedNoJobId) {
   EXPECT_EQ(ParseScancelArgs({"--usage"})->info, slurm::InfoRequest::kUsage);
   EXPECT_EQ(ParseScancelArgs({"-V"})->info, slurm::InfoRequest::kVersion);
   EXPECT_EQ(ParseScancelArgs({"--version", "--help"})->info, slurm::InfoRequest::kVersion);
+  // Answered as soon as it is reached: what follows is not even read.
+  EXPECT_EQ(ParseScancelArgs({"--help", "-s", "BOGUS", "--nosuch"})->info,
+            slurm::InfoRequest::kHelp);
   EXPECT_EQ(ParseScancelArgs({"5"})->info, slurm::InfoRequest::kNone);
 }
 

@@ -147,18 +147,18 @@ absl::StatusOr<ScontrolRequest> ParseScontrolArgs(const std::vector<std::string>
             break;
           case Opt::kVersion:
             options.command = Command::kVersion;
-            break;
+            return slurm::StopAtInfoRequest();
         }
         return absl::OkStatus();
       });
+  if (slurm::StoppedAtInfoRequest(words.status())) {
+    return options;  // -V answers at once, as scontrol does, whatever follows
+  }
   if (!words.ok()) {
     // getopt's line carries the program's name; the hint line is printed bare.
     return absl::InvalidArgumentError(absl::StrCat("scontrol: ", words.status().message()));
   }
   const std::vector<std::string>& args = *words;
-  if (options.command == Command::kVersion) {
-    return options;  // -V answers at once, as scontrol does, whatever words follow
-  }
   if (args.empty()) {
     return absl::InvalidArgumentError(
         "scontrol: interactive mode is not supported by Canopy; give a command, e.g. "

@@ -98,6 +98,7 @@ TEST(ScontrolOptionsTest, NodeUpdate) {
 TEST(ScontrolOptionsTest, Version) {
   EXPECT_EQ(ParseScontrolArgs({"-V"})->command, Command::kVersion);
   EXPECT_EQ(ParseScontrolArgs({"--version", "show", "job"})->command, Command::kVersion);
+  EXPECT_EQ(ParseScontrolArgs({"-V", "--bogus"})->command, Command::kVersion);
   EXPECT_EQ(ParseScontrolArgs({"version"})->command, Command::kVersion);
   EXPECT_EQ(ParseScontrolArgs({"vers"})->command, Command::kVersion);
   EXPECT_FALSE(ParseScontrolArgs({"ver"}).ok());  // shorter than scontrol's 4 letters

@@ -101,17 +101,20 @@ absl::StatusOr<SprioOptions> ParseSprioArgs(const std::vector<std::string>& args
             return absl::OkStatus();
           case Opt::kHelp:
             o.help = true;
-            return absl::OkStatus();
+            return slurm::StopAtInfoRequest();
           case Opt::kUsage:
             o.usage = true;
-            return absl::OkStatus();
+            return slurm::StopAtInfoRequest();
           case Opt::kVersion:
             o.version = true;
-            return absl::OkStatus();
+            return slurm::StopAtInfoRequest();
         }
         return absl::InternalError("unhandled sprio option");
       });
   if (!operands.ok()) {
+    if (slurm::StoppedAtInfoRequest(operands.status())) {
+      return o;
+    }
     return operands.status();
   }
   size_t next = 0;

@@ -56,6 +56,11 @@ TEST(SprioOptionsTest, Version) {
   EXPECT_TRUE(ParseSprioArgs({"-V"})->version);
   EXPECT_TRUE(ParseSprioArgs({"--version"})->version);
   EXPECT_FALSE(ParseSprioArgs({})->version);
+  // The first request is answered as soon as it is reached, as sprio exits there.
+  absl::StatusOr<SprioOptions> o = ParseSprioArgs({"-V", "--help", "--bogus"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->version);
+  EXPECT_FALSE(o->help);
 }
 
 }  // namespace

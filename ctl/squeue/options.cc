@@ -199,9 +199,6 @@ absl::Status SetIterate(absl::string_view value, SqueueOptions& o) {
   return absl::OkStatus();
 }
 
-// Stops the parse at --help, --usage or -V, which squeue answers at once.
-constexpr absl::string_view kInfoStop = "info request";
-
 }  // namespace
 
 absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& args,
@@ -321,7 +318,7 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
             o.info = option.IdAs<Opt>() == Opt::kHelp    ? InfoRequest::kHelp
                      : option.IdAs<Opt>() == Opt::kUsage ? InfoRequest::kUsage
                                                          : InfoRequest::kVersion;
-            return absl::CancelledError(kInfoStop);
+            return slurm::StopAtInfoRequest();
           case Opt::kIgnored:
           case Opt::kIgnoredValue:
             return absl::OkStatus();
@@ -329,7 +326,7 @@ absl::StatusOr<SqueueOptions> ParseSqueueArgs(const std::vector<std::string>& ar
         return absl::InternalError("unhandled squeue option");
       });
   if (!operands.ok()) {
-    if (absl::IsCancelled(operands.status()) && operands.status().message() == kInfoStop) {
+    if (slurm::StoppedAtInfoRequest(operands.status())) {
       return o;
     }
     return operands.status();

@@ -112,14 +112,17 @@ absl::StatusOr<SshareOptions> ParseSshareArgs(const std::vector<std::string>& ar
             break;
           case Opt::kHelp:
             o.help = true;
-            break;
+            return slurm::StopAtInfoRequest();
           case Opt::kVersion:
             o.version = true;
-            break;
+            return slurm::StopAtInfoRequest();
         }
         return absl::OkStatus();
       });
   if (!operands.ok()) {
+    if (slurm::StoppedAtInfoRequest(operands.status())) {
+      return o;
+    }
     return operands.status();
   }
   // -a wins over -u, as in sshare (it drops the user list).

@@ -56,6 +56,10 @@ TEST(SshareOptionsTest, Version) {
   EXPECT_TRUE(ParseSshareArgs({"-V"})->version);
   EXPECT_TRUE(ParseSshareArgs({"--version"})->version);
   EXPECT_FALSE(ParseSshareArgs({})->version);
+  absl::StatusOr<SshareOptions> o = ParseSshareArgs({"-V", "--help", "--bogus"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->version);
+  EXPECT_FALSE(o->help);
 }
 
 }  // namespace
