@@ -133,12 +133,14 @@ void ApplyReport(LifecycleState& s, core::NodeId node, const JobReport& report, 
   if (report.fenced &&
       (job->state == core::JobState::kConfiguring || job->state == core::JobState::kRunning)) {
     // The node lost the controller and killed this run itself: the run is lost as on a failed
-    // node (requeued, or NODE_FAIL with --no-requeue), whatever its exit status says.
+    // node (requeued, or NODE_FAIL with --no-requeue), whatever its exit status says. A batch
+    // host whose EXITED says it cleaned up too needs no KillJob.
+    const bool cleaned = report.phase == JobPhase::kExited && report.cleaned_up;
     LoseJob(s, *job,
             absl::StrCat("node ", node_name,
                          " lost the controller for longer than its node timeout allows and killed "
                          "the job (fenced)"),
-            effects);
+            effects, cleaned ? idx : -1);
     return;
   }
   switch (report.phase) {

@@ -344,6 +344,23 @@ TEST_F(AgentReportsTest, AFencedBatchExitRequeuesTheRunningGang) {
   EXPECT_THAT(Targets<JobReportAck>(e), ElementsAre(0));
 }
 
+// The same exit saying the batch host cleaned up too: that node is sent no KillJob and holds
+// nothing; the other node is told to kill the job.
+TEST_F(AgentReportsTest, AFencedBatchExitThatCleanedUpSendsNoKillToTheBatchHost) {
+  const uint32_t id = StartRunning(2);
+  Effects e = ReportWith(
+      0, id, JobPhase::kExited, Job(id).run_id,
+      [](JobReport& r) {
+        r.fenced = true;
+        r.cleaned_up = true;
+      },
+      /*exit_signal=*/9);
+  EXPECT_EQ(Job(id).state, JobState::kPending);
+  EXPECT_THAT(Targets<KillJob>(e), ElementsAre(1));
+  EXPECT_EQ(FreeGpus(0), 4);
+  EXPECT_EQ(FreeGpus(1), 0);
+}
+
 TEST_F(AgentReportsTest, AFencedCleanUpOfAnotherNodeRequeuesToo) {
   const uint32_t id = StartRunning(2);
   Effects e = ReportWith(1, id, JobPhase::kCleanedUp, Job(id).run_id,
