@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/slurm/hostlist.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/output/job_format.h"
 #include "ctl/output/json_value.h"
 #include "ctl/output/proto_time.h"
@@ -233,12 +234,13 @@ std::string RenderJson(const std::vector<SelectedRecord>& records, const LineCon
                    .Set("plugin", JsonValue::Object()
                                       .Set("type", JsonValue::String("openapi/dbv0.0.38"))
                                       .Set("name", JsonValue::String("Slurm OpenAPI DB v0.0.38")))
-                   .Set("Slurm", JsonValue::Object()
-                                     .Set("version", JsonValue::Object()
-                                                         .Set("major", JsonValue::Int(22))
-                                                         .Set("micro", JsonValue::Int(8))
-                                                         .Set("minor", JsonValue::Int(5)))
-                                     .Set("release", JsonValue::String("22.05.8"))))
+                   .Set("Slurm",
+                        JsonValue::Object()
+                            .Set("version", JsonValue::Object()
+                                                .Set("major", JsonValue::Int(22))
+                                                .Set("micro", JsonValue::Int(8))
+                                                .Set("minor", JsonValue::Int(5)))
+                            .Set("release", JsonValue::String(std::string(slurm::kSlurmRelease)))))
           .Set("errors", JsonValue::Array())
           .Set("jobs", std::move(jobs));
   return document.Pretty() + "\n";

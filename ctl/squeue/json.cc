@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/slurm/slurm_version.h"
 #include "ctl/output/job_format.h"
 #include "ctl/output/json_value.h"
 #include "ctl/output/proto_time.h"
@@ -255,16 +256,17 @@ std::string RenderJson(const canopy::v1::ListJobsResponse& jobs, const FieldCont
   }
   JsonValue document =
       JsonValue::Object()
-          .Set("meta", JsonValue::Object()
-                           .Set("plugin", JsonValue::Object()
-                                              .Set("type", Str("openapi/v0.0.38"))
-                                              .Set("name", Str("Slurm OpenAPI v0.0.38")))
-                           .Set("Slurm", JsonValue::Object()
-                                             .Set("version", JsonValue::Object()
-                                                                 .Set("major", JsonValue::Int(22))
-                                                                 .Set("micro", JsonValue::Int(8))
-                                                                 .Set("minor", JsonValue::Int(5)))
-                                             .Set("release", Str("22.05.8"))))
+          .Set("meta",
+               JsonValue::Object()
+                   .Set("plugin", JsonValue::Object()
+                                      .Set("type", Str("openapi/v0.0.38"))
+                                      .Set("name", Str("Slurm OpenAPI v0.0.38")))
+                   .Set("Slurm", JsonValue::Object()
+                                     .Set("version", JsonValue::Object()
+                                                         .Set("major", JsonValue::Int(22))
+                                                         .Set("micro", JsonValue::Int(8))
+                                                         .Set("minor", JsonValue::Int(5)))
+                                     .Set("release", Str(std::string(slurm::kSlurmRelease)))))
           .Set("errors", JsonValue::Array())
           .Set("jobs", std::move(list));
   return document.Pretty() + "\n";
