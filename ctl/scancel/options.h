@@ -3,9 +3,8 @@
 //
 // Served: -b/--batch, -v/--verbose, -s/--signal, -u/--user, -n/--name (--jobname),
 // -p/--partition, -t/--state, --help, --usage, -V/--version, and unique prefixes of those long
-// names. Job ids may be "J",
-// "J_T" (one array task) or "J.S" (a step). Signals are names ("USR1", "SIGUSR1") or numbers
-// (slurm::SignalNumber).
+// names. Job ids may be "J", "J_T" (one array task) or "J.S" (a step). Signals are names
+// ("USR1", "SIGUSR1") or numbers (slurm::SignalNumber).
 #pragma once
 
 #include <cstdint>

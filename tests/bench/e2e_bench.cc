@@ -16,8 +16,9 @@
 //   SLURM_COMPARE_CONF=/path/to/slurm.conf ./build/tests/bench/canopy_e2e_bench
 //   CANOPY_E2E_NO_CLI=1 ./build/tests/bench/canopy_e2e_bench   # (set at all) stop after the API's
 //                                                              # figures
-//   CANOPY_CLI_TRANSPORT=grpc ./build/tests/bench/canopy_e2e_bench  # the submitters on gRPC's
-//                                                              # client runtime (before 2026-12-07)
+//   CANOPY_CLI_TRANSPORT=grpc ./build/tests/bench/canopy_e2e_bench  # the submitters (and the
+//                                                    # command-line part's sbatch and squeue) on
+//                                                    # gRPC's client runtime (before 2026-12-07)
 //
 // Then the same jobs through the command line, as a script would submit them: 8 threads each
 // running `sbatch -o /dev/null --wrap true` one after another (Canopy's sbatch, then, with
@@ -52,7 +53,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "canopy/v1/controller.grpc.pb.h"
+#include "canopy/v1/controller.pb.h"
 #include "common/slurm/sbatch_options.h"
 #include "ctl/client/controller_client.h"
 #include "ctl/sbatch/job_spec.h"
