@@ -112,7 +112,9 @@ int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream&
   if (!args.empty()) {
     absl::StatusOr<JobList> list = ParseJobList(args);
     if (!list.ok() || list->targets.size() != 1) {
-      err << "slurm_load_jobs error: Invalid job id specified\n";
+      // What is not a job id fails before any lookup, as scontrol's own parse does; an id the
+      // controller does not have is slurm_load_jobs's error, below.
+      err << "scontrol_print_job error: Invalid job id specified\n";
       return 1;
     }
     only = list->targets[0];

@@ -205,6 +205,9 @@ TEST_F(DependenciesTest, HoldsBeginTimesAndUpdatesThroughScontrol) {
   r = Scontrol({"show", "job", "999999"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "slurm_load_jobs error: Invalid job id specified\n");
+  r = Scontrol({"show", "job", "abc"});  // not an id at all: Slurm 22.05's own words for it
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "scontrol_print_job error: Invalid job id specified\n");
 }
 
 TEST_F(DependenciesTest, RequeueAndRequeueHoldThroughScontrol) {
