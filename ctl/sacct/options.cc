@@ -217,7 +217,7 @@ absl::Status AddUsers(absl::string_view value, const SacctEnvironment& env, Sacc
     }
     std::optional<uint32_t> found = env.lookup_user ? env.lookup_user(user) : std::nullopt;
     if (!found.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid user id: ", user));
+      return absl::InvalidArgumentError(absl::StrCat("sacct: error: Invalid user id: ", user));
     }
     o.user_ids.push_back(*found);
   }

@@ -79,7 +79,7 @@ TEST(SacctOptionsTest, Users) {
   // The last of -a and -u wins, as in sacct.
   EXPECT_TRUE(Parse({"-u", "alice", "-a"}, User(1000))->user_ids.empty());
   EXPECT_THAT(Parse({"-a", "-u", "alice"}, User(1000))->user_ids, ElementsAre(1000));
-  EXPECT_EQ(Error({"-u", "nobody_here"}), "Invalid user id: nobody_here");
+  EXPECT_EQ(Error({"-u", "nobody_here"}), "sacct: error: Invalid user id: nobody_here");
   // -j and -N without -u: every user's jobs.
   EXPECT_TRUE(Parse({"-j", "5"}, User(1000))->all_users);
   EXPECT_TRUE(Parse({"-N", "gpu001"}, User(1000))->all_users);
