@@ -143,9 +143,10 @@ TEST_F(AccountingIntegrationTest, AccountsAreEnforcedAndResolved) {
             "combination specified\n");
   const uint32_t id = Sbatch({"-t", "5", "--wrap", "true"});
   ASSERT_NE(id, 0u);
-  EXPECT_EQ(Run("squeue", {"-h", "-j", absl::StrCat(id), "-o", "%a"}).out, "vision\n");
+  // -t all: the jobs may have ended already.
+  EXPECT_EQ(Run("squeue", {"-h", "-t", "all", "-j", absl::StrCat(id), "-o", "%a"}).out, "vision\n");
   const uint32_t nlp = Sbatch({"-A", "nlp", "-t", "5", "--wrap", "true"});
-  EXPECT_EQ(Run("squeue", {"-h", "-j", absl::StrCat(nlp), "-o", "%a"}).out, "nlp\n");
+  EXPECT_EQ(Run("squeue", {"-h", "-t", "all", "-j", absl::StrCat(nlp), "-o", "%a"}).out, "nlp\n");
 }
 
 // sshare lists an account's users before its sub-accounts, each by name, as Slurm sorts its
