@@ -1,5 +1,6 @@
 // Slurm's time formats: durations as users write them (`--time`, MaxTime, SlurmdTimeout) and as
-// squeue/sinfo print them. Pure functions; thread-safe.
+// squeue/sinfo print them. Pure functions but ProcessTimeFormat() (the process's environment,
+// read once); thread-safe.
 #pragma once
 
 #include <string>
