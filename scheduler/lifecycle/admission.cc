@@ -275,6 +275,14 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
   if (spec.ntasks > 0 && spec.min_nodes == 0 && spec.ntasks_per_node > 0) {
     c.min_nodes = (spec.ntasks + spec.ntasks_per_node - 1) / spec.ntasks_per_node;
   }
+  // -n N --ntasks-per-node=T on at most M nodes (-N) cannot place N > M x T tasks: slurmctld
+  // refuses it rather than run fewer tasks than asked.
+  if (spec.ntasks > 0 && spec.ntasks_per_node > 0 && spec.min_nodes > 0 &&
+      int64_t{spec.ntasks} >
+          int64_t{c.max_nodes > 0 ? c.max_nodes : c.min_nodes} * spec.ntasks_per_node) {
+    return absl::InvalidArgumentError(
+        "Batch job submission failed: Requested node configuration is not available");
+  }
   if (spec.ntasks > 0 && spec.ntasks < c.min_nodes) {
     // sbatch: "can't run 2 processes on 4 nodes, setting nnodes to 2" (the task layout rule).
     c.min_nodes = spec.ntasks;

@@ -387,6 +387,20 @@ TEST_F(JobLifecycleTest, SubmitRefusesWhatCanNeverRunAndAnonymousCallers) {
   r = jobs_->Submit(req, alice_, e);
   EXPECT_THAT(r.status().message(), HasSubstr("Requested node configuration is not available"));
 
+  // -n 2 --ntasks-per-node=1 -N 1: two tasks cannot fit one node at one a node (Slurm 22.05
+  // refuses it); on -N 1-2 they can.
+  req.spec.Mutable().gpus_per_node = 0;
+  req.spec.Mutable().ntasks = 2;
+  req.spec.Mutable().ntasks_per_node = 1;
+  r = jobs_->Submit(req, alice_, e);
+  EXPECT_THAT(r.status().message(), HasSubstr("Requested node configuration is not available"));
+  req.spec.Mutable().max_nodes = 2;
+  Effects accepted;  // `e` must stay clean: everything else here is refused
+  EXPECT_TRUE(jobs_->Submit(req, alice_, accepted).ok());
+  req.spec.Mutable().max_nodes = 0;
+  req.spec.Mutable().ntasks = 0;
+  req.spec.Mutable().ntasks_per_node = 0;
+
   req.spec.Mutable().gpus_per_node = 1;
   req.spec.Mutable().required_nodes = "gpu9";
   r = jobs_->Submit(req, alice_, e);
