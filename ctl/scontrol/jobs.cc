@@ -79,6 +79,12 @@ std::vector<Resolved> Resolve(client::ControllerClient& client, const JobList& l
   return out;
 }
 
+// An update's refusal as scontrol words it before " for job X": a job canopyd does not have is
+// Slurm's "Invalid job id specified" (canopyd's own message also names the id).
+std::string UpdateRefusal(const absl::Status& s) {
+  return absl::IsNotFound(s) ? std::string("Invalid job id specified") : std::string(s.message());
+}
+
 // An array's job id names every task of the array that has not ended, as Slurm's update does
 // ("update JobId=55 TimeLimit=10" changes all of 55's tasks); any other id names its job. (The
 // job-list commands leave this to canopyd, which applies them to each task.)
@@ -229,7 +235,7 @@ int TopJobs(const std::vector<std::string>& args, std::ostream& err) {
     request.set_job_id(j.id);
     request.set_top(true);
     if (absl::Status s = client->UpdateJob(request); !s.ok()) {
-      err << s.message() << " for job " << j.text << "\n";
+      err << UpdateRefusal(s) << " for job " << j.text << "\n";
       rc = 1;
     }
   }
@@ -276,7 +282,7 @@ int UpdateJob(const std::vector<std::string>& args, std::ostream& err) {
     canopy::v1::UpdateJobRequest request = update->request;
     request.set_job_id(j.id);
     if (absl::Status s = client->UpdateJob(request); !s.ok()) {
-      err << s.message() << " for job " << j.text << "\n";
+      err << UpdateRefusal(s) << " for job " << j.text << "\n";
       rc = 1;
     }
   }

@@ -205,6 +205,9 @@ TEST_F(DependenciesTest, HoldsBeginTimesAndUpdatesThroughScontrol) {
   r = Scontrol({"show", "job", "999999"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "slurm_load_jobs error: Invalid job id specified\n");
+  r = Scontrol({"update", "jobid=999999", "TimeLimit=10"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Invalid job id specified for job 999999\n");
   r = Scontrol({"show", "job", "abc"});  // not an id at all: Slurm 22.05's own words for it
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "scontrol_print_job error: Invalid job id specified\n");
