@@ -131,7 +131,10 @@ TEST_F(WebViewTest, ThePageShowsTheGangsUnderTheirSwitches) {
         return std::count(out.begin(), out.end(), '\n') == 3;
       },
       absl::Seconds(20)))
-      << cluster_.FrontEnd("squeue", {}).out;
+      << cluster_.FrontEnd("squeue", {"-t", "all", "-o", "%i %j %T %r %N"}).out
+      << cluster_.FrontEnd("sacct", {"-X", "-o", "JobID,JobName,State,ExitCode,Reason,NodeList"})
+             .out
+      << cluster_.ControllerLog() << cluster_.AgentLog();
   for (absl::string_view line :
        absl::StrSplit(cluster_.FrontEnd("squeue", {"-h", "-t", "running", "-o", "%i %N"}).out, '\n',
                       absl::SkipEmpty())) {

@@ -328,9 +328,14 @@ grpc_reflection: authenticated
             return f.read()
 
     def attack(self, *args):
-        r = self.run("login", ["/usr/bin/python3", os.path.abspath(__file__), "--rogue",
-                               self.stubs, self.socket, self.certs + "/ca.crt", self.certs]
-                     + list(args))
+        try:
+            r = self.run("login", ["/usr/bin/python3", os.path.abspath(__file__), "--rogue",
+                                   self.stubs, self.socket, self.certs + "/ca.crt", self.certs]
+                         + list(args))
+        except subprocess.TimeoutExpired as e:
+            # What it printed before it hung tells a hung call from a hung exit.
+            raise RuntimeError("rogue %s did not end in %ds; it printed: %r; stderr: %r" %
+                               (args, e.timeout, e.stdout, e.stderr)) from None
         answers = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
         if not answers:
             raise RuntimeError("rogue %s printed nothing: %s" % (args, r.stderr))
@@ -363,7 +368,10 @@ grpc_reflection: authenticated
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--rogue":
         rogue(*sys.argv[2:])
-        return 0
+        # Not through the interpreter's shutdown: gRPC's Python runtime can wait there for its
+        # own threads long after the answer is printed.
+        sys.stdout.flush()
+        os._exit(0)
     if os.geteuid() != 0:
         print("multihost test: needs root (network namespaces, munged, jobs as other users)")
         return SKIP
