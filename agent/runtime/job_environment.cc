@@ -19,6 +19,7 @@ slurm::JobEnvironmentInput JobEnvironmentInputOf(const canopy::v1::LaunchJob& la
   in.ntasks_per_node = spec.ntasks_per_node();
   in.partition = job.partition().empty() ? spec.partition() : job.partition();
   in.account = spec.account();
+  in.qos = job.qos();
   in.user_name = job.user_name();
   in.user_id = job.user_id();
   in.group_id = job.group_id();
@@ -74,6 +75,7 @@ Environment BuildStepEnvironment(const canopy::v1::LaunchJob& launch,
   s.nodelist = step.step_nodelist();
   s.num_nodes = step.step_num_nodes();
   s.tasks_per_node = step.tasks_per_node();
+  s.task_ranks.assign(step.task_ranks().begin(), step.task_ranks().end());
   for (auto& [key, value] :
        slurm::StepVariables(JobEnvironmentInputOf(launch, node), s, rank, local_id)) {
     env[key] = std::move(value);

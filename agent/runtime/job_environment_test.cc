@@ -21,6 +21,7 @@ canopy::v1::LaunchJob TwoNodeJob() {
   job->add_nodes("gpu002");
   job->set_partition("batch");
   job->set_restart_count(1);
+  job->set_qos("normal");
   canopy::v1::JobSpec* spec = job->mutable_spec();
   spec->set_name("train");
   spec->set_partition("ignored");
@@ -59,6 +60,7 @@ TEST(JobEnvironmentTest, BatchVariablesExact) {
       {"SLURM_JOB_CPUS_PER_NODE", "16(x2)"},
       {"SLURM_JOB_PARTITION", "batch"},
       {"SLURM_JOB_ACCOUNT", "ml"},
+      {"SLURM_JOB_QOS", "normal"},
       {"SLURM_JOB_USER", "alice"},
       {"SLURM_JOB_UID", "1000"},
       {"SLURM_JOB_GID", "100"},
@@ -70,6 +72,7 @@ TEST(JobEnvironmentTest, BatchVariablesExact) {
       {"SLURM_NODEID", "1"},
       {"SLURM_PROCID", "0"},
       {"SLURM_LOCALID", "0"},
+      {"SLURM_GTIDS", "0"},
       {"SLURM_TOPOLOGY_ADDR", "spine1.leaf2.gpu002"},
       {"SLURM_TOPOLOGY_ADDR_PATTERN", "switch.switch.node"},
       {"SLURM_GPUS_ON_NODE", "2"},
@@ -109,10 +112,26 @@ TEST(JobEnvironmentTest, TaskCounts) {
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2(x2),1");
   EXPECT_THAT(env, Not(Contains(Key("SLURM_NTASKS_PER_NODE"))));
 
+  // Neither -n nor --ntasks-per-node: as in Slurm, no SLURM_NTASKS (srun then runs a task per
+  // node).
   spec->set_ntasks(0);
   env = BuildJobEnvironment(l, NodeIdentity{"gpu002", false});
-  EXPECT_EQ(env["SLURM_NTASKS"], "3");
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_NTASKS"))));
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_NPROCS"))));
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "1(x3)");
+}
+
+// Slurm leaves these out rather than set them empty or 0: a first run has no
+// SLURM_RESTART_COUNT, a job without an account no SLURM_JOB_ACCOUNT.
+TEST(JobEnvironmentTest, WhatSlurmLeavesOut) {
+  canopy::v1::LaunchJob l = TwoNodeJob();
+  l.mutable_job()->set_restart_count(0);
+  l.mutable_job()->clear_qos();
+  l.mutable_job()->mutable_spec()->clear_account();
+  const Environment env = BuildJobEnvironment(l, NodeIdentity{"gpu002", false});
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_RESTART_COUNT"))));
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_JOB_ACCOUNT"))));
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_JOB_QOS"))));
 }
 
 TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
@@ -143,6 +162,7 @@ TEST(JobEnvironmentTest, StepOverridesSrunAndJobVariables) {
   EXPECT_EQ(env["SLURM_STEP_NUM_NODES"], "1");
   EXPECT_EQ(env["SLURM_STEP_TASKS_PER_NODE"], "2");
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2");
+  EXPECT_EQ(env["SLURM_GTIDS"], "4,5");  // the step's ranks on this node
   EXPECT_EQ(env["SLURM_JOB_ID"], "42");
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2,3");
   EXPECT_EQ(env["SLURM_CPUS_ON_NODE"], "16");

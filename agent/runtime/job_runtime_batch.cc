@@ -138,6 +138,7 @@ absl::StatusOr<JobRuntime::BatchStart> JobRuntime::PrepareBatch(JobRecord& job) 
   req.env = EnvironmentStrings(BuildJobEnvironment(
       job.launch, job.Identity(node_), job.login_env.has_value() ? &*job.login_env : nullptr));
   req.umask = TakeUmask(req.env);
+  req.pid_variable = slurm::kTaskPidVariable;
   req.work_dir = work_dir;
   req.stdin_path = InDir(work_dir, spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path());
   // "" = slurm-%j.out

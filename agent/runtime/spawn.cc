@@ -11,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -104,6 +106,9 @@ struct ChildArgs {
   SharedFailure* failure;
   int report_fd;
   char* const* wrapper_argv;  // null without a wrapper
+  // Where the child writes its pid in decimal, NUL-terminated (room for kPidDigits + 1), in the
+  // envp entry SpawnRequest::pid_variable made; null when there is none.
+  char* pid_digits;
   const int* wrapper_fds;
   size_t wrapper_nfds;
   int* wrapper_extra;
@@ -112,6 +117,24 @@ struct ChildArgs {
   // reaper's pidfds above it.
   int copy_fds_below;
 };
+
+// Digits enough for any pid (pid_max is at most 2^22).
+constexpr size_t kPidDigits = 10;
+
+// `pid` in decimal at `out` (kPidDigits + 1 bytes), NUL-terminated: async-signal-safe.
+void WritePid(pid_t pid, char* out) {
+  char reversed[kPidDigits];
+  size_t n = 0;
+  auto value = static_cast<uint32_t>(pid);
+  do {
+    reversed[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0 && n < kPidDigits);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = reversed[n - 1 - i];
+  }
+  out[n] = '\0';
+}
 
 // The child side (StartChild): async-signal-safe calls only, none that touches state the agent's
 // threads share (locks, the heap, errno aside). Never returns.
@@ -234,6 +257,9 @@ struct ChildArgs {
         fcntl(fd, F_SETFD, FD_CLOEXEC);
       }
     }
+  }
+  if (a.pid_digits != nullptr) {
+    WritePid(getpid(), a.pid_digits);  // a system call: this is the child's own pid
   }
   execve(a.argv[0], a.argv, a.envp);
   // ETXTBSY: some process still holds the program open for writing. The agent writes batch
@@ -404,7 +430,22 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
     return absl::InvalidArgumentError("no program to run");
   }
   const std::vector<char*> argv = CStrings(request.argv);
-  const std::vector<char*> envp = CStrings(request.env);
+  std::vector<char*> envp = CStrings(request.env);
+  // The pid variable's entry, whose digits the child fills in (a wrapper sets its own).
+  std::string pid_entry;
+  if (!request.pid_variable.empty() && request.wrapper.empty()) {
+    const std::string prefix = absl::StrCat(request.pid_variable, "=");
+    envp.pop_back();  // the terminating null
+    envp.erase(std::remove_if(envp.begin(), envp.end(),
+                              [&prefix](const char* entry) {
+                                return std::strncmp(entry, prefix.data(), prefix.size()) == 0;
+                              }),
+               envp.end());
+    pid_entry = prefix;
+    pid_entry.resize(prefix.size() + kPidDigits + 1, '\0');
+    envp.push_back(pid_entry.data());
+    envp.push_back(nullptr);
+  }
   const std::vector<std::string> wrapper_strings = WrapperArgv(request);
   const std::vector<char*> wrapper_argv = CStrings(wrapper_strings);
   // The wrapper gets the task's environment in a memfd, never as its own (spawn_report.h).
@@ -484,6 +525,7 @@ absl::StatusOr<pid_t> Spawn(const SpawnRequest& request, ChildReaper& reaper,
                  report_in_memory ? &shared : nullptr,
                  report_write.get(),
                  request.wrapper.empty() ? nullptr : wrapper_argv.data(),
+                 pid_entry.empty() ? nullptr : pid_entry.data() + request.pid_variable.size() + 1,
                  wrapper_fds.data(),
                  wrapper_fds.size(),
                  wrapper_extra.data(),

@@ -49,6 +49,10 @@ struct SpawnRequest {
   std::string stderr_path;
   int stdout_flags = O_TRUNC;  // added to O_WRONLY | O_CREAT: O_TRUNC and/or O_APPEND
   int stderr_flags = O_TRUNC;
+  // Non-empty ("SLURM_TASK_PID"): the child puts NAME=<its own pid> in its environment in place
+  // of any NAME in `env`, as slurmstepd gives each task its pid. A wrapper's task gets it from
+  // the wrapper instead.
+  std::string pid_variable;
   std::optional<Credentials> credentials;  // nullopt: stay the agent's user
   // The file-creation mask the child sets before it opens its stdio files (so they are created
   // with it) and keeps across exec: the submitter's (SLURM_UMASK). nullopt: the agent's.

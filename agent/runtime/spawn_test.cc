@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "agent/runtime/child_reaper.h"
@@ -231,6 +232,36 @@ TEST(SpawnTest, TheChildCreatesFilesWithTheUmaskItWasGiven) {
   char expected[8];
   std::snprintf(expected, sizeof(expected), "%04o\n", agents);
   EXPECT_EQ(ReadFile(dir + "/out2"), expected);
+  std::filesystem::remove_all(dir);
+}
+
+// SLURM_TASK_PID is the task's own pid, written by the child itself, in place of one the
+// environment brought (srun inside a batch script passes the script's on).
+TEST(SpawnTest, TheChildPutsItsOwnPidInThePidVariable) {
+  absl::StatusOr<std::unique_ptr<ChildReaper>> reaper = ChildReaper::Create();
+  ASSERT_TRUE(reaper.ok());
+  const std::string dir = MakeTempDir();
+  SpawnRequest req;
+  req.argv = {"/bin/sh", "-c", "echo $$ $SLURM_TASK_PID; env | grep -c '^SLURM_TASK_PID='"};
+  req.env = {"SLURM_TASK_PID=1", "PATH=/usr/bin:/bin", "SLURM_TASK_PIDX=2"};
+  req.pid_variable = "SLURM_TASK_PID";
+  req.work_dir = dir;
+  req.stdin_path = "/dev/null";
+  req.stdout_path = "out";
+  req.stderr_path = "out";
+  absl::Notification exited;
+  absl::StatusOr<pid_t> pid = Spawn(req, **reaper, [&](int) { exited.Notify(); });
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  ASSERT_TRUE(exited.WaitForNotificationWithTimeout(absl::Seconds(20)));
+  EXPECT_EQ(ReadFile(dir + "/out"), absl::StrCat(*pid, " ", *pid, "\n1\n"));
+  EXPECT_EQ(req.env.front(), "SLURM_TASK_PID=1");  // the request is left as it was
+
+  req.pid_variable.clear();  // none asked for: the environment's stays
+  req.stdout_path = "out2";
+  req.stderr_path = "out2";
+  absl::StatusOr<int> status = SpawnAndWait(**reaper, req);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_TRUE(absl::EndsWith(ReadFile(dir + "/out2"), " 1\n1\n")) << ReadFile(dir + "/out2");
   std::filesystem::remove_all(dir);
 }
 

@@ -278,6 +278,7 @@ absl::Status StepPart::StartTasks() {
     req.argv[0] = *program;
     req.env = EnvironmentStrings(env);
     req.umask = TakeUmask(req.env);
+    req.pid_variable = slurm::kTaskPidVariable;
     req.work_dir = work_dir;
     req.stdin_fd = devnull.get();
     req.credentials = job_.credentials;

@@ -30,8 +30,10 @@ Environment AllocationVariables(const JobEnvironmentInput& job) {
   env["SLURM_NODELIST"] = nodelist;
   env["SLURM_JOB_NUM_NODES"] = absl::StrCat(nodes);
   env["SLURM_NNODES"] = absl::StrCat(nodes);
-  env["SLURM_NTASKS"] = absl::StrCat(ntasks);
-  env["SLURM_NPROCS"] = absl::StrCat(ntasks);
+  if (job.ntasks > 0 || job.ntasks_per_node > 0) {
+    env["SLURM_NTASKS"] = absl::StrCat(ntasks);
+    env["SLURM_NPROCS"] = absl::StrCat(ntasks);
+  }
   if (job.ntasks_per_node > 0) {
     env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(job.ntasks_per_node);
   }
@@ -40,14 +42,21 @@ Environment AllocationVariables(const JobEnvironmentInput& job) {
   // The launch carries this node's CPU count only: the allocation is taken as uniform.
   env["SLURM_JOB_CPUS_PER_NODE"] = CompressCounts(std::vector<int32_t>(nodes, job.cpus));
   env["SLURM_JOB_PARTITION"] = job.partition;
-  env["SLURM_JOB_ACCOUNT"] = job.account;
+  if (!job.account.empty()) {
+    env["SLURM_JOB_ACCOUNT"] = job.account;
+  }
+  if (!job.qos.empty()) {
+    env["SLURM_JOB_QOS"] = job.qos;
+  }
   env["SLURM_JOB_USER"] = job.user_name;
   env["SLURM_JOB_UID"] = absl::StrCat(job.user_id);
   env["SLURM_JOB_GID"] = absl::StrCat(job.group_id);
   env["SLURM_SUBMIT_DIR"] = job.submit_dir;
   env["SLURM_SUBMIT_HOST"] = job.submit_host;
   env["SLURM_CLUSTER_NAME"] = job.cluster_name;
-  env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count);
+  if (job.restart_count > 0) {
+    env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count);
+  }
   if (job.array_job_id != 0) {
     env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
     env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
@@ -62,6 +71,7 @@ Environment JobVariables(const JobEnvironmentInput& job) {
   env["SLURM_NODEID"] = absl::StrCat(job.node_index);
   env["SLURM_PROCID"] = "0";
   env["SLURM_LOCALID"] = "0";
+  env["SLURM_GTIDS"] = "0";
   env["SLURM_TOPOLOGY_ADDR"] = job.topology_addr;
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = job.topology_addr_pattern;
   if (!job.gpu_indexes.empty()) {
@@ -95,6 +105,36 @@ Environment StepVariables(const JobEnvironmentInput& job, const StepEnvironmentI
   env["SLURM_STEP_NUM_NODES"] = absl::StrCat(step.num_nodes);
   env["SLURM_STEP_TASKS_PER_NODE"] = step.tasks_per_node;
   env["SLURM_TASKS_PER_NODE"] = step.tasks_per_node;
+  env["SLURM_GTIDS"] = absl::StrJoin(step.task_ranks, ",");
+  return env;
+}
+
+Environment SubmitOptionVariables(const SubmitOptionsInput& options) {
+  Environment env;
+  auto set_count = [&env](const char* name, const std::optional<int64_t>& value) {
+    if (value.has_value()) {
+      env[name] = absl::StrCat(*value);
+    }
+  };
+  auto set_gpus = [&](const char* name, const std::optional<int64_t>& value) {
+    if (value.has_value()) {
+      env[name] = options.gpu_type.empty() ? absl::StrCat(*value)
+                                           : absl::StrCat(options.gpu_type, ":", *value);
+    }
+  };
+  set_count("SLURM_CPUS_PER_TASK", options.cpus_per_task);
+  set_count("SLURM_MEM_PER_NODE", options.mem_per_node_mib);
+  set_count("SLURM_MEM_PER_GPU", options.mem_per_gpu_mib);
+  set_count("SLURM_CPUS_PER_GPU", options.cpus_per_gpu);
+  set_gpus("SLURM_GPUS", options.gpus);
+  set_gpus("SLURM_GPUS_PER_NODE", options.gpus_per_node);
+  set_gpus("SLURM_GPUS_PER_TASK", options.gpus_per_task);
+  if (options.overcommit) {
+    env["SLURM_OVERCOMMIT"] = "1";
+  }
+  if (!options.distribution.empty()) {
+    env["SLURM_DISTRIBUTION"] = options.distribution;
+  }
   return env;
 }
 

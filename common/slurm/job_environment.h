@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ namespace canopy::slurm {
 inline constexpr char kSpankOptionPrefix[] = "_SLURM_SPANK_OPTION_";
 inline constexpr char kSpankJobEnvPrefix[] = "_CANOPY_SPANK_JOB_ENV_";
 
+// A task's own pid (the batch script's, or a step task's), which only the process that starts it
+// knows: the agent's spawn, or the SPANK task helper, sets it as the task starts.
+inline constexpr char kTaskPidVariable[] = "SLURM_TASK_PID";
+
 using Environment = std::map<std::string, std::string>;
 
 // What the job variables are made of, for one node of the job.
@@ -27,17 +32,20 @@ struct JobEnvironmentInput {
   uint32_t job_id = 0;
   std::string job_name;
   std::vector<std::string> nodes;  // the allocation, first = batch host
-  int32_t ntasks = 0;              // -n as asked; 0 = unset
-  int32_t ntasks_per_node = 0;     // --ntasks-per-node as asked; 0 = unset
+  // -n and --ntasks-per-node as asked; 0 = unset. SLURM_NTASKS is set only when one of them
+  // was (Slurm leaves it out otherwise, and srun then runs a task per node).
+  int32_t ntasks = 0;
+  int32_t ntasks_per_node = 0;
   std::string partition;
-  std::string account;
+  std::string account;  // empty: SLURM_JOB_ACCOUNT is left out
+  std::string qos;      // SLURM_JOB_QOS; empty: left out
   std::string user_name;
   uint32_t user_id = 0;
   uint32_t group_id = 0;
   std::string submit_dir;
   std::string submit_host;
   std::string cluster_name;
-  int32_t restart_count = 0;
+  int32_t restart_count = 0;  // SLURM_RESTART_COUNT, set only once the job has restarted
   uint32_t array_job_id = 0;  // 0 = not an array task
   uint32_t array_task_id = 0;
 
@@ -62,7 +70,25 @@ struct StepEnvironmentInput {
   int32_t ntasks = 0;
   std::string nodelist;  // compressed hostlist
   int32_t num_nodes = 0;
-  std::string tasks_per_node;  // compressed counts, e.g. "2(x4)"
+  std::string tasks_per_node;       // compressed counts, e.g. "2(x4)"
+  std::vector<int32_t> task_ranks;  // the ranks of the step's tasks on this node (SLURM_GTIDS)
+};
+
+// The options sbatch and salloc put in the job's environment themselves, as Slurm's do
+// (SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE, SLURM_GPUS_PER_NODE, ...): each only where its
+// option was given. Srun's own options, inside the allocation, are srun's to set.
+struct SubmitOptionsInput {
+  std::optional<int64_t> cpus_per_task;     // -c
+  std::optional<int64_t> mem_per_node_mib;  // --mem as given (not worked out from --mem-per-gpu)
+  std::optional<int64_t> mem_per_gpu_mib;   // --mem-per-gpu
+  std::optional<int64_t> cpus_per_gpu;      // --cpus-per-gpu
+  // -G/--gpus, --gpus-per-node (not --gres) and --gpus-per-task; written TYPE:N with a type.
+  std::optional<int64_t> gpus;
+  std::optional<int64_t> gpus_per_node;
+  std::optional<int64_t> gpus_per_task;
+  std::string gpu_type;
+  bool overcommit = false;   // -O: SLURM_OVERCOMMIT=1
+  std::string distribution;  // -m, as Slurm prints it
 };
 
 // The variables that describe the allocation as a whole, with nothing of one node: what salloc
@@ -79,6 +105,11 @@ Environment JobVariables(const JobEnvironmentInput& job);
 // SLURM_LOCALID = local_id, SLURM_NTASKS of the step, ...).
 Environment StepVariables(const JobEnvironmentInput& job, const StepEnvironmentInput& step,
                           int rank, int local_id);
+
+// SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE, SLURM_MEM_PER_GPU, SLURM_CPUS_PER_GPU, SLURM_GPUS,
+// SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_OVERCOMMIT, SLURM_DISTRIBUTION: those of
+// `options` that were given.
+Environment SubmitOptionVariables(const SubmitOptionsInput& options);
 
 // "KEY=VALUE" strings for execve.
 std::vector<std::string> EnvironmentStrings(const Environment& env);

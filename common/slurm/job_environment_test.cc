@@ -54,6 +54,31 @@ TEST(JobEnvironmentTest, BatchTasksUseTheStepRule) {
   EXPECT_THAT(env, Not(Contains(Key("CUDA_VISIBLE_DEVICES"))));
   EXPECT_EQ(env["SLURM_ARRAY_JOB_ID"], "6");
   EXPECT_EQ(env["SLURM_ARRAY_TASK_ID"], "1");
+
+  JobEnvironmentInput one_per_node = ThreeNodeJob();
+  one_per_node.ntasks = 0;
+  env = JobVariables(one_per_node);
+  EXPECT_THAT(env, Not(Contains(Key("SLURM_NTASKS"))));
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "1(x3)");
+}
+
+// Only the options given, with the GPU type as the option had it.
+TEST(JobEnvironmentTest, SubmitOptionVariables) {
+  EXPECT_TRUE(SubmitOptionVariables({}).empty());
+  SubmitOptionsInput in;
+  in.cpus_per_task = 4;
+  in.mem_per_node_mib = 0;  // --mem=0: the whole node
+  in.gpus_per_node = 8;
+  in.gpus_per_task = 1;
+  in.gpu_type = "h100";
+  in.overcommit = true;
+  in.distribution = "block:cyclic";
+  EXPECT_EQ(SubmitOptionVariables(in), (Environment{{"SLURM_CPUS_PER_TASK", "4"},
+                                                    {"SLURM_MEM_PER_NODE", "0"},
+                                                    {"SLURM_GPUS_PER_NODE", "h100:8"},
+                                                    {"SLURM_GPUS_PER_TASK", "h100:1"},
+                                                    {"SLURM_OVERCOMMIT", "1"},
+                                                    {"SLURM_DISTRIBUTION", "block:cyclic"}}));
 }
 
 // A job confined to its GPUs' device files sees them numbered from 0 (ConstrainDevices); the

@@ -55,6 +55,7 @@ absl::Status ApplyGres(absl::string_view value, SbatchOptions& o) {
   }
   if (gres->none) {
     o.gpus_per_node.reset();
+    o.gpus_per_node_option = false;
     o.gpu_type.clear();
     o.other_gres.clear();
     return absl::OkStatus();
@@ -63,6 +64,7 @@ absl::Status ApplyGres(absl::string_view value, SbatchOptions& o) {
   if (gres->gpus_per_node.has_value()) {
     o.gpu_type = std::move(gres->gpu_type);
     o.gpus_per_node = gres->gpus_per_node;
+    o.gpus_per_node_option = false;
   }
   return absl::OkStatus();
 }

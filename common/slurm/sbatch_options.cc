@@ -245,6 +245,7 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
     case Opt::kGres:
       return ApplyGres(value, o);
     case Opt::kGpusPerNode:
+      o.gpus_per_node_option = true;
       return ApplyGpus(value, o.gpus_per_node, o);
     case Opt::kGpus:
       return ApplyGpus(value, o.gpus_total, o);

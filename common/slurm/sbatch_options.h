@@ -71,6 +71,7 @@ struct SbatchOptions {
   // any type will do.
   std::optional<int64_t> gpus_per_node;
   std::string gpu_type;
+  bool gpus_per_node_option = false;    // gpus_per_node came from --gpus-per-node, not --gres
   std::vector<std::string> other_gres;  // non-GPU items of --gres, as written ("nvme:1")
   std::optional<int64_t> gpus_total;    // -G, --gpus=[TYPE:]N (type goes to gpu_type)
   ExclusiveMode exclusive = ExclusiveMode::kUnset;

@@ -225,8 +225,26 @@ absl::Status ApplyDeferral(const SallocOptions& options, canopy::v1::JobSpec& sp
   return absl::OkStatus();
 }
 
+// The variables salloc's own options give the command, as Slurm's salloc sets them. --gres and
+// --gpus-per-node are one option here: either gives SLURM_GPUS_PER_NODE.
+slurm::Environment OptionVariables(const SallocOptions& options) {
+  const srun::SrunOptions& a = options.allocation;
+  slurm::SubmitOptionsInput in;
+  in.cpus_per_task = a.cpus_per_task;
+  in.mem_per_node_mib = options.mem_mib;
+  in.mem_per_gpu_mib = a.mem_per_gpu_mib;
+  in.cpus_per_gpu = a.cpus_per_gpu;
+  in.gpus_per_node = a.gpus_per_node;
+  in.gpus_per_task = a.gpus_per_task;
+  in.gpu_type = a.gpu_type;
+  in.overcommit = a.overcommit;
+  in.distribution = a.distribution;
+  return slurm::SubmitOptionVariables(in);
+}
+
 // salloc's environment plus the allocation's variables (no node's: the command runs here).
-slurm::Environment CommandEnvironment(const canopy::v1::Job& job, const std::string& cluster) {
+slurm::Environment CommandEnvironment(const canopy::v1::Job& job, const std::string& cluster,
+                                      const SallocOptions& options) {
   slurm::JobEnvironmentInput in;
   in.job_id = job.job_id();
   in.job_name = job.spec().name();
@@ -235,6 +253,7 @@ slurm::Environment CommandEnvironment(const canopy::v1::Job& job, const std::str
   in.ntasks_per_node = job.spec().ntasks_per_node();
   in.partition = job.partition();
   in.account = job.spec().account();
+  in.qos = job.qos();
   in.user_name = job.user_name();
   in.user_id = job.user_id();
   in.group_id = job.group_id();
@@ -248,6 +267,9 @@ slurm::Environment CommandEnvironment(const canopy::v1::Job& job, const std::str
   }
   for (const auto& [key, value] : slurm::AllocationVariables(in)) {
     env[key] = value;
+  }
+  for (auto& [key, value] : OptionVariables(options)) {
+    env[key] = std::move(value);
   }
   return env;
 }
@@ -359,7 +381,7 @@ int RunSalloc(const std::vector<std::string>& args, std::ostream& out, std::ostr
     cluster = ping->cluster_name();
   }
   Child child;
-  if (absl::Status s = child.Start(command, CommandEnvironment(*job, cluster)); !s.ok()) {
+  if (absl::Status s = child.Start(command, CommandEnvironment(*job, cluster, *options)); !s.ok()) {
     err << "salloc: error: " << s.message() << "\n";
     return 1;
   }

@@ -12,6 +12,7 @@
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
 #include "ctl/client/wire_dependency.h"
+#include "ctl/sbatch/job_variables.h"
 #include "ctl/sbatch/script_path.h"
 
 namespace canopy::ctl::sbatch {
@@ -231,6 +232,7 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
     // assign(1, '1'): GCC 12 sees a false -Wrestrict overlap in operator=("1") here.
     (*spec.mutable_environment())["SLURM_GET_USER_ENV"].assign(1, '1');
   }
+  AddSbatchVariables(o, context.prio_process, spec);
   spec.set_work_dir(o.chdir.empty() ? context.cwd : ResolvePath(o.chdir, context.cwd));
   spec.set_stdout_path(o.output);
   spec.set_stderr_path(o.error);

@@ -31,6 +31,7 @@ struct SubmitContext {
   // the --export rules pick from: sbatch unsets its own environment when it reads such a file.
   std::optional<std::map<std::string, std::string>> export_file_env;
   uint32_t caller_uid = 0;  // sbatch's real uid: --uid and --gid are for root only
+  int prio_process = 0;     // sbatch's nice value (SLURM_PRIO_PROCESS)
   // User and group names for --uid/--gid (numbers need no lookup); nullopt = no such name.
   std::function<std::optional<uint32_t>(const std::string&)> lookup_user;
   std::function<std::optional<uint32_t>(const std::string&)> lookup_group;

@@ -100,7 +100,13 @@ TEST(SbatchSpecTest, DirectivesAndCommandLine) {
   EXPECT_EQ(spec.work_dir(), "/home/alice/run");
   EXPECT_EQ(spec.submit_dir(), "/home/alice/run");
   EXPECT_EQ(spec.submit_host(), "login1");
-  EXPECT_EQ(spec.environment().size(), 3u);
+  // The submitter's three, and those sbatch adds (job_variables.h): -c, --mem, the array's
+  // shape, its nice value. --gres gives no SLURM_GPUS_PER_NODE.
+  EXPECT_EQ(spec.environment().size(), 10u);
+  EXPECT_EQ(spec.environment().at("SLURM_CPUS_PER_TASK"), "2");
+  EXPECT_EQ(spec.environment().at("SLURM_MEM_PER_NODE"), "8192");
+  EXPECT_EQ(spec.environment().at("SLURM_ARRAY_TASK_COUNT"), "3");
+  EXPECT_FALSE(spec.environment().contains("SLURM_GPUS_PER_NODE"));
   EXPECT_FALSE(spec.export_none());
 }
 
@@ -356,11 +362,12 @@ TEST(SbatchSpecTest, GetUserEnvAndExportFile) {
   // The file's variables replace sbatch's environment.
   c.export_file_env = ParseExportFile("A=1\nB=x=y\nnot-a-var\n=skipped\n");
   spec = Build({"--export-file=/tmp/env"}, c);
-  EXPECT_EQ(spec.environment().size(), 2u);
+  EXPECT_EQ(spec.environment().size(), 3u);  // and SLURM_PRIO_PROCESS
   EXPECT_EQ(spec.environment().at("A"), "1");
   EXPECT_EQ(spec.environment().at("B"), "x=y");
   spec = Build({"--export-file=/tmp/env", "--export=ALL,C=3"}, c);
-  EXPECT_EQ(spec.environment().size(), 5u);  // A, B, C, SLURM_GET_USER_ENV, SLURM_EXPORT_ENV
+  // A, B, C, SLURM_GET_USER_ENV, SLURM_EXPORT_ENV, SLURM_PRIO_PROCESS
+  EXPECT_EQ(spec.environment().size(), 6u);
   EXPECT_EQ(spec.environment().at("C"), "3");
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,6 +250,9 @@ int RunSbatch(const std::vector<std::string>& args, std::istream& in, std::ostre
   context.tz = absl::LocalTimeZone();
   context.short_hostname = os::Hostname(true);
   context.caller_uid = getuid();
+  errno = 0;  // -1 is a nice value as well as the error
+  const int nice_value = getpriority(PRIO_PROCESS, 0);
+  context.prio_process = errno == 0 ? nice_value : 0;
   context.lookup_user = LookupUserId;
   context.lookup_group = LookupGroupId;
   absl::StatusOr<canopy::v1::JobSpec> spec = BuildJobSpec(*options, context);

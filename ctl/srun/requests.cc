@@ -100,6 +100,11 @@ canopy::v1::CreateStepRequest BuildStepRequest(const SrunOptions& o, uint32_t jo
   }
   const slurm::ExportedEnvironment exported = slurm::ExportEnvironment(o.export_env, env);
   request.mutable_environment()->insert(exported.variables.begin(), exported.variables.end());
+  if (o.cpus_per_task) {
+    // srun's own -c, over what the batch script had (Slurm 22.05's srun does the same; its
+    // other options leave the job's variables as they are).
+    (*request.mutable_environment())["SLURM_CPUS_PER_TASK"] = absl::StrCat(*o.cpus_per_task);
+  }
   if (o.chdir.empty()) {
     request.set_work_dir(cwd);
   } else {

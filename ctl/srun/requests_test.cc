@@ -24,6 +24,20 @@ TEST(SrunOptionsTest, AllocationAndStep) {
   EXPECT_EQ(step.environment().size(), 2u);  // --export default ALL
 }
 
+// srun -c inside a job run with another -c: the step's tasks see srun's (Slurm 22.05's srun).
+TEST(SrunOptionsTest, AStepsOwnCpusPerTask) {
+  absl::StatusOr<SrunOptions> o = ParseSrunArgs({"-c", "2", "env"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  canopy::v1::CreateStepRequest step = BuildStepRequest(
+      *o, 7, {{"SLURM_CPUS_PER_TASK", "4"}, {"SLURM_MEM_PER_NODE", "300"}}, "/cwd");
+  EXPECT_EQ(step.environment().at("SLURM_CPUS_PER_TASK"), "2");
+  EXPECT_EQ(step.environment().at("SLURM_MEM_PER_NODE"), "300");
+  o = ParseSrunArgs({"env"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  step = BuildStepRequest(*o, 7, {{"SLURM_CPUS_PER_TASK", "4"}}, "/cwd");
+  EXPECT_EQ(step.environment().at("SLURM_CPUS_PER_TASK"), "4");
+}
+
 TEST(SrunOptionsTest, AllocationRecordsWhatSlurmShows) {
   SrunInput input;
   input.now = absl::FromUnixSeconds(1'800'000'000);

@@ -18,6 +18,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/os/unique_fd.h"
+#include "common/slurm/job_environment.h"
 #include "plugins/spank/spank_host.h"
 #include "plugins/spank/task_helper_util.h"
 #include "plugins/spank/task_scripts.h"
@@ -103,6 +104,10 @@ std::vector<TaskPlan> PlanTasks(const SpankTaskArgs& args) {
     _exit(1);
   }
   host.env() = plan.env;
+  // The task's own pid, as slurmstepd gives it (the agent sets it itself for tasks it starts
+  // without this helper).
+  Remove(host.env(), slurm::kTaskPidVariable);
+  host.env().push_back(absl::StrCat(slurm::kTaskPidVariable, "=", getpid()));
   TaskItems task;
   task.local_id = plan.local_id;
   if (!host.Run(Hook::kTaskInitPrivileged, &task).ok()) {

@@ -215,7 +215,7 @@ TEST_F(DependenciesTest, HoldsBeginTimesAndUpdatesThroughScontrol) {
 
 TEST_F(DependenciesTest, RequeueAndRequeueHoldThroughScontrol) {
   const uint32_t id = Sbatch({"-o", "requeue-%j.out", "--open-mode=append", "--wrap",
-                              "echo restart=$SLURM_RESTART_COUNT; sleep 60"});
+                              "echo restart=${SLURM_RESTART_COUNT:-0}; sleep 60"});
   ASSERT_TRUE(WaitForState(id, "RUNNING")) << StateAndReason(id) << Logs();
   CommandResult r = Scontrol({"requeue", absl::StrCat(id)});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -199,15 +199,18 @@ TEST_F(DropInTest, ShowConfigPartitionNodeAndReservation) {
 TEST_F(DropInTest, SallocRunsACommandInAnAllocationWithSteps) {
   const CommandResult r = cluster_.FrontEndIn(
       "salloc",
-      {"-N", "2", "-J", "interactive", "sh", "-c",
+      {"-N", "2", "-J", "interactive", "-c", "3", "--mem=100", "sh", "-c",
        "echo job=$SLURM_JOB_ID nodes=$SLURM_JOB_NODELIST n=$SLURM_JOB_NUM_NODES; "
-       "srun -N 2 -l echo step; exit 3"},
+       "echo cpt=$SLURM_CPUS_PER_TASK mem=$SLURM_MEM_PER_NODE qos=$SLURM_JOB_QOS "
+       "ntasks=${SLURM_NTASKS-unset}; srun -N 2 -l echo step; exit 3"},
       work_);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err << Diagnostics();
   EXPECT_THAT(r.err, HasSubstr("salloc: Granted job allocation "));
   EXPECT_THAT(r.err, Not(HasSubstr("Pending job allocation")));  // it started at once
   EXPECT_THAT(r.err, HasSubstr("salloc: Relinquishing job allocation "));
   EXPECT_THAT(r.out, HasSubstr("n=2"));
+  // salloc's options and the job's QOS, as Slurm's salloc gives them; no -n, no SLURM_NTASKS.
+  EXPECT_THAT(r.out, HasSubstr("cpt=3 mem=100 qos=normal ntasks=unset"));
   EXPECT_THAT(r.out, HasSubstr("0: step"));
   EXPECT_THAT(r.out, HasSubstr("1: step"));
   // The allocation is the job the command saw, and it ended with the command's exit code.
@@ -337,8 +340,8 @@ TEST_F(DropInTest, ExecutorShapedSubmissionsRunToTheEnd) {
          "export SUBMITIT_EXECUTOR=slurm\n"
          "srun --unbuffered --output "
       << dir << "/%j_%t_log.out --error " << dir
-      << "/%j_%t_log.err sh -c 'echo running restart=$SLURM_RESTART_COUNT; "
-         "if [ \"$SLURM_RESTART_COUNT\" = 0 ]; then scontrol requeue $SLURM_JOB_ID; sleep 60; "
+      << "/%j_%t_log.err sh -c 'echo running restart=${SLURM_RESTART_COUNT:-0}; "
+         "if [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then scontrol requeue $SLURM_JOB_ID; sleep 60; "
          "fi; echo done'\n";
   const CommandResult submitted = cluster_.FrontEndIn("sbatch", {"submission_file.sh"}, work_);
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;

@@ -165,7 +165,7 @@ TEST_F(JobsTest, SrunStepInsideSbatchRunsEightRanksWithSlurmEnvironment) {
 #SBATCH -N 4 --ntasks-per-node=2 --gpus-per-node=2
 #SBATCH -o step-%j.out
 env | grep -E '^(SLURM|SLURMD|CUDA)_' | sort > batch-env-$SLURM_JOB_ID.txt
-srun -l sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID node=$SLURM_NODEID ntasks=$SLURM_NTASKS step=$SLURM_STEP_ID host=$SLURMD_NODENAME nodes=$SLURM_STEP_NODELIST job=$SLURM_JOB_ID gpus=$CUDA_VISIBLE_DEVICES'
+srun -l sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID node=$SLURM_NODEID ntasks=$SLURM_NTASKS step=$SLURM_STEP_ID host=$SLURMD_NODENAME nodes=$SLURM_STEP_NODELIST job=$SLURM_JOB_ID gtids=$SLURM_GTIDS own=$([ "$SLURM_TASK_PID" = $$ ] && echo y) gpus=$CUDA_VISIBLE_DEVICES'
 echo "srun exit $?"
 )");
   const uint32_t id = Sbatch({"step.sh"});
@@ -188,7 +188,8 @@ echo "srun exit $?"
   for (int rank = 0; rank < 8; ++rank) {
     const std::string want =
         absl::StrCat(rank, ": rank=", rank, " local=", rank % 2, " node=", rank / 2,
-                     " ntasks=8 step=0 host=", hosts[rank], " nodes=gpu[1-4] job=", id, " gpus=");
+                     " ntasks=8 step=0 host=", hosts[rank], " nodes=gpu[1-4] job=", id,
+                     " gtids=", rank / 2 * 2, ",", rank / 2 * 2 + 1, " own=y gpus=");
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                             [&](const std::string& l) { return absl::StartsWith(l, want); }))
         << "no line starting with '" << want << "' in:\n"
@@ -210,7 +211,12 @@ echo "srun exit $?"
   EXPECT_EQ(env.at("SLURM_JOB_PARTITION"), "gpu");
   EXPECT_EQ(env.at("SLURM_CLUSTER_NAME"), "itjobs");
   EXPECT_EQ(env.at("SLURM_SUBMIT_DIR"), work_);
-  EXPECT_EQ(env.at("SLURM_RESTART_COUNT"), "0");
+  EXPECT_FALSE(env.contains("SLURM_RESTART_COUNT"));  // a first run has none, as in Slurm
+  EXPECT_EQ(env.at("SLURM_GTIDS"), "0");
+  EXPECT_EQ(env.at("SLURM_JOB_QOS"), "normal");
+  EXPECT_EQ(env.at("SLURM_GPUS_PER_NODE"), "2");  // what sbatch itself adds (job_variables.h)
+  EXPECT_TRUE(env.contains("SLURM_PRIO_PROCESS"));
+  EXPECT_TRUE(env.contains("SLURM_TASK_PID"));  // the script's own pid (`env`'s parent)
   EXPECT_EQ(env.at("SLURMD_NODENAME"), "gpu1");
   EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR"), "spine.leaf1.gpu1");
   EXPECT_EQ(env.at("SLURM_TOPOLOGY_ADDR_PATTERN"), "switch.switch.node");
@@ -341,7 +347,7 @@ TEST_F(JobsTest, QueuedJobSurvivesKillNineOfTheController) {
 
 TEST_F(JobsTest, LostNodeRequeuesTheJobAndItRunsAgainWhenTheNodeReturns) {
   const uint32_t id = Sbatch({"-o", "requeue.out", "--wrap",
-                              "echo run $SLURM_RESTART_COUNT >> runs.txt; echo $$ > run.pid; "
+                              "echo run ${SLURM_RESTART_COUNT:-0} >> runs.txt; echo $$ > run.pid; "
                               "exec sleep 1000"});
   ASSERT_TRUE(WaitForState(id, canopy::v1::JOB_STATE_RUNNING, absl::Seconds(30)))
       << Diagnostics(id);

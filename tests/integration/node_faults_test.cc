@@ -110,9 +110,9 @@ TEST_F(NodeFaultsTest, AnAgentCutOffFromTheControllerFencesItsJobsAndTheRequeueN
   // (which would be the same gang running twice), then waits for "go".
   const uint32_t id = Sbatch(
       {"-N2", "-o", "out.txt", "--wrap",
-       "srun -N2 -n2 sh -c 'for f in pid.*; do case $f in pid.\\*|pid.$SLURM_RESTART_COUNT.*) "
-       "continue;; esac; kill -0 $(cat $f) 2>/dev/null && echo \"run $SLURM_RESTART_COUNT "
-       "overlaps $f\" >> overlap.txt; done; echo $$ > pid.$SLURM_RESTART_COUNT.$SLURM_NODEID; "
+       "srun -N2 -n2 sh -c 'for f in pid.*; do case $f in pid.\\*|pid.${SLURM_RESTART_COUNT:-0}.*) "
+       "continue;; esac; kill -0 $(cat $f) 2>/dev/null && echo \"run ${SLURM_RESTART_COUNT:-0} "
+       "overlaps $f\" >> overlap.txt; done; echo $$ > pid.${SLURM_RESTART_COUNT:-0}.$SLURM_NODEID; "
        "while [ ! -e go ]; do sleep 0.1; done'"});
   ASSERT_TRUE(
       WaitUntil([&] { return PidIn("pid.0.0") > 0 && PidIn("pid.0.1") > 0; }, absl::Seconds(30)))

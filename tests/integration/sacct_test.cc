@@ -119,7 +119,7 @@ exit 0
   // Sleeps in its first run (to be requeued), ends at once in the second.
   WriteScript("again.sh", R"(#!/bin/sh
 #SBATCH -J again
-if [ "$SLURM_RESTART_COUNT" = 0 ]; then sleep 300; fi
+if [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then sleep 300; fi
 exit 0
 )");
   const uint32_t steps = Sbatch({"steps.sh"});

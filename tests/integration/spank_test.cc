@@ -371,17 +371,20 @@ TEST_F(SpankTest, APluginThatCannotBeLoadedAnyMoreDrainsTheNode) {
 
 // Several tasks of one step on a node share one supervisor, as they share one slurmstepd: the
 // per-step hooks run once, the per-task hooks once per task, every task_post_fork before any
-// task_init; each rank keeps its own output and exit code.
+// task_init; each rank keeps its own output and exit code, and its own pid in SLURM_TASK_PID
+// (the batch script too).
 TEST_F(SpankTest, AStepsTasksOnANodeShareOneSupervisor) {
   const CommandResult sbatch =
-      Run("sbatch -W -N1 -o multi.out --wrap 'srun -n3 -l sh -c \"echo rank-\\$SLURM_PROCID; "
-          "exit \\$SLURM_PROCID\"; echo rc=$?'");
+      Run("sbatch -W -N1 -o multi.out --wrap 'srun -n3 -l sh -c \"[ \\$SLURM_TASK_PID = \\$\\$ ] "
+          "&& echo rank-\\$SLURM_PROCID; exit \\$SLURM_PROCID\"; echo rc=$?; "
+          "[ $SLURM_TASK_PID = $$ ] && echo batch-pid'");
   ASSERT_EQ(sbatch.exit_code, 0) << sbatch.out << sbatch.err << cluster_.AgentLog();
   const std::string out = ReadFile(work_ + "/multi.out");
   EXPECT_THAT(out, HasSubstr("0: rank-0\n"));
   EXPECT_THAT(out, HasSubstr("1: rank-1\n"));
   EXPECT_THAT(out, HasSubstr("2: rank-2\n"));
   EXPECT_THAT(out, HasSubstr("rc=2\n"));
+  EXPECT_THAT(out, HasSubstr("batch-pid\n"));
   const std::vector<Call> calls = ReadCalls(log_);
   int step_supervisor = 0;
   for (const Call& c : calls) {

@@ -491,7 +491,7 @@ def scenario(c):
     # returns the stale copy is killed and the job runs again, not twice.
     marker = os.path.join(c.work, "starts")
     r = c.run("login", ["sbatch", "--parsable", "-N2", "-o", "gang.out", "--wrap",
-                        "echo start $SLURM_RESTART_COUNT >> %s; srun -N2 sleep "
+                        "echo start ${SLURM_RESTART_COUNT:-0} >> %s; srun -N2 sleep "
                         "$((1000 + ${SLURM_RESTART_COUNT:-0}))" % marker],
               uid=NOBODY)
     gang = int(r.stdout.strip().split(";")[0])
