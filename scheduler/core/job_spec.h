@@ -104,7 +104,8 @@ struct JobSpec {
   // --begin: not started before this moment; InfinitePast = no such time.
   absl::Time begin_time = absl::InfinitePast();
 
-  // Recorded for sacct and scontrol show job; Canopy does not act on them (yet). sbatch has
+  // Recorded for sacct and scontrol show job; Canopy does not act on them (yet), but for
+  // cpus_per_gpu and overcommit, which shape the CPUs per node (admission.cc). sbatch has
   // already folded --gpus-per-task and --mem-per-gpu into gpus_per_node and mem_per_node_mib.
   std::string wckey;                                 // --wckey
   std::string mail_type;                             // --mail-type, as Slurm prints it

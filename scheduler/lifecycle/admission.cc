@@ -294,7 +294,15 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
       spec.ntasks_per_node > 0
           ? spec.ntasks_per_node
           : (spec.ntasks > 0 ? (spec.ntasks + c.min_nodes - 1) / c.min_nodes : 1);
-  c.cpus_per_node = std::max(1, spec.cpus_per_task) * tasks_per_node;
+  // -O: the tasks share one task's CPUs on each node (sbatch(1): "-c ... allocated per node
+  // rather than being multiplied by the number of tasks").
+  c.cpus_per_node = std::max(1, spec.cpus_per_task) * (spec.overcommit ? 1 : tasks_per_node);
+  // --cpus-per-gpu: that many CPUs for each GPU the job gets on a node, at the least.
+  if (spec.cpus_per_gpu > 0 && c.gpus_per_node > 0) {
+    c.cpus_per_node =
+        static_cast<int32_t>(std::max<int64_t>(c.cpus_per_node, int64_t{spec.cpus_per_gpu} *
+                                                                    c.gpus_per_node));
+  }
   c.mem_per_node_mib = spec.mem_per_node_mib;
   c.exclusive = spec.exclusive;
   c.partition = part.name;

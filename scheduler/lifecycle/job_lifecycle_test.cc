@@ -429,6 +429,29 @@ TEST_F(JobLifecycleTest, FewerTasksThanNodesCutTheNodeCountAsSbatchDoes) {
   EXPECT_EQ(Job(id).spec->min_nodes, 4);  // as submitted
 }
 
+// CPUs per node as slurmctld gives them: --cpus-per-gpu times the GPUs, and -O one task's CPUs
+// whatever the task count (Slurm 22.05: --cpus-per-gpu=2 --gpus=1 got 2 CPUs; -O -n2 got 1).
+TEST_F(JobLifecycleTest, CpusPerGpuAndOvercommitShapeTheCpusPerNode) {
+  SubmitRequest req = Request(1, 2);
+  req.spec.Mutable().cpus_per_gpu = 3;
+  Effects e;
+  uint32_t id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(Job(id).resources.cpus_per_node, 6);
+  req.spec.Mutable().ntasks = 8;  // more CPUs by tasks than by GPUs: the tasks' count
+  id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(Job(id).resources.cpus_per_node, 8);
+
+  req = Request(1, 0);
+  req.spec.Mutable().ntasks = 4;
+  req.spec.Mutable().cpus_per_task = 2;
+  req.spec.Mutable().overcommit = true;
+  id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(Job(id).resources.cpus_per_node, 2);
+  req.spec.Mutable().overcommit = false;
+  id = jobs_->Submit(req, alice_, e)->job_id.value();
+  EXPECT_EQ(Job(id).resources.cpus_per_node, 8);
+}
+
 TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit) {
   AllNodesUp();
   SubmitRequest req = Request(2, 0);
