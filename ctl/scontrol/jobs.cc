@@ -112,7 +112,7 @@ std::vector<Resolved> ExpandArray(client::ControllerClient& client, std::vector<
 
 }  // namespace
 
-int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream& out,
+int ShowJobs(const std::vector<std::string>& args, bool one_liner, bool details, std::ostream& out,
              std::ostream& err) {
   std::optional<JobTarget> only;
   if (!args.empty()) {
@@ -140,6 +140,7 @@ int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream&
   }
   ShowJobOptions options;
   options.one_liner = one_liner;
+  options.details = details;
   std::map<uint32_t, std::string> groups;  // gid -> name, looked up once each
   int shown = 0;
   for (const canopy::v1::Job& job : jobs->jobs()) {

@@ -13,8 +13,9 @@
 
 namespace canopy::ctl::scontrol {
 
-// show job [ID]: every job (as squeue lists them), or one job (an array's id: all its tasks).
-int ShowJobs(const std::vector<std::string>& args, bool one_liner, std::ostream& out,
+// show job [ID]: every job (as squeue lists them), or one job (an array's id: all its tasks);
+// `details` is -d (ShowJobOptions::details).
+int ShowJobs(const std::vector<std::string>& args, bool one_liner, bool details, std::ostream& out,
              std::ostream& err);
 
 // hold, uhold, release, requeue, requeuehold JOB_LIST.

@@ -174,7 +174,7 @@ int RunScontrol(const std::vector<std::string>& args, std::ostream& out, std::os
     case Command::kShowTopology:
       return ShowTopology(request->args, out, err);
     case Command::kShowJob:
-      return ShowJobs(request->args, request->one_liner, out, err);
+      return ShowJobs(request->args, request->one_liner, request->details, out, err);
     case Command::kUpdate:
       return IsJobUpdate(request->args) ? UpdateJob(request->args, err)
                                         : UpdateNode(request->args, err);

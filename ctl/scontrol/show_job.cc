@@ -15,6 +15,7 @@
 #include "common/slurm/output_pattern.h"
 #include "common/slurm/time_format.h"
 #include "ctl/output/job_format.h"
+#include "ctl/output/number_ranges.h"
 #include "ctl/output/proto_time.h"
 #include "ctl/scontrol/record_text.h"
 
@@ -88,6 +89,44 @@ std::string DependencyField(const canopy::v1::JobSpec& spec) {
   }
   return slurm::FormatDependency(list);
 }
+
+namespace {
+
+// scontrol -d's lines for a job holding nodes: JOB_GRES=, then one line per run of nodes given
+// the same memory and GPU indexes (Slurm groups them so: "Nodes=gpu[001-012] ... (IDX:0-7)").
+std::vector<std::string> AllocationDetails(const canopy::v1::Job& job, bool one_liner) {
+  const std::string gpu = job.spec().gpu_type().empty()
+                              ? std::string("gpu")
+                              : absl::StrCat("gpu:", job.spec().gpu_type());
+  int total_gpus = 0;
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // line tail, nodes
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    const int gpus = i < job.gpus_per_node_allocated_size() ? job.gpus_per_node_allocated(i) : 0;
+    total_gpus += gpus;
+    const std::string gres =
+        gpus > 0 ? absl::StrCat(gpu, ":", gpus, "(IDX:",
+                                output::NumberRangesOfList(
+                                    i < job.node_gpu_indexes_size() ? job.node_gpu_indexes(i) : ""),
+                                ")")
+                 : "";
+    const std::string tail = absl::StrCat(
+        " CPU_IDs=N/A Mem=", i < job.mem_allocated_mib_size() ? job.mem_allocated_mib(i) : 0,
+        " GRES=", gres);
+    if (groups.empty() || groups.back().first != tail) {
+      groups.push_back({tail, {}});
+    }
+    groups.back().second.push_back(job.nodes(i));
+  }
+  std::vector<std::string> lines = {
+      absl::StrCat("JOB_GRES=", total_gpus > 0 ? absl::StrCat(gpu, ":", total_gpus) : "(null)")};
+  for (const auto& [tail, nodes] : groups) {
+    lines.push_back(
+        absl::StrCat(one_liner ? "" : "  ", "Nodes=", slurm::CompressHostlist(nodes), tail));
+  }
+  return lines;
+}
+
+}  // namespace
 
 std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone tz,
                       const std::string& group_name, const ShowJobOptions& options) {
@@ -207,6 +246,11 @@ std::string RenderJob(const canopy::v1::Job& job, absl::Time now, absl::TimeZone
   lines.push_back(absl::StrCat("TRES=", absl::StrJoin(tres, ",")));
   lines.push_back(
       absl::StrCat("Socks/Node=* NtasksPerN:B:S:C=", spec.ntasks_per_node(), ":0:*:* CoreSpec=*"));
+  if (options.details && !pending && output::IsJobActive(job.state()) && job.nodes_size() > 0) {
+    for (std::string& line : AllocationDetails(job, options.one_liner)) {
+      lines.push_back(std::move(line));
+    }
+  }
   lines.push_back(absl::StrCat(
       "MinCPUsNode=", std::max(1, spec.cpus_per_task()), " MinMemoryNode=",
       spec.mem_per_node_mib() > 0 ? SlurmMem(spec.mem_per_node_mib()) : "0", " MinTmpDiskNode=0"));

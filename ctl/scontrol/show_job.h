@@ -19,6 +19,10 @@ namespace canopy::ctl::scontrol {
 
 struct ShowJobOptions {
   bool one_liner = false;  // -o: one line, fields separated by single spaces
+  // -d: for a job holding nodes, JOB_GRES= and a line per group of alike nodes with its memory
+  // and its GPUs' indexes ("Nodes=gpu[1-2] CPU_IDs=N/A Mem=0 GRES=gpu:4(IDX:0-3)"), after
+  // Socks/Node=. CPU_IDs is N/A: the agent, not canopyd, picks a job's cores.
+  bool details = false;
 };
 
 // One job's record, ending as Slurm ends it: "\n   \n\n" on several lines, " \n" on one.

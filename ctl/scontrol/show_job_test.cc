@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/clock.h"
@@ -115,6 +116,58 @@ TEST(ShowJobTest, RunningJobAsSlurmPrintsIt) {
       "\n";
   ExpectSameRecord(ours, theirs, {"   Partition="});
   EXPECT_THAT(ours, ::testing::HasSubstr("   Partition=gpu AllocNode:Sid=localhost:0\n"));
+}
+
+// -d: the accounting reference's "scontrol show jobid -dd 1210" has, after Socks/Node=,
+//   JOB_GRES=gpu:96
+//     Nodes=gpu[001-012] CPU_IDs=0 Mem=0 GRES=gpu:8(IDX:0-7)
+// Canopy's CPU_IDs is N/A (the agent picks the cores); nodes given other GPUs get a line each.
+TEST(ShowJobTest, DetailsShowEachNodesGpuIndexes) {
+  canopy::v1::Job job = Base(1210, "blocker");
+  job.set_state(canopy::v1::JOB_STATE_RUNNING);
+  *job.mutable_start_time() = At(2026, 12, 3, 3, 50, 16);
+  for (int i = 1; i <= 12; ++i) {
+    job.add_nodes(absl::StrFormat("gpu%03d", i));
+    job.add_cpus_allocated(1);
+    job.add_gpus_per_node_allocated(8);
+    job.add_node_gpu_indexes("0,1,2,3,4,5,6,7");
+  }
+  ShowJobOptions details;
+  details.details = true;
+  const absl::Time now = TimeOf(job.start_time()) + absl::Seconds(45);
+  EXPECT_THAT(RenderJob(job, now, absl::UTCTimeZone(), "root", details),
+              HasSubstr("   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+                        "   JOB_GRES=gpu:96\n"
+                        "     Nodes=gpu[001-012] CPU_IDs=N/A Mem=0 GRES=gpu:8(IDX:0-7)\n"
+                        "   MinCPUsNode=1"));
+  EXPECT_THAT(RenderJob(job, now, absl::UTCTimeZone(), "root", {}), Not(HasSubstr("JOB_GRES")));
+
+  // Runs of alike nodes, in allocation order; a typed request names its type; -o on one line.
+  job.set_node_gpu_indexes(11, "5,0,1");
+  job.set_gpus_per_node_allocated(11, 3);
+  job.mutable_spec()->set_gpu_type("h100");
+  for (int i = 0; i < 12; ++i) {
+    job.add_mem_allocated_mib(1024);
+  }
+  details.one_liner = true;
+  EXPECT_THAT(RenderJob(job, now, absl::UTCTimeZone(), "root", details),
+              HasSubstr(" CoreSpec=* JOB_GRES=gpu:h100:91 "
+                        "Nodes=gpu[001-011] CPU_IDs=N/A Mem=1024 GRES=gpu:h100:8(IDX:0-7) "
+                        "Nodes=gpu012 CPU_IDs=N/A Mem=1024 GRES=gpu:h100:3(IDX:0-1,5) "
+                        "MinCPUsNode=1"));
+
+  // No GPUs: JOB_GRES=(null) and an empty GRES=. Nothing for a job that holds no nodes.
+  canopy::v1::Job cpu_only = Base(7, "cpu");
+  cpu_only.set_state(canopy::v1::JOB_STATE_RUNNING);
+  cpu_only.add_nodes("gpu001");
+  cpu_only.add_cpus_allocated(4);
+  details.one_liner = false;
+  EXPECT_THAT(RenderJob(cpu_only, now, absl::UTCTimeZone(), "root", details),
+              HasSubstr("   JOB_GRES=(null)\n     Nodes=gpu001 CPU_IDs=N/A Mem=0 GRES=\n"));
+  cpu_only.set_state(canopy::v1::JOB_STATE_PENDING);
+  cpu_only.clear_nodes();
+  EXPECT_THAT(RenderJob(cpu_only, now, absl::UTCTimeZone(), "root", details),
+              Not(HasSubstr("JOB_GRES")));
 }
 
 TEST(ShowJobTest, HeldJobHasPriorityZeroAndNoEligibleTime) {

@@ -6,11 +6,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "common/slurm/slurm_version.h"
 #include "ctl/output/job_format.h"
 #include "ctl/output/json_value.h"
+#include "ctl/output/number_ranges.h"
 #include "ctl/output/proto_time.h"
 #include "ctl/squeue/job_values.h"
 #include "ctl/squeue/rows.h"
@@ -35,28 +34,6 @@ std::string GresOrEmpty(int64_t count) { return count > 0 ? absl::StrCat("gres:g
 // squeue --json leaves out what squeue -O prints as N/A.
 std::string EmptyForNA(std::string s) { return s == "N/A" ? std::string() : s; }
 
-// "0,1,2,3" -> "0-3", as Slurm writes GPU indexes in gres_detail.
-std::string IndexRanges(const std::string& indexes) {
-  std::vector<int> ids;
-  for (absl::string_view s : absl::StrSplit(indexes, ',', absl::SkipEmpty())) {
-    int n = 0;
-    if (absl::SimpleAtoi(s, &n)) {
-      ids.push_back(n);
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) {
-      ++j;
-    }
-    parts.push_back(j == i ? absl::StrCat(ids[i]) : absl::StrCat(ids[i], "-", ids[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(parts, ",");
-}
-
 JsonValue GresDetail(const Job& job) {
   JsonValue list = JsonValue::Array();
   for (int i = 0; i < job.gpus_per_node_allocated_size(); ++i) {
@@ -66,7 +43,7 @@ JsonValue GresDetail(const Job& job) {
     }
     std::string detail = absl::StrCat("gpu:", gpus);
     if (i < job.node_gpu_indexes_size()) {
-      absl::StrAppend(&detail, "(IDX:", IndexRanges(job.node_gpu_indexes(i)), ")");
+      absl::StrAppend(&detail, "(IDX:", output::NumberRangesOfList(job.node_gpu_indexes(i)), ")");
     }
     list.Push(Str(detail));
   }

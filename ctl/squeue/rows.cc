@@ -9,10 +9,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "common/slurm/hostlist.h"
 #include "ctl/output/job_format.h"
+#include "ctl/output/number_ranges.h"
 #include "ctl/output/proto_time.h"
 #include "ctl/squeue/job_values.h"
 
@@ -76,21 +76,6 @@ bool MatchesStates(const SqueueOptions& o, const Job& job) {
   // of a job that ended (and is still in the controller) prints the header alone, exit 0, so
   // that `while [ -n "$(squeue -h -j ID)" ]` ends with the job. -t shows finished ones.
   return output::IsJobActive(job.state());
-}
-
-// "1-3,5" for task ids {1,2,3,5}.
-std::string TaskRanges(std::vector<uint32_t> ids) {
-  std::sort(ids.begin(), ids.end());
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) {
-      ++j;
-    }
-    parts.push_back(j == i ? absl::StrCat(ids[i]) : absl::StrCat(ids[i], "-", ids[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(parts, ",");
 }
 
 // "%4" of an array spec "0-15%4", or "".
@@ -305,7 +290,8 @@ std::vector<JobRow> SelectJobRows(const SqueueOptions& options,
   for (const auto& [array_id, tasks] : pending_tasks) {
     JobRow& row = rows[pending_row[array_id]];
     const std::string throttle = ArrayThrottle(row.job->spec().array_spec());
-    row.task_string = absl::StrCat(TaskRanges(tasks), throttle);
+    row.task_string = absl::StrCat(
+        output::NumberRanges(std::vector<int64_t>(tasks.begin(), tasks.end())), throttle);
     if (tasks.size() == 1 && throttle.empty()) {
       // One task left is a plain task row (squeue shows "5_3", not "5_[3]").
       row.id = absl::StrCat(array_id, "_", tasks[0]);

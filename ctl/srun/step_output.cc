@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "ctl/output/number_ranges.h"
 
 namespace canopy::ctl::srun {
 
@@ -67,20 +67,11 @@ StepSummary SummarizeStep(const std::vector<TaskEnd>& ends) {
     std::get<3>(*it).push_back(e.rank);
   }
   for (auto& [node, signal, code, ranks] : groups) {
-    std::sort(ranks.begin(), ranks.end());
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < ranks.size();) {
-      size_t j = i;
-      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
-        ++j;
-      }
-      parts.push_back(j == i ? absl::StrCat(ranks[i]) : absl::StrCat(ranks[i], "-", ranks[j]));
-      i = j + 1;
-    }
     const std::string what =
         signal != 0 ? std::string(strsignal(signal)) : absl::StrCat("Exited with exit code ", code);
     summary.messages.push_back(absl::StrCat(node, ": ", ranks.size() == 1 ? "task " : "tasks ",
-                                            absl::StrJoin(parts, ","), ": ", what));
+                                            output::NumberRanges({ranks.begin(), ranks.end()}),
+                                            ": ", what));
   }
   return summary;
 }

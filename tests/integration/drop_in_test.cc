@@ -147,7 +147,7 @@ TEST_F(DropInTest, SqueueByIdListsJobsArraysAndTasksAsAWalkWould) {
 
 TEST_F(DropInTest, RunningStepsShowInSqueueAndScontrol) {
   std::ofstream(work_ + "/steps.sh") << "#!/bin/sh\nsrun -N 2 sleep 60\n";
-  const uint32_t job = Sbatch({"-N", "2", "steps.sh"});
+  const uint32_t job = Sbatch({"-N", "2", "--gpus-per-node=2", "steps.sh"});
   const std::string step = absl::StrCat(job, ".0");
   ASSERT_TRUE(WaitUntil(
       [&] {
@@ -161,6 +161,11 @@ TEST_F(DropInTest, RunningStepsShowInSqueueAndScontrol) {
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_THAT(shown.out, HasSubstr(absl::StrCat("StepId=", step)));
   EXPECT_THAT(shown.out, HasSubstr("State=RUNNING"));
+  // -d: the GPUs' indexes on each node, as scripts that map GPUs to jobs read them.
+  const CommandResult detailed = Scontrol({"show", "job", "-d", absl::StrCat(job)});
+  EXPECT_THAT(detailed.out, HasSubstr("   JOB_GRES=gpu:4\n     Nodes=")) << detailed.out;
+  EXPECT_THAT(detailed.out, HasSubstr(" GRES=gpu:2(IDX:0-1)\n")) << detailed.out;
+  EXPECT_THAT(Scontrol({"show", "job", absl::StrCat(job)}).out, Not(HasSubstr("JOB_GRES")));
   EXPECT_EQ(cluster_.FrontEnd("scancel", {absl::StrCat(job)}).exit_code, 0);
   EXPECT_TRUE(WaitUntil(
       [&] {
