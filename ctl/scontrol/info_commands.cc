@@ -196,11 +196,17 @@ int ShowSteps(const std::vector<std::string>& args, const InfoOptions& options, 
       }
     }
     job_found = true;
+    const bool one_step = target.has_value() && (target->step_id.has_value() || target->batch);
     for (const canopy::v1::JobStep& step : job.steps()) {
-      if (target.has_value() && target->step_id.has_value() && step.step_id() != *target->step_id) {
+      if (one_step && (target->batch || step.step_id() != *target->step_id)) {
         continue;
       }
       out << RenderStep(job, step, tz, options.one_liner);
+      ++shown;
+    }
+    // The batch script's step comes after the numbered ones, as Slurm lists them.
+    if (HasBatchStep(job) && (!one_step || target->batch)) {
+      out << RenderBatchStep(job, tz, options.one_liner);
       ++shown;
     }
   }

@@ -36,6 +36,12 @@ int64_t StepMemMib(const canopy::v1::Job& job, const canopy::v1::JobStep& step) 
   return mib;
 }
 
+// "5", or "7_2" for a task of array 7.
+std::string JobIdText(const canopy::v1::Job& job) {
+  return job.array_job_id() != 0 ? absl::StrCat(job.array_job_id(), "_", job.array_task_id())
+                                 : absl::StrCat(job.job_id());
+}
+
 }  // namespace
 
 absl::StatusOr<StepTarget> ParseStepTarget(const std::string& text) {
@@ -45,10 +51,13 @@ absl::StatusOr<StepTarget> ParseStepTarget(const std::string& text) {
   absl::string_view rest = text;
   if (const size_t dot = rest.find('.'); dot != absl::string_view::npos) {
     uint32_t step = 0;
-    if (!Number(rest.substr(dot + 1), step)) {
+    if (rest.substr(dot + 1) == "batch") {
+      t.batch = true;
+    } else if (!Number(rest.substr(dot + 1), step)) {
       return invalid;
+    } else {
+      t.step_id = step;
     }
-    t.step_id = step;
     rest = rest.substr(0, dot);
   }
   if (const size_t underscore = rest.find('_'); underscore != absl::string_view::npos) {
@@ -66,19 +75,37 @@ absl::StatusOr<StepTarget> ParseStepTarget(const std::string& text) {
 }
 
 std::string StepNotFound(const StepTarget& target) {
-  const uint32_t step = target.step_id.value_or(kNoVal);
+  const std::string step =
+      target.batch ? std::string("batch") : absl::StrCat(target.step_id.value_or(kNoVal));
   if (target.task.has_value()) {
     return absl::StrCat("Job step ", target.job_id, "_", *target.task, ".", step, " not found");
   }
   return absl::StrCat("Job step ", target.job_id, ".", step, " not found");
 }
 
+bool HasBatchStep(const canopy::v1::Job& job) {
+  return !job.spec().script().empty() && job.nodes_size() > 0 &&
+         job.state() == canopy::v1::JOB_STATE_RUNNING;
+}
+
+std::string RenderBatchStep(const canopy::v1::Job& job, absl::TimeZone tz, bool one_liner) {
+  const std::string end = one_liner ? " " : "\n   ";
+  std::string out =
+      absl::StrCat("StepId=", JobIdText(job), ".batch UserId=", job.user_id(),
+                   " StartTime=", output::FormatTimestampOr(job.start_time(), tz, "Unknown"),
+                   " TimeLimit=UNLIMITED", end);
+  absl::StrAppend(&out, "State=", output::JobStateName(job.state()), " Partition=", job.partition(),
+                  " NodeList=", job.nodes(0), end);
+  absl::StrAppend(&out, "Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)", end);
+  absl::StrAppend(&out, "TRES=(null)", end, "ResvPorts=(null)", end, "CPUFreqReq=Default", end,
+                  "SrunHost:Pid=(null):0", one_liner ? "\n" : "\n\n");
+  return out;
+}
+
 std::string RenderStep(const canopy::v1::Job& job, const canopy::v1::JobStep& step,
                        absl::TimeZone tz, bool one_liner) {
   const std::string end = one_liner ? " " : "\n   ";
-  const std::string id = job.array_job_id() != 0
-                             ? absl::StrCat(job.array_job_id(), "_", job.array_task_id())
-                             : absl::StrCat(job.job_id());
+  const std::string id = JobIdText(job);
   const std::vector<std::string> nodes(step.nodes().begin(), step.nodes().end());
   const int64_t mem = StepMemMib(job, step);
 

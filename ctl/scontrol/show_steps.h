@@ -29,15 +29,31 @@ struct StepTarget {
   uint32_t job_id = 0;
   std::optional<uint32_t> task;     // JOBID_TASK: one task of array JOBID
   std::optional<uint32_t> step_id;  // .STEPID; none: every step of the job
+  bool batch = false;               // .batch: the batch script's step
 };
 
-// "5", "5.0", "7_2", "7_2.1". InvalidArgument "slurm_get_job_steps error: Invalid job id
+// "5", "5.0", "5.batch", "7_2", "7_2.1". InvalidArgument "slurm_get_job_steps error: Invalid job id
 // specified" (what scontrol prints, exit 1) for anything else.
 absl::StatusOr<StepTarget> ParseStepTarget(const std::string& text);
 
 // Slurm's message when `target` names no running step: "Job step 5.0 not found" ("Job step
 // 7_2.0 not found" for a task). Without a step id Slurm prints its NO_VAL step number.
 std::string StepNotFound(const StepTarget& target);
+
+// A running batch job's script as Slurm lists it, step "batch" on the batch host (1 task, and
+// CPUs=0 and TRES=(null) as slurmctld shows the batch step):
+//
+//   StepId=1.batch UserId=0 StartTime=2026-12-07T17:16:07 TimeLimit=UNLIMITED
+//      State=RUNNING Partition=gpu NodeList=gpu001
+//      Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)
+//      TRES=(null)
+//      ResvPorts=(null)
+//      CPUFreqReq=Default
+//      SrunHost:Pid=(null):0
+//
+// HasBatchStep: the job has one to show (it runs a script, and has started on its nodes).
+bool HasBatchStep(const canopy::v1::Job& job);
+std::string RenderBatchStep(const canopy::v1::Job& job, absl::TimeZone tz, bool one_liner);
 
 // One step's record, ending "\n\n" on several lines, "\n" with `one_liner`.
 std::string RenderStep(const canopy::v1::Job& job, const canopy::v1::JobStep& step,

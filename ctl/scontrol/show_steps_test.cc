@@ -73,7 +73,12 @@ TEST(ShowStepsTest, StepIds) {
   t = ParseStepTarget("5");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_FALSE(t->step_id.has_value());
-  for (const char* bad : {"x", "5.x", "5.", "0", "_1", "5_x.0", "-5"}) {
+  EXPECT_FALSE(t->batch);
+  t = ParseStepTarget("7_2.batch");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->batch);
+  EXPECT_FALSE(t->step_id.has_value());
+  for (const char* bad : {"x", "5.x", "5.", "0", "_1", "5_x.0", "-5", "5.Batch"}) {
     EXPECT_EQ(ParseStepTarget(bad).status().message(),
               "slurm_get_job_steps error: Invalid job id specified")
         << bad;
@@ -85,6 +90,41 @@ TEST(ShowStepsTest, NotFoundMessages) {
   EXPECT_EQ(StepNotFound(*ParseStepTarget("7_2.1")), "Job step 7_2.1 not found");
   // No step given: Slurm prints its NO_VAL step number.
   EXPECT_EQ(StepNotFound(*ParseStepTarget("5")), "Job step 5.4294967294 not found");
+}
+
+// Slurm 22.05.8, `scontrol show steps` with a batch job running on gpu001.
+TEST(ShowStepsTest, TheBatchScriptsStepAsSlurmListsIt) {
+  canopy::v1::Job job = RunningJob();
+  job.set_state(canopy::v1::JOB_STATE_RUNNING);
+  job.set_user_id(0);
+  job.set_job_id(1);
+  job.mutable_spec()->set_script("#!/bin/sh\nsleep 60\n");
+  job.mutable_start_time()->set_seconds(absl::ToUnixSeconds(
+      absl::FromCivil(absl::CivilSecond(2026, 12, 7, 17, 16, 7), absl::UTCTimeZone())));
+  ASSERT_TRUE(HasBatchStep(job));
+  EXPECT_EQ(RenderBatchStep(job, absl::UTCTimeZone(), false),
+            "StepId=1.batch UserId=0 StartTime=2026-12-07T17:16:07 TimeLimit=UNLIMITED\n"
+            "   State=RUNNING Partition=gpu NodeList=gpu001\n"
+            "   Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)\n"
+            "   TRES=(null)\n"
+            "   ResvPorts=(null)\n"
+            "   CPUFreqReq=Default\n"
+            "   SrunHost:Pid=(null):0\n"
+            "\n");
+  job.set_array_job_id(6);
+  job.set_array_task_id(2);
+  EXPECT_EQ(RenderBatchStep(job, absl::UTCTimeZone(), true),
+            "StepId=6_2.batch UserId=0 StartTime=2026-12-07T17:16:07 TimeLimit=UNLIMITED "
+            "State=RUNNING Partition=gpu NodeList=gpu001 Nodes=1 CPUs=0 Tasks=1 Name=batch "
+            "Network=(null) TRES=(null) ResvPorts=(null) CPUFreqReq=Default "
+            "SrunHost:Pid=(null):0\n");
+  EXPECT_EQ(StepNotFound(*ParseStepTarget("5.batch")), "Job step 5.batch not found");
+  // srun's own allocation runs no script; a pending or ended job has no running step.
+  job.mutable_spec()->clear_script();
+  EXPECT_FALSE(HasBatchStep(job));
+  job.mutable_spec()->set_script("#!/bin/sh\n");
+  job.set_state(canopy::v1::JOB_STATE_COMPLETED);
+  EXPECT_FALSE(HasBatchStep(job));
 }
 
 }  // namespace

@@ -161,6 +161,14 @@ TEST_F(DropInTest, RunningStepsShowInSqueueAndScontrol) {
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_THAT(shown.out, HasSubstr(absl::StrCat("StepId=", step)));
   EXPECT_THAT(shown.out, HasSubstr("State=RUNNING"));
+  // The batch script's step comes last, as Slurm lists it; `show steps N.batch` names it alone.
+  EXPECT_THAT(shown.out, HasSubstr(absl::StrCat("\nStepId=", job, ".batch UserId=")));
+  EXPECT_LT(shown.out.find(absl::StrCat("StepId=", step)),
+            shown.out.find(absl::StrCat("StepId=", job, ".batch")));
+  const CommandResult batch = Scontrol({"show", "steps", absl::StrCat(job, ".batch")});
+  EXPECT_EQ(batch.exit_code, 0) << batch.err;
+  EXPECT_THAT(batch.out, ::testing::StartsWith(absl::StrCat("StepId=", job, ".batch")));
+  EXPECT_THAT(batch.out, Not(HasSubstr(absl::StrCat("StepId=", step))));
   // -d: the GPUs' indexes on each node, as scripts that map GPUs to jobs read them.
   const CommandResult detailed = Scontrol({"show", "job", "-d", absl::StrCat(job)});
   EXPECT_THAT(detailed.out, HasSubstr("   JOB_GRES=gpu:4\n     Nodes=")) << detailed.out;
