@@ -89,7 +89,7 @@ scontrol show hostnames 'gpu[001-003]'
 JOBS="$WORK/jobs"
 mkdir -p "$JOBS"
 cd "$JOBS"
-STEP='echo "$SLURMD_NODENAME at $SLURM_TOPOLOGY_ADDR rank $SLURM_PROCID of $SLURM_NTASKS, GPUs $CUDA_VISIBLE_DEVICES"'
+STEP='echo "$SLURMD_NODENAME at $SLURM_TOPOLOGY_ADDR rank $SLURM_PROCID of ${SLURM_NTASKS:-1}, GPUs $CUDA_VISIBLE_DEVICES"'
 echo
 echo "==> submitting jobs (output files in $JOBS)"
 echo "\$ sbatch -J train4 -N 4 --ntasks-per-node=1 --gpus-per-node=8 --wrap 'srun -l ...; sleep 3'"

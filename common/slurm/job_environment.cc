@@ -116,10 +116,9 @@ Environment SubmitOptionVariables(const SubmitOptionsInput& options) {
       env[name] = absl::StrCat(*value);
     }
   };
-  auto set_gpus = [&](const char* name, const std::optional<int64_t>& value) {
-    if (value.has_value()) {
-      env[name] = options.gpu_type.empty() ? absl::StrCat(*value)
-                                           : absl::StrCat(options.gpu_type, ":", *value);
+  auto set_gpus = [&env](const char* name, const std::string& value) {
+    if (!value.empty()) {
+      env[name] = value;
     }
   };
   set_count("SLURM_CPUS_PER_TASK", options.cpus_per_task);
@@ -136,6 +135,20 @@ Environment SubmitOptionVariables(const SubmitOptionsInput& options) {
     env["SLURM_DISTRIBUTION"] = options.distribution;
   }
   return env;
+}
+
+bool IsJobOwnVariable(std::string_view name) {
+  static constexpr std::string_view kOwn[] = {
+      // The options' (sbatch, salloc) and the submission's (sbatch).
+      "SLURM_CPUS_PER_TASK", "SLURM_MEM_PER_NODE", "SLURM_MEM_PER_GPU", "SLURM_CPUS_PER_GPU",
+      "SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_OVERCOMMIT",
+      "SLURM_DISTRIBUTION", "SLURM_JOB_DEPENDENCY", "SLURM_ARRAY_TASK_COUNT",
+      "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP",
+      // The allocation's, set only where they apply (AllocationVariables, JobVariables).
+      "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_NTASKS_PER_NODE", "SLURM_RESTART_COUNT",
+      "SLURM_JOB_ACCOUNT", "SLURM_JOB_QOS", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
+      "SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE"};
+  return std::find(std::begin(kOwn), std::end(kOwn), name) != std::end(kOwn);
 }
 
 std::vector<std::string> EnvironmentStrings(const Environment& env) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace canopy::slurm {
@@ -82,11 +83,11 @@ struct SubmitOptionsInput {
   std::optional<int64_t> mem_per_node_mib;  // --mem as given (not worked out from --mem-per-gpu)
   std::optional<int64_t> mem_per_gpu_mib;   // --mem-per-gpu
   std::optional<int64_t> cpus_per_gpu;      // --cpus-per-gpu
-  // -G/--gpus, --gpus-per-node (not --gres) and --gpus-per-task; written TYPE:N with a type.
-  std::optional<int64_t> gpus;
-  std::optional<int64_t> gpus_per_node;
-  std::optional<int64_t> gpus_per_task;
-  std::string gpu_type;
+  // -G/--gpus, --gpus-per-node (not --gres) and --gpus-per-task as written ("2", "h100:2");
+  // empty: not given.
+  std::string gpus;
+  std::string gpus_per_node;
+  std::string gpus_per_task;
   bool overcommit = false;   // -O: SLURM_OVERCOMMIT=1
   std::string distribution;  // -m, as Slurm prints it
 };
@@ -110,6 +111,13 @@ Environment StepVariables(const JobEnvironmentInput& job, const StepEnvironmentI
 // SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_OVERCOMMIT, SLURM_DISTRIBUTION: those of
 // `options` that were given.
 Environment SubmitOptionVariables(const SubmitOptionsInput& options);
+
+// Whether `name` is one of the variables a job gets from its own submission or allocation, and
+// only sometimes (SubmitOptionVariables', SLURM_JOB_DEPENDENCY, SLURM_ARRAY_*, SLURM_NTASKS,
+// SLURM_RESTART_COUNT, SLURM_JOB_ACCOUNT, ...): a value of an enclosing job's in the submitter's
+// environment (sbatch or salloc run inside a job) is dropped rather than passed on as this
+// job's, so `sbatch -N2` inside an `-n 8` job does not have srun run 8 tasks.
+bool IsJobOwnVariable(std::string_view name);
 
 // "KEY=VALUE" strings for execve.
 std::vector<std::string> EnvironmentStrings(const Environment& env);

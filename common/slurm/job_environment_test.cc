@@ -62,21 +62,33 @@ TEST(JobEnvironmentTest, BatchTasksUseTheStepRule) {
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "1(x3)");
 }
 
-// Only the options given, with the GPU type as the option had it.
+// What a job gets from its own submission or allocation, and only sometimes: an enclosing job's
+// value must not pass for this one's.
+TEST(JobEnvironmentTest, JobOwnVariables) {
+  for (const char* own : {"SLURM_NTASKS", "SLURM_RESTART_COUNT", "SLURM_CPUS_PER_TASK",
+                          "SLURM_ARRAY_TASK_ID", "SLURM_JOB_DEPENDENCY", "SLURM_JOB_QOS"}) {
+    EXPECT_TRUE(IsJobOwnVariable(own)) << own;
+  }
+  for (const char* other : {"SLURM_JOB_ID", "SLURM_UMASK", "SLURM_EXPORT_ENV", "PATH",
+                            "SLURM_NTASKSX", "_SLURM_SPANK_OPTION_x"}) {
+    EXPECT_FALSE(IsJobOwnVariable(other)) << other;
+  }
+}
+
+// Only the options given, GPU counts as they were written.
 TEST(JobEnvironmentTest, SubmitOptionVariables) {
   EXPECT_TRUE(SubmitOptionVariables({}).empty());
   SubmitOptionsInput in;
   in.cpus_per_task = 4;
   in.mem_per_node_mib = 0;  // --mem=0: the whole node
-  in.gpus_per_node = 8;
-  in.gpus_per_task = 1;
-  in.gpu_type = "h100";
+  in.gpus_per_node = "h100:8";
+  in.gpus_per_task = "1";
   in.overcommit = true;
   in.distribution = "block:cyclic";
   EXPECT_EQ(SubmitOptionVariables(in), (Environment{{"SLURM_CPUS_PER_TASK", "4"},
                                                     {"SLURM_MEM_PER_NODE", "0"},
                                                     {"SLURM_GPUS_PER_NODE", "h100:8"},
-                                                    {"SLURM_GPUS_PER_TASK", "h100:1"},
+                                                    {"SLURM_GPUS_PER_TASK", "1"},
                                                     {"SLURM_OVERCOMMIT", "1"},
                                                     {"SLURM_DISTRIBUTION", "block:cyclic"}}));
 }

@@ -55,7 +55,7 @@ absl::Status ApplyGres(absl::string_view value, SbatchOptions& o) {
   }
   if (gres->none) {
     o.gpus_per_node.reset();
-    o.gpus_per_node_option = false;
+    o.gpus_per_node_text.clear();
     o.gpu_type.clear();
     o.other_gres.clear();
     return absl::OkStatus();
@@ -64,7 +64,7 @@ absl::Status ApplyGres(absl::string_view value, SbatchOptions& o) {
   if (gres->gpus_per_node.has_value()) {
     o.gpu_type = std::move(gres->gpu_type);
     o.gpus_per_node = gres->gpus_per_node;
-    o.gpus_per_node_option = false;
+    o.gpus_per_node_text.clear();
   }
   return absl::OkStatus();
 }
@@ -142,6 +142,7 @@ absl::Status ApplyGpusPerTask(absl::string_view value, SbatchOptions& o) {
     o.gpu_type = std::move(typed->type);
   }
   o.gpus_per_task = typed->count;
+  o.gpus_per_task_text = std::string(value);
   return absl::OkStatus();
 }
 

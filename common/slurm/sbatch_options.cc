@@ -245,9 +245,10 @@ absl::Status Apply(const OptionSpec& spec, std::optional<absl::string_view> arg,
     case Opt::kGres:
       return ApplyGres(value, o);
     case Opt::kGpusPerNode:
-      o.gpus_per_node_option = true;
+      o.gpus_per_node_text = std::string(value);
       return ApplyGpus(value, o.gpus_per_node, o);
     case Opt::kGpus:
+      o.gpus_text = std::string(value);
       return ApplyGpus(value, o.gpus_total, o);
     case Opt::kExclusive:
       return Store([&] { return ParseExclusive(arg); }, o.exclusive);

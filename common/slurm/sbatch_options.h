@@ -71,7 +71,11 @@ struct SbatchOptions {
   // any type will do.
   std::optional<int64_t> gpus_per_node;
   std::string gpu_type;
-  bool gpus_per_node_option = false;    // gpus_per_node came from --gpus-per-node, not --gres
+  // --gpus, --gpus-per-node and --gpus-per-task as written ("h100:2"), for the job's
+  // SLURM_GPUS* variables; --gres clears gpus_per_node_text (it sets no such variable).
+  std::string gpus_text;
+  std::string gpus_per_node_text;
+  std::string gpus_per_task_text;
   std::vector<std::string> other_gres;  // non-GPU items of --gres, as written ("nvme:1")
   std::optional<int64_t> gpus_total;    // -G, --gpus=[TYPE:]N (type goes to gpu_type)
   ExclusiveMode exclusive = ExclusiveMode::kUnset;

@@ -1,6 +1,7 @@
 #include "ctl/output/job_format.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -127,8 +128,15 @@ int JobCpuCount(const canopy::v1::Job& job) {
   if (tasks <= 0 && spec.ntasks_per_node() > 0) {
     tasks = spec.ntasks_per_node() * JobNodeCount(job);
   }
-  tasks = std::max(tasks, JobNodeCount(job));
-  return tasks * std::max(1, spec.cpus_per_task());
+  const int nodes = JobNodeCount(job);
+  tasks = std::max(tasks, nodes);
+  // As canopyd's admission counts them: -O gives each node one task's CPUs, --cpus-per-gpu at
+  // least that many per GPU.
+  int64_t cpus = int64_t{spec.overcommit() ? nodes : tasks} * std::max(1, spec.cpus_per_task());
+  if (spec.cpus_per_gpu() > 0 && spec.gpus_per_node() > 0) {
+    cpus = std::max(cpus, int64_t{spec.cpus_per_gpu()} * spec.gpus_per_node() * nodes);
+  }
+  return static_cast<int>(std::min<int64_t>(cpus, std::numeric_limits<int>::max()));
 }
 
 absl::Duration JobRunTime(const canopy::v1::Job& job, absl::Time now) {

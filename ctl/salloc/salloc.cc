@@ -234,9 +234,13 @@ slurm::Environment OptionVariables(const SallocOptions& options) {
   in.mem_per_node_mib = options.mem_mib;
   in.mem_per_gpu_mib = a.mem_per_gpu_mib;
   in.cpus_per_gpu = a.cpus_per_gpu;
-  in.gpus_per_node = a.gpus_per_node;
-  in.gpus_per_task = a.gpus_per_task;
-  in.gpu_type = a.gpu_type;
+  if (a.gpus_per_node.has_value()) {
+    in.gpus_per_node = a.gpu_type.empty() ? absl::StrCat(*a.gpus_per_node)
+                                          : absl::StrCat(a.gpu_type, ":", *a.gpus_per_node);
+  }
+  if (a.gpus_per_task.has_value()) {
+    in.gpus_per_task = absl::StrCat(*a.gpus_per_task);
+  }
   in.overcommit = a.overcommit;
   in.distribution = a.distribution;
   return slurm::SubmitOptionVariables(in);
@@ -263,7 +267,9 @@ slurm::Environment CommandEnvironment(const canopy::v1::Job& job, const std::str
   in.cpus = job.cpus_allocated().empty() ? 0 : job.cpus_allocated(0);
   slurm::Environment env;
   for (const auto& [key, value] : client::ProcessEnvironment()) {
-    env[key] = value;
+    if (!slurm::IsJobOwnVariable(key)) {  // an enclosing job's (salloc run inside one)
+      env[key] = value;
+    }
   }
   for (const auto& [key, value] : slurm::AllocationVariables(in)) {
     env[key] = value;

@@ -1,6 +1,7 @@
 #include "ctl/sbatch/job_variables.h"
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -32,17 +33,18 @@ int64_t ArrayStep(absl::string_view spec) {
 void AddSbatchVariables(const slurm::SbatchOptions& o, int prio_process,
                         canopy::v1::JobSpec& spec) {
   auto& env = *spec.mutable_environment();
+  // What an enclosing job (sbatch run inside one) had is not this job's.
+  for (auto it = env.begin(); it != env.end();) {
+    it = slurm::IsJobOwnVariable(it->first) ? env.erase(it) : std::next(it);
+  }
   slurm::SubmitOptionsInput in;
   in.cpus_per_task = o.cpus_per_task;
   in.mem_per_node_mib = o.mem_per_node_mib;
   in.mem_per_gpu_mib = o.mem_per_gpu_mib;
   in.cpus_per_gpu = o.cpus_per_gpu;
-  in.gpus = o.gpus_total;
-  if (o.gpus_per_node_option) {
-    in.gpus_per_node = o.gpus_per_node;
-  }
-  in.gpus_per_task = o.gpus_per_task;
-  in.gpu_type = o.gpu_type;
+  in.gpus = o.gpus_text;
+  in.gpus_per_node = o.gpus_per_node_text;
+  in.gpus_per_task = o.gpus_per_task_text;
   in.overcommit = o.overcommit;
   in.distribution = o.distribution;
   for (auto& [key, value] : slurm::SubmitOptionVariables(in)) {

@@ -10,7 +10,8 @@
 
 namespace canopy::ctl::sbatch {
 
-// Adds to spec.environment, over what the submitter's environment had:
+// Drops from spec.environment what an enclosing job put there (slurm::IsJobOwnVariable: sbatch
+// run inside a job), then adds:
 //   - slurm::SubmitOptionVariables of the options given;
 //   - SLURM_JOB_DEPENDENCY: --dependency as written;
 //   - SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP for --array (the step is the first range's

@@ -64,16 +64,40 @@ TEST(SbatchVariablesTest, AnArraysShape) {
   EXPECT_EQ(shape("0-15:3%4"), (V{"6", "0", "15", "3"}));
 }
 
-// The options' variables win over the submitter's own (sbatch run inside another job).
-TEST(SbatchVariablesTest, OverrideTheSubmittersEnvironment) {
-  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatchCommandLine({"-c", "2"});
+// sbatch run inside another job: the options' variables win over the enclosing job's, and
+// what the enclosing job had that this one did not ask for is dropped (its -n would have srun
+// run its task count here).
+TEST(SbatchVariablesTest, AnEnclosingJobsVariablesAreNotPassedOn) {
+  absl::StatusOr<slurm::SbatchOptions> o = slurm::ParseSbatchCommandLine({"-c", "2", "-N2"});
   ASSERT_TRUE(o.ok());
   canopy::v1::JobSpec spec;
-  (*spec.mutable_environment())["SLURM_CPUS_PER_TASK"] = "8";
-  (*spec.mutable_environment())["SLURM_PRIO_PROCESS"] = "19";
+  for (const auto& [key, value] : std::map<std::string, std::string>{{"SLURM_CPUS_PER_TASK", "8"},
+                                                                     {"SLURM_PRIO_PROCESS", "19"},
+                                                                     {"SLURM_NTASKS", "8"},
+                                                                     {"SLURM_RESTART_COUNT", "1"},
+                                                                     {"SLURM_GPUS_PER_NODE", "4"},
+                                                                     {"SLURM_ARRAY_TASK_ID", "3"},
+                                                                     {"SLURM_JOB_ID", "41"},
+                                                                     {"HOME", "/home/alice"}}) {
+    (*spec.mutable_environment())[key] = value;
+  }
   AddSbatchVariables(*o, 0, spec);
-  EXPECT_EQ(spec.environment().at("SLURM_CPUS_PER_TASK"), "2");
-  EXPECT_EQ(spec.environment().at("SLURM_PRIO_PROCESS"), "0");
+  EXPECT_EQ((Env{spec.environment().begin(), spec.environment().end()}),
+            (Env{{"SLURM_CPUS_PER_TASK", "2"},
+                 {"SLURM_PRIO_PROCESS", "0"},
+                 {"SLURM_JOB_ID", "41"},  // the node sets the job's own
+                 {"HOME", "/home/alice"}}));
+}
+
+// Each GPU option's own words: a type given to one is not the others'.
+TEST(SbatchVariablesTest, EachGpuOptionAsWritten) {
+  EXPECT_EQ(VariablesFor({"--gpus-per-node=h100:2", "--gpus-per-task=1"}),
+            (Env{{"SLURM_GPUS_PER_NODE", "h100:2"},
+                 {"SLURM_GPUS_PER_TASK", "1"},
+                 {"SLURM_PRIO_PROCESS", "0"}}));
+  // A later --gres replaces --gpus-per-node, and sets no such variable.
+  EXPECT_EQ(VariablesFor({"--gpus-per-node=2", "--gres=gpu:4"}),
+            (Env{{"SLURM_PRIO_PROCESS", "0"}}));
 }
 
 }  // namespace

@@ -246,6 +246,14 @@ int RunSrun(const std::vector<std::string>& args, const std::string& controller,
     items.job_id = job_id;
     if (options->ntasks.has_value()) {
       items.total_task_count = static_cast<uint32_t>(*options->ntasks);
+    } else if (!own_allocation) {
+      // No -n: a task per node of the step (the job's nodes unless -N), or --ntasks-per-node.
+      int nodes = options->nodes.value_or(0);
+      if (auto it = env.find("SLURM_NNODES"); nodes <= 0 && it != env.end()) {
+        (void)absl::SimpleAtoi(it->second, &nodes);
+      }
+      items.total_task_count =
+          static_cast<uint32_t>(std::max(nodes, 0) * options->ntasks_per_node.value_or(1));
     }
     if (options->nodes.has_value()) {
       items.nnodes = static_cast<uint32_t>(*options->nodes);

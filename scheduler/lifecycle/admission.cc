@@ -2,6 +2,7 @@
 #include "scheduler/lifecycle/admission.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -296,13 +297,16 @@ absl::StatusOr<ResolvedSpec> ResolveSpec(const core::JobSpec& spec,
           : (spec.ntasks > 0 ? (spec.ntasks + c.min_nodes - 1) / c.min_nodes : 1);
   // -O: the tasks share one task's CPUs on each node (sbatch(1): "-c ... allocated per node
   // rather than being multiplied by the number of tasks").
-  c.cpus_per_node = std::max(1, spec.cpus_per_task) * (spec.overcommit ? 1 : tasks_per_node);
+  int64_t cpus_per_node =
+      int64_t{std::max(1, spec.cpus_per_task)} * (spec.overcommit ? 1 : tasks_per_node);
   // --cpus-per-gpu: that many CPUs for each GPU the job gets on a node, at the least.
   if (spec.cpus_per_gpu > 0 && c.gpus_per_node > 0) {
-    c.cpus_per_node =
-        static_cast<int32_t>(std::max<int64_t>(c.cpus_per_node, int64_t{spec.cpus_per_gpu} *
-                                                                    c.gpus_per_node));
+    cpus_per_node = std::max(cpus_per_node, int64_t{spec.cpus_per_gpu} * c.gpus_per_node);
   }
+  // No node has 2^31 CPUs: an absurd request stays absurd (AnyNodeFits refuses it) rather than
+  // wrapping round to a small one.
+  c.cpus_per_node =
+      static_cast<int32_t>(std::min<int64_t>(cpus_per_node, std::numeric_limits<int32_t>::max()));
   c.mem_per_node_mib = spec.mem_per_node_mib;
   c.exclusive = spec.exclusive;
   c.partition = part.name;

@@ -450,6 +450,13 @@ TEST_F(JobLifecycleTest, CpusPerGpuAndOvercommitShapeTheCpusPerNode) {
   req.spec.Mutable().overcommit = false;
   id = jobs_->Submit(req, alice_, e)->job_id.value();
   EXPECT_EQ(Job(id).resources.cpus_per_node, 8);
+
+  // Absurd counts stay absurd instead of wrapping round to a few CPUs.
+  req = Request(1, 2);
+  req.spec.Mutable().cpus_per_gpu = 1 << 30;
+  Effects refused;
+  EXPECT_THAT(jobs_->Submit(req, alice_, refused).status().message(),
+              HasSubstr("Requested node configuration is not available"));
 }
 
 TEST_F(JobLifecycleTest, TooManyNodesForThePartitionPendsWithPartitionNodeLimit) {
