@@ -55,7 +55,9 @@ constexpr LetterPaths kLetterPaths[] = {
     {'z', ""},
     {'A', ""},
     {'B', ""},  // nodes
-    {'C', "spec.min_nodes,spec.ntasks,spec.ntasks_per_node,spec.cpus_per_task"},
+    {'C',
+     "spec.min_nodes,spec.ntasks,spec.ntasks_per_node,spec.cpus_per_task,spec.overcommit,"
+     "spec.cpus_per_gpu,spec.gpus_per_node"},
     {'D', "spec.min_nodes"},
     {'E', "spec.dependencies,spec.dependency_any"},
     {'F', ""},
