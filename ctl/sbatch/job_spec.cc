@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "common/slurm/begin_time.h"
 #include "common/slurm/dependency.h"
+#include "common/slurm/job_environment.h"
 #include "common/slurm/option_values.h"
 #include "common/slurm/recorded_option_values.h"
 #include "ctl/client/wire_dependency.h"
@@ -219,7 +221,11 @@ absl::StatusOr<canopy::v1::JobSpec> BuildJobSpec(const slurm::SbatchOptions& o,
   for (const std::string& a : o.script_args) {
     spec.add_argv(a);
   }
-  ApplyExport(o.export_env, context.export_file_env.value_or(context.env), spec);
+  // An enclosing job's own variables in sbatch's environment (sbatch run inside a job) are not
+  // this job's; a value the --export list or an --export-file names is.
+  std::map<std::string, std::string> inherited = context.env;
+  std::erase_if(inherited, [](const auto& entry) { return slurm::IsJobOwnVariable(entry.first); });
+  ApplyExport(o.export_env, context.export_file_env.value_or(inherited), spec);
   // Any --export but plain ALL (NONE, a list, a list with ALL in it): the job and its steps see
   // what was asked, and the node loads the user's login environment underneath, as with Slurm
   // 22.05's sbatch on this machine.

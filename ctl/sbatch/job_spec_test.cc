@@ -110,6 +110,26 @@ TEST(SbatchSpecTest, DirectivesAndCommandLine) {
   EXPECT_FALSE(spec.export_none());
 }
 
+// sbatch run inside another job: the options' variables win over the enclosing job's, and what
+// the enclosing job had that this one did not ask for is dropped (its -n would have srun run its
+// task count here). A value the --export list names is the submitter's choice, and stays.
+TEST(SbatchSpecTest, AnEnclosingJobsVariablesAreNotPassedOn) {
+  SubmitContext c = Context("#!/bin/sh\n");
+  c.env = {{"SLURM_CPUS_PER_TASK", "8"}, {"SLURM_PRIO_PROCESS", "19"}, {"SLURM_NTASKS", "8"},
+           {"SLURM_RESTART_COUNT", "1"}, {"SLURM_GPUS_PER_NODE", "4"}, {"SLURM_ARRAY_TASK_ID", "3"},
+           {"SLURM_JOB_ID", "41"},       {"HOME", "/home/alice"}};
+  canopy::v1::JobSpec spec = Build({"-c", "2", "-N2"}, c);
+  EXPECT_EQ(
+      (std::map<std::string, std::string>{spec.environment().begin(), spec.environment().end()}),
+      (std::map<std::string, std::string>{{"SLURM_CPUS_PER_TASK", "2"},
+                                          {"SLURM_PRIO_PROCESS", "0"},
+                                          {"SLURM_JOB_ID", "41"},  // the node sets its own
+                                          {"HOME", "/home/alice"}}));
+  spec = Build({"--export=ALL,SLURM_NTASKS=4"}, c);
+  EXPECT_EQ(spec.environment().at("SLURM_NTASKS"), "4");
+  EXPECT_FALSE(spec.environment().contains("SLURM_RESTART_COUNT"));
+}
+
 TEST(SbatchSpecTest, DefaultsAndWrap) {
   SubmitContext c = Context(WrapScript("sleep 1000"));
   c.default_name = "wrap";

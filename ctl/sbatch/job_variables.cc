@@ -1,7 +1,6 @@
 #include "ctl/sbatch/job_variables.h"
 
 #include <cstdint>
-#include <iterator>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -33,10 +32,6 @@ int64_t ArrayStep(absl::string_view spec) {
 void AddSbatchVariables(const slurm::SbatchOptions& o, int prio_process,
                         canopy::v1::JobSpec& spec) {
   auto& env = *spec.mutable_environment();
-  // What an enclosing job (sbatch run inside one) had is not this job's.
-  for (auto it = env.begin(); it != env.end();) {
-    it = slurm::IsJobOwnVariable(it->first) ? env.erase(it) : std::next(it);
-  }
   slurm::SubmitOptionsInput in;
   in.cpus_per_task = o.cpus_per_task;
   in.mem_per_node_mib = o.mem_per_node_mib;

@@ -10,8 +10,8 @@
 
 namespace canopy::ctl::sbatch {
 
-// Drops from spec.environment what an enclosing job put there (slurm::IsJobOwnVariable: sbatch
-// run inside a job), then adds:
+// Adds to spec.environment, over what it has (BuildJobSpec has already left an enclosing job's
+// own variables out of sbatch's environment: slurm::IsJobOwnVariable):
 //   - slurm::SubmitOptionVariables of the options given;
 //   - SLURM_JOB_DEPENDENCY: --dependency as written;
 //   - SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP for --array (the step is the first range's
